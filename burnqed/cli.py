@@ -1,0 +1,144 @@
+"""The ``burnqed`` command.
+
+Each package contributes its sub-commands from its own ``commands`` module through
+``register(subparsers, parent)``; handlers take ``(args, config)`` and return an exit code
+(async handlers are run with anyio). Heavy imports (torch, transformers) happen inside
+handlers so that ``burnqed --help`` stays fast. ``burnqed bench NAME`` runs the benchmark
+``bench(config, quick)`` of the package named in BENCHES and prints its JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import inspect
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import anyio
+
+from burnqed.config import BurnqedConfig, ConfigError, load_config
+
+__all__ = ["BENCHES", "COMMAND_MODULES", "build_parser", "main"]
+
+log = logging.getLogger("burnqed")
+
+COMMAND_MODULES: tuple[str, ...] = (
+    "burnqed.lean.commands",
+    "burnqed.data.commands",
+    "burnqed.policy.commands",
+    "burnqed.ebm.commands",
+    "burnqed.search.commands",
+    "burnqed.trajectory.commands",
+    "burnqed.iteration.commands",
+    "burnqed.blueprint.commands",
+    "burnqed.tools.commands",
+    "burnqed.coordination.commands",
+    "burnqed.audit.commands",
+)
+
+# name -> "module:function"; the function is ``async def bench(config, quick) -> dict``.
+BENCHES: dict[str, str] = {
+    "lean": "burnqed.lean.bench:bench",
+    "embedded": "burnqed.lean.embedded.bench:bench",
+    "policy": "burnqed.policy.bench:bench",
+    "ebm": "burnqed.ebm.bench:bench",
+    "search": "burnqed.search.bench:bench",
+    "mcp": "burnqed.tools.bench:bench",
+}
+
+
+def _common_parent() -> argparse.ArgumentParser:
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument("--config", metavar="TOML", help="config file (default: ./burnqed.toml if present)")
+    parent.add_argument(
+        "--set",
+        dest="overrides",
+        metavar="KEY=VALUE",
+        action="append",
+        default=[],
+        help="override one config value, e.g. --set search.max_nodes=200 (repeatable)",
+    )
+    parent.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv: debug)")
+    return parent
+
+
+def _load(name: str) -> Any:
+    module_name, _, attr = name.partition(":")
+    module = importlib.import_module(module_name)
+    return getattr(module, attr) if attr else module
+
+
+def _bench_command(args: argparse.Namespace, config: BurnqedConfig) -> int:
+    func = _load(BENCHES[args.name])
+    result = anyio.run(func, config, args.quick)
+    print(json.dumps(result, indent=2, sort_keys=True, default=str))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser with every package's sub-commands."""
+    parent = _common_parent()
+    parser = argparse.ArgumentParser(
+        prog="burnqed",
+        description="Lean 4 theorem proving by LLM-guided best-first search and expert iteration.",
+        parents=[parent],
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module_name in COMMAND_MODULES:
+        _load(module_name).register(sub, parent)
+    bench = sub.add_parser("bench", parents=[parent], help="run a benchmark and print JSON")
+    bench.add_argument("name", choices=sorted(BENCHES))
+    bench.add_argument("--quick", action="store_true", help="smaller sizes (for smoke tests)")
+    bench.set_defaults(handler=_bench_command)
+    return parser
+
+
+def _setup_logging(verbosity: int) -> None:
+    level = logging.WARNING if verbosity == 0 else logging.INFO if verbosity == 1 else logging.DEBUG
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``burnqed`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    _setup_logging(args.verbose)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return 2
+    try:
+        # a command maps its own flags to dotted keys with set_defaults(config_overrides=fn);
+        # they win over --set, which wins over the file
+        flags: dict[str, Any] = getattr(args, "config_overrides", lambda a: {})(args)
+        overrides = list(args.overrides) + [f"{k}={_toml_value(v)}" for k, v in flags.items() if v is not None]
+        config = load_config(args.config, overrides)
+    except ConfigError as exc:
+        print(f"burnqed: configuration error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        if inspect.iscoroutinefunction(handler):
+            return int(anyio.run(handler, args, config) or 0)
+        return int(handler(args, config) or 0)
+    except KeyboardInterrupt:
+        print("burnqed: interrupted", file=sys.stderr)
+        return 130
+
+
+def _toml_value(value: Any) -> str:
+    """A Python value as a TOML literal for an override string."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return json.dumps(str(value), ensure_ascii=False)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

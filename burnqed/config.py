@@ -1,0 +1,139 @@
+"""The one configuration of burnqed: component configs loaded from TOML, overridden by flags.
+
+Defaults live in the component models' field defaults (one place each). A TOML file may set
+any subset, e.g.::
+
+    [lean]
+    backend = "pantograph"
+    imports = ["Mathlib"]
+
+    [search]
+    max_nodes = 200
+
+and the command line overrides single values with ``--set search.max_nodes=200`` or with
+the commands' own flags. Environment variables are read in this module only.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from burnqed.coordination.config import CoordinatorConfig
+from burnqed.ebm.config import EBMConfig
+from burnqed.iteration.config import IterationConfig
+from burnqed.lean.config import LeanConfig
+from burnqed.policy.config import PolicyConfig
+from burnqed.search.config import SearchConfig
+from burnqed.tools.config import ToolsConfig
+
+__all__ = [
+    "DEFAULT_CONFIG_PATH",
+    "BurnqedConfig",
+    "ConfigError",
+    "PathsConfig",
+    "env",
+    "load_config",
+    "parse_override",
+]
+
+DEFAULT_CONFIG_PATH = Path("burnqed.toml")
+
+
+class ConfigError(ValueError):
+    """A configuration file or override is invalid (the message says which key)."""
+
+
+class PathsConfig(BaseModel):
+    """Where burnqed keeps models, runs and logs (relative paths are to the working dir)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    home: Path = Field(default=Path(".burnqed"), description="cache of built models and data")
+    logs_dir: Path = Path("logs")
+    run_dir: Path = Path("runs/default")
+
+    @property
+    def tiny_model_dir(self) -> Path:
+        """Where the offline tiny policy model is built."""
+        return self.home / "models" / "tiny"
+
+
+class BurnqedConfig(BaseModel):
+    """Every component's configuration."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    lean: LeanConfig = Field(default_factory=LeanConfig)
+    policy: PolicyConfig = Field(default_factory=PolicyConfig)
+    ebm: EBMConfig = Field(default_factory=EBMConfig)
+    search: SearchConfig = Field(default_factory=SearchConfig)
+    iteration: IterationConfig = Field(default_factory=IterationConfig)
+    tools: ToolsConfig = Field(default_factory=ToolsConfig)
+    coordinator: CoordinatorConfig = Field(default_factory=CoordinatorConfig)
+    paths: PathsConfig = Field(default_factory=PathsConfig)
+
+
+def env(name: str, default: str | None = None) -> str | None:
+    """Read an environment variable (the only place burnqed does so)."""
+    return os.environ.get(name, default)
+
+
+def parse_override(text: str) -> tuple[list[str], Any]:
+    """Parse ``section.key=value``; the value is read as TOML, else taken as a string."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise ConfigError(f"override {text!r} is not of the form section.key=value")
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw
+    return key.strip().split("."), value
+
+
+def _set_path(data: dict[str, Any], path: list[str], value: Any) -> None:
+    node = data
+    for part in path[:-1]:
+        child = node.setdefault(part, {})
+        if not isinstance(child, dict):
+            raise ConfigError(f"cannot set {'.'.join(path)}: {part} is not a table")
+        node = child
+    node[path[-1]] = value
+
+
+def load_config(
+    path: str | Path | None = None,
+    overrides: dict[str, Any] | list[str] | None = None,
+) -> BurnqedConfig:
+    """Load the TOML file (``path``, else ./burnqed.toml if present) and apply overrides.
+
+    ``overrides`` maps dotted keys to values (flags) or is a list of ``key=value`` strings.
+    """
+    data: dict[str, Any] = {}
+    if path is None and DEFAULT_CONFIG_PATH.is_file():
+        path = DEFAULT_CONFIG_PATH
+    if path is not None:
+        path = Path(path)
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError as exc:
+            raise ConfigError(f"config file not found: {path}") from exc
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: {exc}") from exc
+    items: list[tuple[list[str], Any]]
+    if overrides is None:
+        items = []
+    elif isinstance(overrides, dict):
+        items = [(k.split("."), v) for k, v in overrides.items() if v is not None]
+    else:
+        items = [parse_override(o) for o in overrides]
+    for key_path, value in items:
+        _set_path(data, key_path, value)
+    try:
+        return BurnqedConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(str(exc)) from exc

@@ -1,0 +1,1 @@
+"""burnqed.coordination: the coordinator daemon, sessions, brains and the agent loop."""

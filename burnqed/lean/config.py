@@ -1,0 +1,42 @@
+"""Configuration of the Lean layer: which backend to launch and the pool's limits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["LeanConfig"]
+
+
+class LeanConfig(BaseModel):
+    """How to launch Lean processes and how the pool manages them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    backend: Literal["embedded", "pantograph", "command"] = "embedded"
+    command: list[str] | None = Field(
+        default=None, description="explicit argv for backend='command' (a protocol-speaking child)"
+    )
+    repl_path: Path | None = Field(
+        default=None, description="Pantograph repl binary; else $PANTOGRAPH_REPL, else `repl` on PATH"
+    )
+    imports: list[str] = Field(default_factory=lambda: ["Init"], description="modules imported per process")
+    lean_options: dict[str, str] = Field(
+        default_factory=lambda: {"maxHeartbeats": "0", "maxRecDepth": "100000"},
+        description="Lean options passed as --NAME=VALUE",
+    )
+    lean_path: list[Path] = Field(default_factory=list, description="extra LEAN_PATH entries (lake env)")
+    num_workers: int = Field(default=4, ge=1, le=256)
+    read_timeout_s: float = Field(default=30.0, gt=0)
+    repl_timeout_margin_s: float = Field(
+        default=2.0, ge=0, description="Lean's own timeout option is set this much below read_timeout_s"
+    )
+    startup_timeout_s: float = Field(default=120.0, gt=0)
+    acquire_timeout_s: float = Field(default=60.0, gt=0)
+    max_requests_per_worker: int = Field(default=1000, ge=1)
+    max_worker_age_s: float = Field(default=1800.0, gt=0)
+    memory_limit_mb: int | None = Field(default=8192, ge=64, description="address-space limit per child")
+    cpu_limit_s: int | None = Field(default=None, ge=1, description="CPU-seconds limit per child")
+    max_line_bytes: int = Field(default=64 * 1024 * 1024, ge=1024, description="longest answer line accepted")

@@ -1,0 +1,93 @@
+"""Errors of the Lean layer.
+
+LeanError
+ ├── LeanConfigError        the backend cannot be launched as configured
+ ├── LeanStartupError       the process did not print ``ready.`` (crash, io error, time-out)
+ ├── LeanTimeout            no answer within the read time-out (the process was killed)
+ ├── LeanProcessDied        EOF / broken pipe: the process is gone
+ ├── LeanProtocolError      an answer that is not one JSON object of the expected shape
+ ├── LeanReplError          the REPL answered ``{"error": TYPE, "desc": TEXT}``
+ ├── PoolClosed             the pool is shut down
+ ├── PoolExhausted          no worker became free within the acquire time-out
+ └── HandleError
+      ├── UnknownHandle     no such proof handle (or it was closed)
+      ├── HandleLost        the worker behind the handle died; the handle is dead
+      └── ForeignState      a state id that does not belong to this handle
+
+A tactic that fails is *not* an error: it is a ``TacticOutcome`` with status ``failed``.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ForeignState",
+    "HandleError",
+    "HandleLost",
+    "LeanConfigError",
+    "LeanError",
+    "LeanProcessDied",
+    "LeanProtocolError",
+    "LeanReplError",
+    "LeanStartupError",
+    "LeanTimeout",
+    "PoolClosed",
+    "PoolExhausted",
+    "UnknownHandle",
+]
+
+
+class LeanError(Exception):
+    """Base class of every error raised by burnqed.lean."""
+
+
+class LeanConfigError(LeanError):
+    """The backend cannot be launched as configured (missing binary, bad command)."""
+
+
+class LeanStartupError(LeanError):
+    """The child process did not become ready."""
+
+
+class LeanTimeout(LeanError):
+    """The child did not answer within the read time-out; it has been killed."""
+
+
+class LeanProcessDied(LeanError):
+    """The child process exited or its pipe broke."""
+
+
+class LeanProtocolError(LeanError):
+    """The child answered something that is not a valid protocol answer."""
+
+
+class LeanReplError(LeanError):
+    """The REPL answered with an ``{"error": ..., "desc": ...}`` object."""
+
+    def __init__(self, error: str, desc: str) -> None:
+        super().__init__(f"{error}: {desc}")
+        self.error = error
+        self.desc = desc
+
+
+class PoolClosed(LeanError):
+    """The pool has been shut down."""
+
+
+class PoolExhausted(LeanError):
+    """No worker became free within the acquire time-out."""
+
+
+class HandleError(LeanError):
+    """A problem with a proof handle."""
+
+
+class UnknownHandle(HandleError):
+    """No live handle of that id."""
+
+
+class HandleLost(HandleError):
+    """The worker behind the handle died; its states are gone."""
+
+
+class ForeignState(HandleError):
+    """The state id does not belong to this handle."""

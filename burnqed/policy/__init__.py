@@ -1,0 +1,1 @@
+"""burnqed.policy: tactic generation and state embeddings (transformers)."""

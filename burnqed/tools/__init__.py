@@ -1,0 +1,1 @@
+"""burnqed.tools: the logic behind the MCP servers (handle leases, jobs, tool-call log)."""
