@@ -23,7 +23,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from burnqed.blueprint.config import BlueprintConfig
 from burnqed.coordination.config import CoordinatorConfig
+from burnqed.data.config import DataConfig
 from burnqed.ebm.config import EBMConfig
 from burnqed.iteration.config import IterationConfig
 from burnqed.lean.config import LeanConfig
@@ -75,6 +77,8 @@ class BurnqedConfig(BaseModel):
     iteration: IterationConfig = Field(default_factory=IterationConfig)
     tools: ToolsConfig = Field(default_factory=ToolsConfig)
     coordinator: CoordinatorConfig = Field(default_factory=CoordinatorConfig)
+    data: DataConfig = Field(default_factory=DataConfig)
+    blueprint: BlueprintConfig = Field(default_factory=BlueprintConfig)
     paths: PathsConfig = Field(default_factory=PathsConfig)
 
 

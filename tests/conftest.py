@@ -16,7 +16,11 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # Fixture modules, one per area (each owns its fixtures).
 pytest_plugins = [
     "tests.fixtures.lean",
+    "tests.fixtures.data",
     "tests.fixtures.models",
+    "tests.fixtures.fake_anthropic",
+    "tests.fixtures.tools",
+    "tests.fixtures.ebm",
 ]
 
 

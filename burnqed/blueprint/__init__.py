@@ -1,1 +1,64 @@
-"""burnqed.blueprint"""
+"""BLUEPRINT.md status files: entries, parser/writer, rules, statement locks, a locked store."""
+
+from burnqed.blueprint.config import BlueprintConfig
+from burnqed.blueprint.errors import (
+    BlueprintError,
+    BlueprintLockTimeout,
+    BlueprintParseError,
+    BlueprintValidationError,
+    DuplicateLabel,
+    InvalidTransition,
+    StatementLocked,
+    UnknownLabel,
+)
+from burnqed.blueprint.format import parse_blueprint, render_blueprint, render_entry
+from burnqed.blueprint.locks import LockLedger, LockViolation, check_locks, ledger_path
+from burnqed.blueprint.model import (
+    ENTRY_KINDS,
+    STATUSES,
+    TARGET_KINDS,
+    Blueprint,
+    Entry,
+    EntryKind,
+    IterationSpec,
+    Section,
+    Status,
+    iteration_index,
+    parse_attempts,
+)
+from burnqed.blueprint.rules import Issue, transition, validate
+from burnqed.blueprint.store import BlueprintStore
+
+__all__ = [
+    "ENTRY_KINDS",
+    "STATUSES",
+    "TARGET_KINDS",
+    "Blueprint",
+    "BlueprintConfig",
+    "BlueprintError",
+    "BlueprintLockTimeout",
+    "BlueprintParseError",
+    "BlueprintStore",
+    "BlueprintValidationError",
+    "DuplicateLabel",
+    "Entry",
+    "EntryKind",
+    "InvalidTransition",
+    "Issue",
+    "IterationSpec",
+    "LockLedger",
+    "LockViolation",
+    "Section",
+    "StatementLocked",
+    "Status",
+    "UnknownLabel",
+    "check_locks",
+    "iteration_index",
+    "ledger_path",
+    "parse_attempts",
+    "parse_blueprint",
+    "render_blueprint",
+    "render_entry",
+    "transition",
+    "validate",
+]

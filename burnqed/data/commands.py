@@ -1,11 +1,142 @@
-"""Sub-commands of burnqed.data (none yet)."""
+"""Sub-commands of burnqed.data: ``burnqed data list|show|generate|automation-share``."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from burnqed.config import BurnqedConfig
 
 __all__ = ["register"]
 
 
+@contextmanager
+def _progress(label: str, total: int) -> Iterator[Callable[[int], None]]:
+    """A rich progress bar on stderr; yields the per-item callback."""
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda _index: bar.advance(task)
+
+
+def _resolve(name: str, config: BurnqedConfig) -> list:
+    """A built-in set by name, else a JSON Lines file by path."""
+    from burnqed.data.sets import builtin_sets, load_builtin
+    from burnqed.data.theorems import load_theorems
+
+    if name in builtin_sets():
+        return load_builtin(name, home=config.paths.home, config=config.data)
+    return load_theorems(Path(name))
+
+
+def _list(args: argparse.Namespace, config: BurnqedConfig) -> int:
+    from burnqed.data.sets import BUILTIN_SETS
+
+    for name, description in BUILTIN_SETS.items():
+        print(f"{name:<16} {description}")
+    return 0
+
+
+def _show(args: argparse.Namespace, config: BurnqedConfig) -> int:
+    from burnqed.data.theorems import TheoremSetError
+
+    try:
+        theorems = _resolve(args.name, config)
+    except TheoremSetError as exc:
+        print(f"burnqed data show: {exc}", file=sys.stderr)
+        return 1
+    shown = theorems[: args.limit] if args.limit else theorems
+    for thm in shown:
+        if args.json:
+            print(json.dumps(thm.model_dump(exclude_none=True), ensure_ascii=False))
+            continue
+        print(f"{thm.name}  [{', '.join(thm.tags)}]\n  {thm.statement}")
+        if thm.proof:
+            print("  proof: " + "; ".join(thm.proof))
+    if not args.json:
+        print(f"({len(shown)} of {len(theorems)} theorems)")
+    return 0
+
+
+def _generate(args: argparse.Namespace, config: BurnqedConfig) -> int:
+    from burnqed.data.benchmark import TEST_SEED, TEST_SIZE, BenchmarkError, generate, generate_train
+    from burnqed.data.theorems import save_theorems
+    from burnqed.data.verify import new_checker
+
+    checker = None if args.no_verify else new_checker(config.data.verify_timeout_s)
+    try:
+        if args.split == "test":
+            size = args.size or TEST_SIZE
+            seed = TEST_SEED if args.seed is None else args.seed
+            with _progress(f"generating test ({size})", size) as tick:
+                theorems = generate(
+                    "test", size, seed, checker=checker, verify=not args.no_verify,
+                    max_attempts=config.data.max_attempts, progress=tick,
+                )  # fmt: skip
+        else:
+            size = args.size or config.data.train_size
+            seed = config.data.train_seed if args.seed is None else args.seed
+            with _progress(f"generating train ({size})", size) as tick:
+                theorems = generate_train(size, seed, checker=checker, verify=not args.no_verify, progress=tick)
+    except BenchmarkError as exc:
+        print(f"burnqed data generate: {exc}", file=sys.stderr)
+        return 1
+    save_theorems(args.output, theorems)
+    print(f"wrote {len(theorems)} theorems ({args.split}, seed {seed}) to {args.output}")
+    return 0
+
+
+def _automation_share(args: argparse.Namespace, config: BurnqedConfig) -> int:
+    from burnqed.data.automation import automation_share
+    from burnqed.data.theorems import TheoremSetError
+
+    try:
+        theorems = _resolve(args.name, config)
+    except TheoremSetError as exc:
+        print(f"burnqed data automation-share: {exc}", file=sys.stderr)
+        return 1
+    if args.limit:
+        theorems = theorems[: args.limit]
+    tactics = args.tactics.split(",") if args.tactics else config.data.automation_tactics
+    with _progress(f"automation on {args.name}", len(theorems)) as tick:
+        result = automation_share(theorems, tactics, timeout_s=config.data.verify_timeout_s, progress=tick)
+    print(json.dumps({"set": args.name, **result.model_dump()}, indent=2, ensure_ascii=False))
+    return 0
+
+
 def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
     """Add this package's sub-commands to the burnqed parser."""
+    data = sub.add_parser("data", parents=[parent], help="built-in theorem sets and the benchmark generator")
+    dsub = data.add_subparsers(dest="data_command", metavar="ACTION", required=True)
+
+    lst = dsub.add_parser("list", parents=[parent], help="list the built-in theorem sets")
+    lst.set_defaults(handler=_list)
+
+    show = dsub.add_parser("show", parents=[parent], help="print a built-in set (or a JSONL file)")
+    show.add_argument("name", help="core | benchmark-test | benchmark-train | path/to/set.jsonl")
+    show.add_argument("--limit", type=int, default=0, help="show only the first N theorems")
+    show.add_argument("--json", action="store_true", help="one JSON object per line")
+    show.set_defaults(handler=_show)
+
+    gen = dsub.add_parser("generate", parents=[parent], help="generate a benchmark set with checked proofs")
+    gen.add_argument("--split", choices=("train", "test"), default="train")
+    gen.add_argument("--size", type=int, default=0, help="statements (default: data.train_size, or 300 for test)")
+    gen.add_argument("--seed", type=int, default=None, help="seed (default: data.train_seed, or the fixed test seed)")
+    gen.add_argument("--output", required=True, type=Path, help="JSON Lines file to write")
+    gen.add_argument("--no-verify", action="store_true", help="skip checking the reference proofs")
+    gen.set_defaults(handler=_generate)
+
+    share = dsub.add_parser(
+        "automation-share", parents=[parent], help="share of a set closed by one automation tactic alone"
+    )
+    # positional, because --set is the global config override
+    share.add_argument("name", nargs="?", default="benchmark-test", help="built-in set name or JSONL path")
+    share.add_argument("--tactics", default="", help="comma-separated (default: data.automation_tactics)")
+    share.add_argument("--limit", type=int, default=0, help="only the first N theorems")
+    share.set_defaults(handler=_automation_share)

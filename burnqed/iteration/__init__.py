@@ -1,1 +1,47 @@
-"""burnqed.iteration"""
+"""burnqed.iteration: expert iteration — fine-tune, train the energy head, search, evaluate; resumable.
+
+Names are imported lazily (on first access): ``burnqed.config`` reads
+``burnqed.iteration.config``, and the runner itself imports ``burnqed.config``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from burnqed.iteration.config import IterationConfig
+    from burnqed.iteration.errors import IterationDataError, IterationError, StepInterrupted
+    from burnqed.iteration.layout import STEPS, RunLayout
+    from burnqed.iteration.runner import IterationReport, IterationRunner, StepHook, apply_plan, plan_of
+
+_WHERE: dict[str, str] = {
+    "STEPS": "burnqed.iteration.layout",
+    "IterationConfig": "burnqed.iteration.config",
+    "IterationDataError": "burnqed.iteration.errors",
+    "IterationError": "burnqed.iteration.errors",
+    "IterationReport": "burnqed.iteration.runner",
+    "IterationRunner": "burnqed.iteration.runner",
+    "RunLayout": "burnqed.iteration.layout",
+    "StepHook": "burnqed.iteration.runner",
+    "StepInterrupted": "burnqed.iteration.errors",
+    "apply_plan": "burnqed.iteration.runner",
+    "plan_of": "burnqed.iteration.runner",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    """Import public names on first use."""
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """Public names, for completion."""
+    return sorted(__all__)

@@ -1,6 +1,8 @@
-"""Configuration of expert iteration."""
+"""Configuration of expert iteration (defaults sized for the embedded benchmark on a laptop CPU)."""
 
 from __future__ import annotations
+
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -8,10 +10,26 @@ __all__ = ["IterationConfig"]
 
 
 class IterationConfig(BaseModel):
-    """Sizes and seeds of an expert-iteration run."""
+    """Sizes, budgets and seeds of an expert-iteration run."""
 
     model_config = ConfigDict(extra="forbid")
 
-    iterations: int = Field(default=3, ge=1)
-    train_size: int = Field(default=120, ge=1)
-    seed: int = 0
+    iterations: int = Field(default=3, ge=1, description="iterations `burnqed iterate` runs (0 … N-1)")
+    train_set: str = Field(default="benchmark-train", description="built-in set name or a .jsonl path")
+    train_size: int = Field(default=150, ge=1, description="training theorems searched per iteration")
+    eval_set: str = Field(default="benchmark-test", description="held-out set name or a .jsonl path")
+    eval_size: int = Field(default=60, ge=0, description="held-out theorems evaluated (evenly spaced); 0 = all")
+    seed: int = Field(default=0, description="seed of subsets and of fine-tuning")
+    max_nodes: int | None = Field(default=32, ge=1, description="node budget per theorem; None = search.max_nodes")
+    num_candidates: int | None = Field(default=None, ge=1, description="tactics sampled per state; None = search's")
+    time_limit_s: float | None = Field(default=20.0, gt=0, description="wall budget per theorem; None = search's")
+    use_ebm: bool = Field(default=True, description="search the training set with the energy head when one exists")
+    first_sft_epochs: int = Field(default=12, ge=1, description="epochs of iteration 0 (fine-tunes the base model)")
+    sft_epochs: int = Field(default=4, ge=1, description="epochs of later iterations (from the previous checkpoint)")
+    sft_from: Literal["previous", "base"] = Field(
+        default="previous", description="iteration N>0 fine-tunes iteration N-1's policy, or the base again"
+    )
+    reference_pairs: Literal["first", "always"] = Field(
+        default="always", description="train on the reference proofs only in iteration 0, or in every iteration"
+    )
+    ebm_min_positives: int = Field(default=4, ge=1, description="proof-path states needed to train an energy head")

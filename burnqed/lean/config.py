@@ -40,3 +40,8 @@ class LeanConfig(BaseModel):
     memory_limit_mb: int | None = Field(default=8192, ge=64, description="address-space limit per child")
     cpu_limit_s: int | None = Field(default=None, ge=1, description="CPU-seconds limit per child")
     max_line_bytes: int = Field(default=64 * 1024 * 1024, ge=1024, description="longest answer line accepted")
+    max_input_chars: int = Field(
+        default=100_000, ge=16, description="longest statement / tactic sent; longer input is refused locally"
+    )
+    shutdown_grace_s: float = Field(default=1.0, ge=0, description="wait this long for a child to exit before SIGKILL")
+    restart_attempts: int = Field(default=3, ge=1, description="start-up attempts when replacing a worker")

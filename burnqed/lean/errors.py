@@ -7,6 +7,8 @@ LeanError
  ├── LeanProcessDied        EOF / broken pipe: the process is gone
  ├── LeanProtocolError      an answer that is not one JSON object of the expected shape
  ├── LeanReplError          the REPL answered ``{"error": TYPE, "desc": TEXT}``
+ │    └── InvalidStatement  goal.start was refused (parsing / elab / unknown name)
+ ├── InvalidInput           refused before sending: NUL byte or longer than max_input_chars
  ├── PoolClosed             the pool is shut down
  ├── PoolExhausted          no worker became free within the acquire time-out
  └── HandleError
@@ -23,6 +25,8 @@ __all__ = [
     "ForeignState",
     "HandleError",
     "HandleLost",
+    "InvalidInput",
+    "InvalidStatement",
     "LeanConfigError",
     "LeanError",
     "LeanProcessDied",
@@ -67,6 +71,14 @@ class LeanReplError(LeanError):
         super().__init__(f"{error}: {desc}")
         self.error = error
         self.desc = desc
+
+
+class InvalidStatement(LeanReplError):
+    """The REPL refused a goal.start: the statement does not parse or elaborate, or no such name."""
+
+
+class InvalidInput(LeanError):
+    """Input refused before it reached the child (a NUL byte, or longer than max_input_chars)."""
 
 
 class PoolClosed(LeanError):

@@ -1,4 +1,4 @@
-"""Configuration of the policy model (generation, encoding, fine-tuning)."""
+"""Configuration of the policy model (generation, encoding, the service, the tiny model, SFT)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,52 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["PolicyConfig"]
+__all__ = ["PolicyConfig", "SFTConfig", "ServiceConfig", "TinyModelConfig"]
+
+
+class TinyModelConfig(BaseModel):
+    """Shape of the offline tiny Llama and its byte-level BPE tokenizer."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    vocab_size: int = Field(default=1024, ge=300, description="BPE vocabulary incl. 256 byte symbols")
+    hidden_size: int = Field(default=128, ge=16)
+    intermediate_size: int = Field(default=256, ge=16)
+    num_layers: int = Field(default=2, ge=1)
+    num_heads: int = Field(default=4, ge=1)
+    num_kv_heads: int = Field(default=2, ge=1)
+    max_position_embeddings: int = Field(default=256, ge=32)
+    seed: int = 0
+
+
+class SFTConfig(BaseModel):
+    """Supervised fine-tuning on (state, tactic) pairs."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    epochs: int = Field(default=3, ge=1)
+    batch_size: int = Field(default=16, ge=1)
+    learning_rate: float = Field(default=2e-3, gt=0, description="2e-3 suits the tiny model; ~1e-5 for 7B")
+    weight_decay: float = Field(default=0.0, ge=0)
+    warmup_steps: int = Field(default=10, ge=0)
+    grad_clip: float = Field(default=1.0, gt=0)
+    max_seq_tokens: int = Field(default=256, ge=16, description="prompt + tactic tokens per example")
+    lora: bool = Field(default=False, description="train LoRA adapters via peft (extra 'lora'), merged on save")
+    lora_rank: int = Field(default=16, ge=1)
+    lora_alpha: float = Field(default=32.0, gt=0)
+    device: str = Field(default="auto", description="auto | cpu | cuda | cuda:N")
+    seed: int = 0
+    log_every: int = Field(default=10, ge=1, description="loss-curve points every this many steps")
+
+
+class ServiceConfig(BaseModel):
+    """Micro-batching of the generation service."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_batch_size: int = Field(default=16, ge=1, description="states per model call")
+    max_wait_s: float = Field(default=0.005, ge=0, description="how long a batch waits for company")
+    max_queue: int = Field(default=64, ge=1, description="queued requests before callers are held back")
 
 
 class PolicyConfig(BaseModel):
@@ -19,7 +64,11 @@ class PolicyConfig(BaseModel):
     prompt_format: Literal["plain", "deepseek-v2"] = "plain"
     device: str = Field(default="auto", description="auto | cpu | cuda | cuda:N")
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = "auto"
-    temperature: float = Field(default=1.0, ge=0)
+    temperature: float = Field(default=1.0, ge=0, description="0 = greedy (one candidate per state)")
     top_p: float = Field(default=0.95, gt=0, le=1)
     max_new_tokens: int = Field(default=48, ge=1)
     max_prompt_tokens: int = Field(default=512, ge=16)
+    seed: int | None = Field(default=0, description="torch seed set when a model loads; None = unseeded")
+    service: ServiceConfig = Field(default_factory=ServiceConfig)
+    tiny: TinyModelConfig = Field(default_factory=TinyModelConfig)
+    sft: SFTConfig = Field(default_factory=SFTConfig)

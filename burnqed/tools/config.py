@@ -2,9 +2,35 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["ToolsConfig"]
+__all__ = ["DEFAULT_DENIED_PATTERNS", "ToolsConfig"]
+
+# Lean text that reaches outside the proof: commands, meta-programming, IO, unsafe code,
+# options and imports. Each entry is a regex searched in the tactic or statement text.
+DEFAULT_DENIED_PATTERNS: dict[str, str] = {
+    "#command": r"#[A-Za-z_]",  # #eval, #print, #exit, #check …
+    "run_cmd": r"\brun_cmd\b",
+    "run_tac": r"\brun_tac\b",
+    "run_elab": r"\brun_elab\b",
+    "run_meta": r"\brun_meta\b",
+    "IO": r"\bIO\b",
+    "unsafe": r"\bunsafe\b",
+    "open ... in": r"\bopen\b[^\n]*\bin\b",
+    "set_option": r"\bset_option\b",
+    "import": r"\bimport\b",
+    "macro": r"\bmacro(_rules)?\b",
+    "elab": r"\belab(_rules)?\b",
+    "syntax": r"\bsyntax\b",
+    "axiom": r"\baxiom\b",
+    "implemented_by": r"\bimplemented_by\b",
+    "extern": r"\bextern\b",
+    "native_decide": r"\bnative_decide\b",
+    "ofReduceBool": r"\bofReduceBool\b",
+    "declaration": r"(^|\n)\s*(theorem|lemma|def|instance|example|abbrev|opaque|namespace|section|end|attribute)\b",
+}
 
 
 class ToolsConfig(BaseModel):
@@ -12,6 +38,38 @@ class ToolsConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    handle_idle_timeout_s: float = Field(default=300.0, gt=0)
-    max_live_handles: int = Field(default=32, ge=1)
-    show_held_out: bool = False
+    # handle leases (lean_pool server)
+    handle_idle_timeout_s: float = Field(default=300.0, gt=0, description="a proof handle idle this long expires")
+    max_live_handles: int = Field(default=32, ge=1, description="cap on open proof handles per server")
+    lease_sweep_interval_s: float = Field(default=5.0, gt=0, description="how often expired handles are closed")
+    expired_memory: int = Field(default=1024, ge=0, description="expired lease ids remembered (to say 'expired')")
+    # tactic / statement policy
+    denied_patterns: dict[str, str] = Field(
+        default_factory=lambda: dict(DEFAULT_DENIED_PATTERNS),
+        description="name -> regex; a tactic or statement matching one is rejected",
+    )
+    extra_denied_patterns: dict[str, str] = Field(default_factory=dict, description="added to denied_patterns")
+    allowed_patterns: list[str] = Field(default_factory=list, description="names of denied_patterns to allow")
+    allow_sorry: bool = Field(default=False, description="accept `sorry` / `admit` in tactics")
+    max_tactic_chars: int = Field(default=4000, ge=1)
+    max_statement_chars: int = Field(default=8000, ge=1)
+    max_proof_tactics: int = Field(default=512, ge=1, description="longest tactic list verify_proof accepts")
+    # jobs (search server)
+    jobs_dir: Path | None = Field(default=None, description="job records; default <paths.run_dir>/jobs")
+    max_running_jobs: int = Field(default=2, ge=1)
+    max_wait_s: float = Field(default=5.0, ge=0, description="longest a tool call waits (job_status wait_s)")
+    max_generate_n: int = Field(default=64, ge=1, description="most candidates generate_tactics returns per state")
+    max_score_states: int = Field(default=256, ge=1, description="most states score_states takes in one call")
+    max_statements_per_job: int = Field(default=1000, ge=1)
+    max_call_s: float = Field(default=5.0, gt=0, description="generate_tactics / score_states give up after this")
+    held_out_sets: list[str] = Field(
+        default_factory=lambda: ["benchmark-test"],
+        description="theorem sets launch_search refuses unless show_held_out (the coordinator must not see them)",
+    )
+    ebm_checkpoint: Path | None = Field(
+        default=None, description="energy head for score_states / use_ebm; default: latest <run_dir>/checkpoints/ebm/iter_N"
+    )
+    # stats and logging
+    show_held_out: bool = Field(default=False, description="expose held-out evaluation results (never to the coordinator)")
+    call_log: Path | None = Field(default=None, description="tool-call JSONL log; default <paths.logs_dir>/tool_calls.jsonl")
+    server_log_level: str = Field(default="WARNING", description="log level of the MCP SDK inside servers")

@@ -1,0 +1,187 @@
+"""Process control of the coordinator daemon: pid file, detached start, stop, status.
+
+Layout under ``<run_dir>/coordinator/``: ``daemon.pid`` (written by the daemon itself once
+it runs), ``daemon.log`` (its stderr), ``state.json`` (current session, last iteration, best
+held-out solve rate; replaced atomically), ``sessions.jsonl`` (one line per session) and
+``turns/session_<N>.jsonl`` (every turn and tool call).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = [
+    "ControlError",
+    "DaemonPaths",
+    "DaemonState",
+    "pid_alive",
+    "read_pid",
+    "read_state",
+    "describe",
+    "start_detached",
+    "stop_daemon",
+    "write_state",
+]
+
+
+class ControlError(RuntimeError):
+    """The daemon could not be started, stopped or found."""
+
+
+class DaemonPaths(BaseModel):
+    """Where a run's coordinator keeps its files."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_dir: Path
+
+    @property
+    def root(self) -> Path:
+        """The coordinator's folder in the run dir."""
+        return self.run_dir / "coordinator"
+
+    @property
+    def pid_file(self) -> Path:
+        """The daemon's pid file."""
+        return self.root / "daemon.pid"
+
+    @property
+    def log_file(self) -> Path:
+        """The detached daemon's stderr."""
+        return self.root / "daemon.log"
+
+    @property
+    def state_file(self) -> Path:
+        """The daemon's current state (JSON)."""
+        return self.root / "state.json"
+
+    @property
+    def sessions_file(self) -> Path:
+        """One JSON line per finished session."""
+        return self.root / "sessions.jsonl"
+
+    @property
+    def config_file(self) -> Path:
+        """The config snapshot the daemon and its MCP servers run with."""
+        return self.root / "config.toml"
+
+    def turns_file(self, session: int) -> Path:
+        """The turn log of one session."""
+        return self.root / "turns" / f"session_{session}.jsonl"
+
+
+class DaemonState(BaseModel):
+    """What ``burnqed coordinator status`` shows."""
+
+    status: str = "idle"  # idle | session | iteration | backoff | stopped | failed
+    pid: int | None = None
+    session: int = 0
+    sessions_done: int = 0
+    last_iteration: str | None = None
+    best_held_out: float | None = None
+    best_held_out_iteration: str | None = None
+    consecutive_failures: int = 0
+    last_error: str | None = None
+    updated: float = 0.0
+
+
+def write_state(paths: DaemonPaths, state: DaemonState) -> None:
+    """Replace state.json atomically."""
+    paths.root.mkdir(parents=True, exist_ok=True)
+    tmp = paths.state_file.with_suffix(".tmp")
+    tmp.write_text(state.model_copy(update={"updated": time.time()}).model_dump_json(indent=2), encoding="utf-8")
+    os.replace(tmp, paths.state_file)
+
+
+def read_state(paths: DaemonPaths) -> DaemonState:
+    """The last written state (a default one when none exists)."""
+    try:
+        return DaemonState.model_validate_json(paths.state_file.read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        return DaemonState()
+
+
+def pid_alive(pid: int) -> bool:
+    """True when a process of that pid exists (and is not a zombie we reaped)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat.split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def read_pid(paths: DaemonPaths) -> int | None:
+    """The running daemon's pid, or None (a stale pid file is removed)."""
+    try:
+        pid = int(paths.pid_file.read_text().strip())
+    except (FileNotFoundError, ValueError):
+        return None
+    if pid_alive(pid):
+        return pid
+    paths.pid_file.unlink(missing_ok=True)
+    return None
+
+
+def start_detached(paths: DaemonPaths, argv: list[str], *, wait_s: float = 30.0) -> int:
+    """Start the daemon in its own session (detached), wait until it wrote its pid file."""
+    existing = read_pid(paths)
+    if existing is not None:
+        raise ControlError(f"a coordinator is already running for {paths.run_dir} (pid {existing})")
+    paths.root.mkdir(parents=True, exist_ok=True)
+    with paths.log_file.open("ab") as log:
+        proc = subprocess.Popen(  # noqa: S603 - our own interpreter and module
+            [sys.executable, "-m", "burnqed.cli", *argv],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+        )
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        pid = read_pid(paths)
+        if pid == proc.pid:
+            return pid
+        if proc.poll() is not None:
+            raise ControlError(f"the daemon exited at once (code {proc.returncode}); see {paths.log_file}")
+        time.sleep(0.05)
+    proc.terminate()
+    raise ControlError(f"the daemon did not start within {wait_s:.0f} s; see {paths.log_file}")
+
+
+def stop_daemon(paths: DaemonPaths, *, wait_s: float = 60.0) -> dict[str, Any]:
+    """Send SIGTERM and wait for the daemon to exit (SIGKILL after ``wait_s``)."""
+    pid = read_pid(paths)
+    if pid is None:
+        return {"stopped": False, "reason": "not running"}
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        if not pid_alive(pid):
+            paths.pid_file.unlink(missing_ok=True)
+            return {"stopped": True, "pid": pid, "signal": "SIGTERM"}
+        time.sleep(0.05)
+    os.killpg(pid, signal.SIGKILL)
+    paths.pid_file.unlink(missing_ok=True)
+    return {"stopped": True, "pid": pid, "signal": "SIGKILL"}
+
+
+def describe(paths: DaemonPaths) -> dict[str, Any]:
+    """Status as a dict: running or not, and the last state."""
+    pid = read_pid(paths)
+    state = read_state(paths)
+    return {"running": pid is not None, "pid": pid, **json.loads(state.model_dump_json())}

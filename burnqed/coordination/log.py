@@ -1,0 +1,49 @@
+"""JSONL logs of the coordinator: one event per line (session turns, tool calls, sessions)."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+__all__ = ["SessionLog", "append_jsonl", "read_jsonl"]
+
+
+def append_jsonl(path: Path, record: dict[str, Any]) -> None:
+    """Append one JSON object as a line, flushed and fsynced (a crash loses no earlier line)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = json.dumps(record, ensure_ascii=False, default=str, sort_keys=True) + "\n"
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(line)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """Read a JSONL file; a torn last line (crash mid-write) is skipped."""
+    if not path.is_file():
+        return []
+    records: list[dict[str, Any]] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return records
+
+
+class SessionLog:
+    """The turn-by-turn log of one coordinator session."""
+
+    def __init__(self, path: Path, session: int) -> None:
+        self.path = path
+        self.session = session
+
+    def event(self, kind: str, **fields: Any) -> None:
+        """Append one event of this session."""
+        record = {"time": datetime.now(UTC).isoformat(), "session": self.session, "event": kind, **fields}
+        append_jsonl(self.path, record)

@@ -1,0 +1,80 @@
+"""The built-in theorem sets, by name: ``core``, ``benchmark-test`` and ``benchmark-train``.
+
+``core`` and ``benchmark-test`` ship with the package as JSON Lines files, so they are the
+same bytes on every machine; ``benchmark-train`` is generated from its seed on first use
+and cached under ``<paths.home>/data/`` (a file name that records the generator version,
+seed and size, so a change of any of them builds a new file).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from burnqed.data.benchmark import GENERATOR_VERSION, generate_test, generate_train
+from burnqed.data.config import DataConfig
+from burnqed.data.theorems import Theorem, TheoremSetError, load_theorems, save_theorems
+
+__all__ = [
+    "BUILTIN_SETS",
+    "DATA_DIR",
+    "builtin_sets",
+    "held_out_hashes",
+    "load_builtin",
+    "shipped_path",
+    "train_cache_path",
+]
+
+DATA_DIR = Path(__file__).resolve().parent
+
+BUILTIN_SETS: dict[str, str] = {
+    "core": "about 30 named theorems in the style of Lean core, with reference proofs",
+    "benchmark-test": "the held-out benchmark: 300 graded statements from a fixed seed (shipped)",
+    "benchmark-train": "the default training benchmark (data.train_size statements, seed data.train_seed)",
+}
+
+_SHIPPED = {"core": "core.jsonl", "benchmark-test": "benchmark-test.jsonl"}
+
+
+def builtin_sets() -> list[str]:
+    """Names of the built-in sets."""
+    return list(BUILTIN_SETS)
+
+
+def shipped_path(name: str) -> Path:
+    """The package file of a shipped set (``core`` or ``benchmark-test``)."""
+    try:
+        return DATA_DIR / _SHIPPED[name]
+    except KeyError as exc:
+        raise TheoremSetError(f"{name!r} is not a shipped set (shipped: {', '.join(_SHIPPED)})") from exc
+
+
+def train_cache_path(home: Path, size: int, seed: int) -> Path:
+    """Where a generated training set of this size and seed is cached."""
+    return Path(home) / "data" / f"benchmark-train-v{GENERATOR_VERSION}-seed{seed}-n{size}.jsonl"
+
+
+def load_builtin(name: str, *, home: Path | None = None, config: DataConfig | None = None) -> list[Theorem]:
+    """Load a built-in set by name; ``benchmark-train`` is generated and cached under ``home``."""
+    if name in _SHIPPED:
+        path = shipped_path(name)
+        if name == "benchmark-test" and not path.is_file():
+            return generate_test()
+        return load_theorems(path)
+    if name != "benchmark-train":
+        raise TheoremSetError(f"unknown built-in set {name!r} (known: {', '.join(builtin_sets())})")
+    config = config or DataConfig()
+    if home is None:
+        return generate_train(config.train_size, config.train_seed)
+    path = train_cache_path(home, config.train_size, config.train_seed)
+    if path.is_file():
+        return load_theorems(path)
+    theorems = generate_train(config.train_size, config.train_seed)
+    save_theorems(path, theorems)
+    return theorems
+
+
+@cache
+def held_out_hashes() -> frozenset[str]:
+    """Statement hashes of the held-out set (what every training set excludes)."""
+    return frozenset(t.sha for t in load_builtin("benchmark-test"))

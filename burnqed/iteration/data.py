@@ -1,0 +1,125 @@
+"""What an iteration learns from and is measured on: theorem sets, subsets and (state, tactic) pairs.
+
+Reference pairs come from replaying each reference proof through the Lean pool, so the
+states are rendered exactly as the search will see them (``render_goals``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import anyio
+
+from burnqed.config import BurnqedConfig
+from burnqed.data.theorems import Theorem, load_theorems
+from burnqed.iteration.errors import IterationDataError
+from burnqed.lean.errors import InvalidInput, InvalidStatement, LeanError
+from burnqed.lean.protocol import render_goals
+from burnqed.search.protocols import ProofPool
+
+__all__ = [
+    "even_subset",
+    "load_pairs_file",
+    "load_set",
+    "reference_pairs",
+    "save_pairs_file",
+    "trajectory_pairs",
+]
+
+log = logging.getLogger(__name__)
+
+Pair = tuple[str, str]
+
+
+def load_set(name: str, size: int, config: BurnqedConfig) -> list[Theorem]:
+    """A theorem set by built-in name or .jsonl path, cut to ``size`` evenly spaced theorems (0 = all).
+
+    ``benchmark-train`` is generated at exactly ``size`` (its slots are graded by difficulty).
+    """
+    from burnqed.data.sets import BUILTIN_SETS, load_builtin
+
+    if name == "benchmark-train" and size > 0:
+        data = config.data.model_copy(update={"train_size": size})
+        theorems = load_builtin(name, home=config.paths.home, config=data)
+    elif name in BUILTIN_SETS:
+        theorems = load_builtin(name, home=config.paths.home, config=config.data)
+    else:
+        theorems = load_theorems(name)
+    if not theorems:
+        raise IterationDataError(f"theorem set {name!r} is empty")
+    return even_subset(theorems, size)
+
+
+def even_subset(theorems: Sequence[Theorem], size: int) -> list[Theorem]:
+    """``size`` theorems spread evenly over the list (graded sets keep every difficulty); 0 = all."""
+    n = len(theorems)
+    if size <= 0 or size >= n:
+        return list(theorems)
+    return [theorems[(i * n) // size] for i in range(size)]
+
+
+async def reference_pairs(pool: ProofPool, theorems: Sequence[Theorem], concurrency: int = 4) -> list[Pair]:
+    """(state, tactic) pairs of every reference proof, replayed through the pool; broken proofs are skipped."""
+    results: dict[int, list[Pair]] = {}
+    limiter = anyio.CapacityLimiter(max(1, concurrency))
+
+    async def replay(index: int, theorem: Theorem) -> None:
+        if not theorem.proof:
+            return
+        pairs: list[Pair] = []
+        async with limiter:
+            try:
+                async with pool.start_proof(theorem.statement) as proof:
+                    state_id, state = proof.state_id, render_goals(list(proof.goals))
+                    for tactic in theorem.proof:
+                        out = await proof.run_tactic(state_id, tactic)
+                        if out.next_state_id is None:
+                            log.warning("reference proof of %s fails at %r; skipped", theorem.name, tactic)
+                            return
+                        pairs.append((state, tactic))
+                        state_id, state = out.next_state_id, render_goals(list(out.goals or []))
+            except (InvalidStatement, InvalidInput) as exc:
+                log.warning("reference proof of %s not replayed: %s", theorem.name, exc)
+                return
+            except LeanError as exc:
+                log.warning("replay of %s lost its worker: %s", theorem.name, exc)
+                return
+        results[index] = pairs
+
+    async with anyio.create_task_group() as tg:
+        for index, theorem in enumerate(theorems):
+            tg.start_soon(replay, index, theorem)
+    pairs = [p for i in sorted(results) for p in results[i]]
+    return list(dict.fromkeys(pairs))
+
+
+def trajectory_pairs(paths: Sequence[Path]) -> list[Pair]:
+    """(parent state, tactic) pairs on the proof paths of trajectory files, de-duplicated."""
+    from burnqed.policy.sft import load_pairs
+
+    pairs: list[Pair] = []
+    for path in paths:
+        pairs += load_pairs(path)
+    return list(dict.fromkeys(pairs))
+
+
+def save_pairs_file(path: Path, pairs: Sequence[Pair]) -> None:
+    """Write pairs as JSON Lines (``state``, ``tactic``) atomically."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        for state, tactic in pairs:
+            fh.write(json.dumps({"state": state, "tactic": tactic}, ensure_ascii=False) + "\n")
+    os.replace(tmp, path)
+
+
+def load_pairs_file(path: Path) -> list[Pair]:
+    """Read pairs written by save_pairs_file."""
+    return [
+        (row["state"], row["tactic"])
+        for row in (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+    ]

@@ -1,0 +1,110 @@
+"""Where an expert-iteration run keeps its outputs, and the step markers that make it resumable.
+
+Run directory::
+
+    BLUEPRINT.md                      the run's iteration entries (status, attempts, results)
+    checkpoints/llm/iter_N/           the fine-tuned policy of iteration N
+    checkpoints/ebm/iter_N/           its energy head (absent when none could be trained)
+    trajectories/iter_N.parquet       the training-set search of iteration N
+    eval_results/iter_N.json          held-out evaluation with the energy head
+    eval_results/iter_N_no_ebm.json   … and without it
+    data/reference_pairs.jsonl        (state, tactic) pairs of the replayed reference proofs
+    data/pairs_iter_N.jsonl           what iteration N fine-tuned on
+    cache/embeddings/                 state embeddings per encoder checkpoint
+    state/iter_N/<step>.json          a step's marker: written atomically when it finished
+    iterate.jsonl                     one JSON line per step event (machine-read log)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+__all__ = ["STEPS", "RunLayout", "write_json_atomic"]
+
+# the steps of one iteration, in order; each is skipped when its marker exists
+STEPS: tuple[str, ...] = ("sft", "train_ebm", "search", "evaluate_no_ebm", "evaluate")
+
+
+class RunLayout:
+    """Paths of one run directory and its step markers."""
+
+    def __init__(self, run_dir: str | Path) -> None:
+        self.root = Path(run_dir)
+
+    @property
+    def blueprint(self) -> Path:
+        """The run's BLUEPRINT.md."""
+        return self.root / "BLUEPRINT.md"
+
+    @property
+    def reference_pairs(self) -> Path:
+        """Cached pairs of the replayed reference proofs."""
+        return self.root / "data" / "reference_pairs.jsonl"
+
+    @property
+    def embeddings(self) -> Path:
+        """The embedding cache shared by the iterations' energy heads."""
+        return self.root / "cache" / "embeddings"
+
+    @property
+    def log(self) -> Path:
+        """The JSONL event log."""
+        return self.root / "iterate.jsonl"
+
+    def llm(self, index: int) -> Path:
+        """Policy checkpoint of iteration ``index``."""
+        return self.root / "checkpoints" / "llm" / f"iter_{index}"
+
+    def ebm(self, index: int) -> Path:
+        """Energy-head checkpoint of iteration ``index``."""
+        return self.root / "checkpoints" / "ebm" / f"iter_{index}"
+
+    def trajectories(self, index: int) -> Path:
+        """Trajectory file of iteration ``index``."""
+        return self.root / "trajectories" / f"iter_{index}.parquet"
+
+    def pairs(self, index: int) -> Path:
+        """The fine-tuning pairs of iteration ``index``."""
+        return self.root / "data" / f"pairs_iter_{index}.jsonl"
+
+    def eval_result(self, index: int, with_ebm: bool) -> Path:
+        """Held-out evaluation of iteration ``index``, with or without the energy head."""
+        return self.root / "eval_results" / (f"iter_{index}.json" if with_ebm else f"iter_{index}_no_ebm.json")
+
+    def marker(self, index: int, step: str) -> Path:
+        """The marker of a step."""
+        return self.root / "state" / f"iter_{index}" / f"{step}.json"
+
+    def read_marker(self, index: int, step: str) -> dict[str, Any] | None:
+        """A finished step's summary, or None when the step has not finished."""
+        try:
+            value = json.loads(self.marker(index, step).read_text(encoding="utf-8"))
+        except (FileNotFoundError, ValueError):
+            return None
+        return value if isinstance(value, dict) else None
+
+    def write_marker(self, index: int, step: str, summary: dict[str, Any]) -> None:
+        """Record a step as finished (temp file + fsync + rename: the marker is whole or absent)."""
+        write_json_atomic(self.marker(index, step), summary)
+
+    def append_log(self, record: dict[str, Any]) -> None:
+        """Append one event to iterate.jsonl."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        line = json.dumps({"time": datetime.now(UTC).isoformat(), **record}, ensure_ascii=False, default=str)
+        with self.log.open("a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+
+
+def write_json_atomic(path: Path, value: Any) -> None:
+    """Write JSON to ``path`` so that readers see the old file or the whole new one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        fh.write(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)

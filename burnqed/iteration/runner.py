@@ -1,0 +1,227 @@
+"""The expert-iteration runner: iterations 0 … N-1, each a sequence of resumable steps.
+
+A step whose marker exists is not run again, so a crash or Ctrl-C resumes at the step
+that did not finish (and the search step resumes at the theorem that did not finish).
+The run's BLUEPRINT.md gets one ``iteration`` entry per iteration: running while it
+runs (one attempt), done with its results, failed (an error) or partial (interrupted).
+``run_pending`` executes the iterations a coordinator scheduled in a blueprint.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from burnqed.blueprint import BlueprintStore, Entry, IterationSpec, iteration_index
+from burnqed.config import BurnqedConfig
+from burnqed.iteration.data import load_set
+from burnqed.iteration.errors import IterationError
+from burnqed.iteration.layout import STEPS, RunLayout
+from burnqed.iteration.steps import STEP_FUNCTIONS, IterationContext
+from burnqed.search.protocols import ProofPool
+
+__all__ = ["IterationReport", "IterationRunner", "StepHook", "apply_plan", "plan_of"]
+
+log = logging.getLogger(__name__)
+
+# called with (iteration, step) before a step runs and with (iteration, "step:finished") after its
+# work but before its marker is written; raising stops the run there (tests simulate crashes)
+StepHook = Callable[[int, str], None]
+
+# plan keys (IterationSpec.plan()) that map onto IterationConfig fields
+_PLAN_KEYS = ("train_set", "train_size", "eval_set", "eval_size", "max_nodes", "num_candidates", "use_ebm")
+
+
+class IterationReport(BaseModel):
+    """What one iteration did: per-step summaries and the held-out solve rates."""
+
+    model_config = ConfigDict(frozen=True)
+
+    index: int
+    label: str
+    executed: list[str] = Field(description="steps run in this call")
+    skipped: list[str] = Field(description="steps already finished earlier (markers)")
+    steps: dict[str, dict[str, Any]]
+    seconds: float
+
+    @property
+    def solve_rate(self) -> float | None:
+        """Held-out solve rate with the energy head (the no-EBM rate when there was none)."""
+        return self.steps.get("evaluate", {}).get("solve_rate")
+
+    @property
+    def solve_rate_no_ebm(self) -> float | None:
+        """Held-out solve rate without the energy head."""
+        return self.steps.get("evaluate_no_ebm", {}).get("solve_rate")
+
+    def results(self) -> dict[str, Any]:
+        """The compact results recorded in the blueprint entry."""
+        s = self.steps
+        return {
+            "solve_rate": self.solve_rate,
+            "solve_rate_no_ebm": self.solve_rate_no_ebm,
+            "held_out": s.get("evaluate_no_ebm", {}).get("total"),
+            "ebm_trained": s.get("train_ebm", {}).get("trained"),
+            "train_proved": s.get("search", {}).get("proved"),
+            "train_total": s.get("search", {}).get("theorems"),
+            "sft_pairs": s.get("sft", {}).get("pairs"),
+            "sft_final_loss": s.get("sft", {}).get("final_loss"),
+        }
+
+
+def apply_plan(config: BurnqedConfig, plan: Mapping[str, Any] | None) -> BurnqedConfig:
+    """The config with a blueprint plan's fields (train_set, max_nodes, use_ebm, …) applied."""
+    if not plan:
+        return config
+    updates = {k: plan[k] for k in _PLAN_KEYS if k in plan}
+    iteration = type(config.iteration).model_validate(config.iteration.model_dump() | updates)
+    return config.model_copy(update={"iteration": iteration})
+
+
+def plan_of(config: BurnqedConfig, label: str, note: str | None = None) -> IterationSpec:
+    """The IterationSpec that records a config's iteration settings in a blueprint entry."""
+    it = config.iteration
+    return IterationSpec(
+        label=label,
+        train_set=it.train_set,
+        train_size=it.train_size,
+        eval_set=it.eval_set,
+        eval_size=it.eval_size or None,
+        max_nodes=it.max_nodes,
+        num_candidates=it.num_candidates,
+        use_ebm=it.use_ebm,
+        note=note,
+    )
+
+
+class IterationRunner:
+    """Runs expert iterations in one run directory on one Lean pool."""
+
+    def __init__(
+        self,
+        config: BurnqedConfig,
+        run_dir: str | Path,
+        pool: ProofPool,
+        *,
+        store: BlueprintStore | None = None,
+        hook: StepHook | None = None,
+        progress: Any = None,
+    ) -> None:
+        self.config = config
+        self.layout = RunLayout(run_dir)
+        self.pool = pool
+        self.store = store or BlueprintStore(self.layout.blueprint, config.blueprint)
+        self.hook = hook
+        self.progress = progress
+
+    async def run(self, iterations: int | None = None) -> list[IterationReport]:
+        """Iterations 0 … N-1 (N = ``iteration.iterations``); finished ones are only reported."""
+        count = iterations if iterations is not None else self.config.iteration.iterations
+        reports = []
+        for index in range(count):
+            label = f"iter_{index}"
+            entry = self.store.read().find(label)
+            if entry is None:
+                entry = self.store.schedule_iteration(plan_of(self.config, label, note="burnqed iterate"))
+            reports.append(await self.run_entry(entry))
+        return reports
+
+    async def run_pending(self) -> list[IterationReport]:
+        """Every pending iteration entry of the store, in file order (the daemon's call)."""
+        reports = []
+        for entry in self.store.pending_iterations():
+            reports.append(await self.run_entry(entry))
+        return reports
+
+    async def run_entry(self, entry: Entry) -> IterationReport:
+        """Run one blueprint iteration entry with status and results bookkeeping."""
+        index = iteration_index(entry.label)
+        if index is None:
+            raise IterationError(f"{entry.label!r} is not an iteration label (iter_N)")
+        if entry.status == "done":
+            return self._finished_report(index, entry.label)
+        if entry.status == "exhausted":
+            raise IterationError(f"{entry.label} is exhausted ({entry.meta.get('attempts')}); raise its budget")
+        self.store.update_status(entry.label, "running", note=f"started in {self.layout.root}")
+        try:
+            report = await self.run_iteration(index, plan=entry.plan, label=entry.label)
+        except Exception as exc:
+            self.store.update_status(entry.label, "failed", note=f"{type(exc).__name__}: {exc}"[:300])
+            raise
+        except BaseException:
+            # Ctrl-C / cancellation: what finished is kept; the next run resumes
+            self.store.update_status(entry.label, "partial", note="interrupted; rerun to resume")
+            raise
+        self.store.record_results(entry.label, report.results())
+        self.store.update_status(entry.label, "done", note=_summary_line(report))
+        return report
+
+    async def run_iteration(
+        self, index: int, plan: Mapping[str, Any] | None = None, label: str | None = None
+    ) -> IterationReport:
+        """The steps of iteration ``index`` that have not finished yet."""
+        config = apply_plan(self.config, plan)
+        it = config.iteration
+        started = time.perf_counter()
+        ctx = IterationContext(
+            config=config,
+            layout=self.layout,
+            index=index,
+            pool=self.pool,
+            train=load_set(it.train_set, it.train_size, config),
+            held_out=load_set(it.eval_set, it.eval_size, config),
+            progress=self.progress,
+        )
+        executed: list[str] = []
+        skipped: list[str] = []
+        for step in STEPS:
+            done = self.layout.read_marker(index, step)
+            if done is not None:
+                ctx.summaries[step] = done
+                skipped.append(step)
+                continue
+            if self.hook is not None:
+                self.hook(index, step)
+            self.layout.append_log({"iteration": index, "step": step, "event": "start"})
+            step_started = time.perf_counter()
+            try:
+                summary = await STEP_FUNCTIONS[step](ctx)
+                if self.hook is not None:
+                    # a crash here (work done, marker not yet written) must also resume cleanly
+                    self.hook(index, f"{step}:finished")
+            except BaseException as exc:
+                self.layout.append_log({"iteration": index, "step": step, "event": "error", "error": repr(exc)[:500]})
+                raise
+            summary["step_seconds"] = round(time.perf_counter() - step_started, 2)
+            self.layout.write_marker(index, step, summary)
+            self.layout.append_log({"iteration": index, "step": step, "event": "done", "summary": summary})
+            ctx.summaries[step] = summary
+            executed.append(step)
+            log.info("iteration %d: %s done in %.1f s", index, step, summary["step_seconds"])
+        return IterationReport(
+            index=index,
+            label=label or f"iter_{index}",
+            executed=executed,
+            skipped=skipped,
+            steps=ctx.summaries,
+            seconds=round(time.perf_counter() - started, 2),
+        )
+
+    def _finished_report(self, index: int, label: str) -> IterationReport:
+        steps = {s: m for s in STEPS if (m := self.layout.read_marker(index, s)) is not None}
+        return IterationReport(index=index, label=label, executed=[], skipped=list(steps), steps=steps, seconds=0.0)
+
+
+def _summary_line(report: IterationReport) -> str:
+    def pct(x: float | None) -> str:
+        return "n/a" if x is None else f"{100 * x:.1f}%"
+
+    return (
+        f"held-out solve rate {pct(report.solve_rate)} with EBM, {pct(report.solve_rate_no_ebm)} without; "
+        f"steps run: {', '.join(report.executed) or 'none'}"
+    )

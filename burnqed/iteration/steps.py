@@ -1,0 +1,290 @@
+"""The four steps of an expert iteration; each returns a JSON-able summary for its marker.
+
+1. ``sft``: fine-tune the policy on (state, tactic) pairs — the replayed reference proofs
+   (iteration 0, and every iteration with ``reference_pairs = "always"``) plus the proof
+   paths of all earlier trajectories.
+2. ``train_ebm``: train the energy head on all earlier trajectories over the new policy's
+   embeddings (skipped, with the reason, when there is nothing to learn from yet).
+3. ``search``: search the training theorems with the new policy (and energy head);
+   resumable per theorem through the trajectory writer.
+4. ``evaluate_no_ebm`` / ``evaluate``: the held-out theorems without and with the energy head.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from burnqed.config import BurnqedConfig
+from burnqed.data.theorems import Theorem
+from burnqed.iteration.config import IterationConfig
+from burnqed.iteration.data import (
+    load_pairs_file,
+    reference_pairs,
+    save_pairs_file,
+    trajectory_pairs,
+)
+from burnqed.iteration.errors import IterationDataError
+from burnqed.iteration.layout import RunLayout, write_json_atomic
+from burnqed.search.config import SearchConfig
+from burnqed.search.protocols import ProofPool
+from burnqed.search.results import SearchResult
+
+__all__ = ["STEP_FUNCTIONS", "IterationContext", "evaluate_step", "search_step", "sft_step", "train_ebm_step"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class IterationContext:
+    """Everything a step needs: the configs, the run's paths, the pool and the theorem sets."""
+
+    config: BurnqedConfig
+    layout: RunLayout
+    index: int
+    pool: ProofPool
+    train: list[Theorem]
+    held_out: list[Theorem]
+    progress: Any = None  # rich.progress.Progress or None
+    summaries: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def it(self) -> IterationConfig:
+        """The iteration config (plan overrides applied)."""
+        return self.config.iteration
+
+    @property
+    def search(self) -> SearchConfig:
+        """The search config with the iteration's budgets."""
+        it = self.it
+        updates: dict[str, Any] = {}
+        if it.max_nodes is not None:
+            updates["max_nodes"] = it.max_nodes
+        if it.num_candidates is not None:
+            updates["num_candidates"] = it.num_candidates
+        if it.time_limit_s is not None:
+            updates["time_limit_s"] = it.time_limit_s
+        # a search holds its worker while the replay gate opens a second handle: with every
+        # worker held by a search, the gate would wait for a worker that never comes free
+        workers = self.config.lean.num_workers
+        updates["concurrency"] = min(self.config.search.concurrency, max(1, workers - 1))
+        return self.config.search.model_copy(update=updates)
+
+    def base_model(self) -> Path:
+        """The policy every run starts from: policy.model_dir, else the tiny model (built if missing)."""
+        if self.config.policy.model_dir is not None:
+            return Path(self.config.policy.model_dir)
+        from burnqed.policy.tiny import ensure_tiny_model
+
+        return ensure_tiny_model(self.config)
+
+    def earlier_trajectories(self) -> list[Path]:
+        """Trajectory files of iterations 0 … index-1 that exist."""
+        from burnqed.trajectory.reader import trajectory_files
+
+        return [self.layout.trajectories(i) for i in range(self.index) if trajectory_files(self.layout.trajectories(i))]
+
+    def ebm_dir(self) -> Path | None:
+        """This iteration's energy head, if its training step produced one."""
+        trained = self.summaries.get("train_ebm", {}).get("trained", False)
+        return self.layout.ebm(self.index) if trained else None
+
+    def _bar(self, description: str, total: int) -> Any:
+        return self.progress.add_task(description, total=total) if self.progress is not None else None
+
+    def _advance(self, task: Any) -> None:
+        if self.progress is not None and task is not None:
+            self.progress.update(task, advance=1)
+
+
+async def sft_step(ctx: IterationContext) -> dict[str, Any]:
+    """Fine-tune the policy; the checkpoint goes to checkpoints/llm/iter_N."""
+    from burnqed.policy.sft import sft_policy
+
+    it, layout = ctx.it, ctx.layout
+    pairs: list[tuple[str, str]] = []
+    sources: dict[str, int] = {}
+    if ctx.index == 0 or it.reference_pairs == "always":
+        ref = await _reference_pairs(ctx)
+        sources["reference"] = len(ref)
+        pairs += ref
+    earlier = ctx.earlier_trajectories()
+    if earlier:
+        found = trajectory_pairs(earlier)
+        sources["trajectories"] = len(found)
+        pairs += found
+    pairs = list(dict.fromkeys(pairs))
+    if not pairs:
+        raise IterationDataError(f"iteration {ctx.index}: no (state, tactic) pairs to fine-tune on")
+    save_pairs_file(layout.pairs(ctx.index), pairs)
+    previous = layout.llm(ctx.index - 1)
+    from_previous = ctx.index > 0 and it.sft_from == "previous" and (previous / "config.json").is_file()
+    base = previous if from_previous else ctx.base_model()
+    epochs = it.sft_epochs if from_previous else it.first_sft_epochs
+    sft = ctx.config.policy.sft.model_copy(update={"epochs": epochs, "seed": it.seed + ctx.index})
+    task = ctx._bar(f"iter {ctx.index}: fine-tune ({len(pairs)} pairs)", 1)
+    report = sft_policy(base, pairs, layout.llm(ctx.index), sft, policy_config=ctx.config.policy)
+    ctx._advance(task)
+    return {
+        "base": str(base),
+        "pairs": len(pairs),
+        "sources": sources,
+        "epochs": epochs,
+        "steps": report.steps,
+        "first_loss": report.epoch_losses[0],
+        "final_loss": report.final_loss,
+        "seconds": round(report.seconds, 2),
+        "checkpoint": str(layout.llm(ctx.index)),
+    }
+
+
+async def _reference_pairs(ctx: IterationContext) -> list[tuple[str, str]]:
+    path = ctx.layout.reference_pairs
+    if path.is_file():
+        return load_pairs_file(path)
+    pairs = await reference_pairs(ctx.pool, ctx.train, concurrency=ctx.config.lean.num_workers)
+    if not pairs:
+        raise IterationDataError("no reference proof of the training set replayed")
+    save_pairs_file(path, pairs)
+    return pairs
+
+
+async def train_ebm_step(ctx: IterationContext) -> dict[str, Any]:
+    """Train the energy head on all earlier trajectories (checkpoints/ebm/iter_N), or say why not."""
+    import pyarrow.compute as pc
+
+    from burnqed.ebm.encoder import PolicyEncoder
+    from burnqed.ebm.errors import EBMDataError
+    from burnqed.ebm.trainer import train_energy_head
+    from burnqed.policy.model import PolicyModel
+    from burnqed.trajectory.reader import read_trajectories
+
+    earlier = ctx.earlier_trajectories()
+    if not earlier:
+        return {"trained": False, "reason": "no trajectories yet (iteration 0)"}
+    positives = sum(int(pc.sum(read_trajectories(p, ["label"]).column("label")).as_py() or 0) for p in earlier)
+    if positives < ctx.it.ebm_min_positives:
+        return {"trained": False, "reason": f"{positives} proof-path states < ebm_min_positives"}
+    model = PolicyModel.load(ctx.layout.llm(ctx.index), ctx.config.policy)
+    encoder = PolicyEncoder(model)
+    task = ctx._bar(f"iter {ctx.index}: energy head", 1)
+    try:
+        report = await train_energy_head(
+            [str(p) for p in earlier], encoder, ctx.layout.ebm(ctx.index), ctx.config.ebm, cache_dir=ctx.layout.embeddings
+        )
+    except EBMDataError as exc:
+        return {"trained": False, "reason": f"not enough contrastive data: {exc}"}
+    ctx._advance(task)
+    return {
+        "trained": True,
+        "trajectories": [str(p) for p in earlier],
+        "positives": positives,
+        "train_groups": report.train_groups,
+        "val_top1": report.val_top1,
+        "train_top1": report.train_top1,
+        "final_loss": report.final_loss,
+        "seconds": round(report.seconds, 2),
+        "checkpoint": str(ctx.layout.ebm(ctx.index)),
+    }
+
+
+async def search_step(ctx: IterationContext) -> dict[str, Any]:
+    """Search the training theorems; rows go to trajectories/iter_N.parquet (resumable per theorem)."""
+    import pyarrow.compute as pc
+
+    from burnqed.search.components import open_components
+    from burnqed.search.runner import search_theorems
+    from burnqed.trajectory.reader import read_trajectories
+    from burnqed.trajectory.writer import TrajectoryWriter
+
+    ebm = ctx.ebm_dir() if ctx.it.use_ebm else None
+    search = ctx.search
+    path = ctx.layout.trajectories(ctx.index)
+    started = time.perf_counter()
+    task = ctx._bar(f"iter {ctx.index}: search {len(ctx.train)} training theorems", len(ctx.train))
+    writer = TrajectoryWriter(
+        path, resume=True, row_group_rows=search.row_group_rows, flush_interval_s=search.flush_interval_s
+    )
+    if task is not None:
+        ctx.progress.update(task, completed=len(writer.done_theorems() & {t.name for t in ctx.train}))
+
+    def advance(_: SearchResult) -> None:
+        ctx._advance(task)
+
+    try:
+        async with open_components(ctx.config, model_dir=ctx.layout.llm(ctx.index), ebm=ebm) as parts:
+            await search_theorems(
+                ctx.pool, parts.generator, parts.scorer, ctx.train, search,
+                writer=writer, iteration=ctx.index, on_result=advance,
+            )
+    finally:
+        writer.finalize()
+    table = read_trajectories(path, ["theorem", "label"])
+    total = len(pc.unique(table.column("theorem")))
+    proved = len(pc.unique(table.filter(pc.equal(table.column("label"), 1)).column("theorem")))
+    return {
+        "theorems": total,
+        "proved": proved,
+        "proved_rate": proved / total if total else 0.0,
+        "rows": table.num_rows,
+        "energy_head": str(ebm) if ebm else None,
+        "seconds": round(time.perf_counter() - started, 2),
+        "trajectories": str(path),
+    }
+
+
+async def evaluate_step(ctx: IterationContext, with_ebm: bool) -> dict[str, Any]:
+    """Evaluate the held-out theorems (eval_results/iter_N[_no_ebm].json)."""
+    from burnqed.search.components import open_components
+    from burnqed.search.evaluation import evaluate, load_report
+
+    out = ctx.layout.eval_result(ctx.index, with_ebm)
+    ebm = ctx.ebm_dir() if with_ebm else None
+    if with_ebm and ebm is None:
+        # no energy head yet: the with-EBM result is the no-EBM search, said so in the label
+        without = load_report(ctx.layout.eval_result(ctx.index, False))
+        report = without.model_copy(update={"label": "no_ebm (no energy head in this iteration)"})
+        write_json_atomic(out, report.model_dump(mode="json"))
+        return _eval_summary(report, out, reused=True)
+    task = ctx._bar(f"iter {ctx.index}: held-out {'with' if with_ebm else 'without'} EBM", len(ctx.held_out))
+    async with open_components(ctx.config, model_dir=ctx.layout.llm(ctx.index), ebm=ebm) as parts:
+        report = await evaluate(
+            ctx.pool, parts.generator, parts.scorer, ctx.held_out, ctx.search,
+            label=parts.label, policy=parts.policy_id, ebm=parts.ebm_id, iteration=ctx.index,
+            theorem_set=f"{ctx.it.eval_set}[{len(ctx.held_out)}]",
+            on_result=lambda _: ctx._advance(task),
+        )
+    write_json_atomic(out, report.model_dump(mode="json"))
+    return _eval_summary(report, out, reused=False)
+
+
+def _eval_summary(report: Any, path: Path, reused: bool) -> dict[str, Any]:
+    return {
+        "solved": report.solved,
+        "total": report.total,
+        "solve_rate": report.solve_rate,
+        "energy_head": report.ebm,
+        "reused_no_ebm": reused,
+        "seconds": round(report.run_wall_s, 2),
+        "report": str(path),
+    }
+
+
+async def _evaluate_no_ebm(ctx: IterationContext) -> dict[str, Any]:
+    return await evaluate_step(ctx, with_ebm=False)
+
+
+async def _evaluate_ebm(ctx: IterationContext) -> dict[str, Any]:
+    return await evaluate_step(ctx, with_ebm=True)
+
+
+STEP_FUNCTIONS = {
+    "sft": sft_step,
+    "train_ebm": train_ebm_step,
+    "search": search_step,
+    "evaluate_no_ebm": _evaluate_no_ebm,
+    "evaluate": _evaluate_ebm,
+}

@@ -1,0 +1,354 @@
+"""The embedded checker in-process: one ``Checker`` answers Pantograph requests as dicts.
+
+Use it directly to verify many proofs fast, without a child process::
+
+    from burnqed.lean.embedded import Checker
+    c = Checker()
+    s = c.handle({"cmd": "goal.start", "payload": {"expr": "∀ (n : Nat), n + 0 = n"}})
+    r = c.handle({"cmd": "goal.tactic", "payload": {"stateId": s["stateId"], "tactic": "intro n"}})
+    # r["goals"][0]["target"]["pp"] == "n + 0 = n"
+    c.check_proof("∀ (n : Nat), n + 0 = n", ["intro n", "rfl"])  # -> ProofCheck(ok=True, ...)
+
+``python -m burnqed.lean.embedded`` wraps the same object in the JSON-lines loop
+(server.py). Every answer is built with the wire models of burnqed.lean.protocol.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import signal
+import threading
+import time
+from dataclasses import dataclass
+from types import FrameType
+from typing import Any
+
+from pydantic import ValidationError
+
+# the tactic modules register themselves with the engine on import
+from burnqed.lean.embedded import tactics_basic, tactics_cases, tactics_auto  # noqa: F401
+from burnqed.lean.embedded.config import EmbeddedConfig
+from burnqed.lean.embedded.elab import ElabError, elab_prop, position
+from burnqed.lean.embedded.engine import Engine, Interrupted, TacticContext
+from burnqed.lean.embedded.lemmas import copyable, lemma_instances
+from burnqed.lean.embedded.proofterm import TacticError
+from burnqed.lean.embedded.state import Goal, ProofState, to_wire
+from burnqed.lean.embedded.syntax import Limits, ParseError, parse_statement
+from burnqed.lean.embedded.tactic_syntax import parse_tactic
+from burnqed.lean.embedded.terms import pp
+from burnqed.lean.protocol import (
+    Expression,
+    GoalDelete,
+    GoalPrint,
+    GoalPrintResult,
+    GoalStart,
+    GoalStartResult,
+    GoalTactic,
+    GoalTacticResult,
+    Message,
+    OptionsSet,
+    OptionsSetResult,
+    ReplErrorAnswer,
+    ResetResult,
+    StatResult,
+    dump_json,
+)
+
+__all__ = ["Checker", "ProofCheck"]
+
+_FILE = "<Pantograph>"
+INTERRUPT: dict[str, Any] = {"desc": "interrupt", "error": "internal"}
+
+
+def _err(kind: str, desc: str) -> dict[str, Any]:
+    return ReplErrorAnswer(error=kind, desc=desc).wire()
+
+
+@dataclass(frozen=True)
+class ProofCheck:
+    """Outcome of ``Checker.check_proof``: ok only when the whole proof closes every goal
+    without sorry; otherwise ``step`` is the failing tactic's index and ``error`` says why."""
+
+    ok: bool
+    step: int | None = None
+    error: str | None = None
+    goals_left: int = 0
+
+
+class Checker:
+    """Answers Pantograph REPL requests (dicts) for the embedded Lean fragment."""
+
+    def __init__(self, config: EmbeddedConfig | None = None) -> None:
+        self.config = config or EmbeddedConfig()
+        self.limits = Limits(self.config.max_input_chars, self.config.max_depth, self.config.max_numeral_digits)
+        self.states: dict[int, ProofState] = {}
+        self.next_state = 0
+        self._uniq = itertools.count(1)
+        self.timeout_ms = 0
+        self.automatic_mode = True
+
+    def fresh(self) -> int:
+        """A fresh ``_uniq`` number."""
+        return next(self._uniq)
+
+    # ---------------------------------------------------------------- entry points
+    def handle_line(self, line: str) -> str:
+        """One request line in, one compact key-sorted JSON answer out."""
+        return dump_json(self.handle_text(line))
+
+    def handle_text(self, line: str) -> dict[str, Any]:
+        """Decode a request line (payload form or ``cmd {json}`` form) and answer it."""
+        text = line.strip()
+        if text.startswith("{"):
+            try:
+                obj = json.loads(text)
+            except ValueError as exc:
+                return _err("command", f"Unable to parse json: {exc}")
+            return self.handle(obj)
+        cmd, _, rest = text.partition(" ")
+        try:
+            payload = json.loads(rest) if rest.strip() else {}
+        except ValueError as exc:
+            return _err("command", f"Unable to parse json: {exc}")
+        return self.handle({"cmd": cmd, "payload": payload})
+
+    def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Answer one request ``{"cmd": ..., "payload": {...}}`` as a dict."""
+        if not isinstance(request, dict) or not isinstance(request.get("cmd"), str):
+            return _err("command", "Unable to parse json: expected an object with 'cmd' and 'payload'")
+        if "payload" not in request or not isinstance(request["payload"], dict):
+            return _err("command", f"Unable to parse json: missing field 'payload' in command {request['cmd']}")
+        cmd, payload = request["cmd"], request["payload"]
+        handler = _COMMANDS.get(cmd)
+        if handler is None:
+            return _err("command", f"Unknown command {cmd}")
+        try:
+            return handler(self, payload)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            return _err("command", f"Unable to parse payload of {cmd}: {first.get('loc')} {first.get('msg')}")
+
+    # ---------------------------------------------------------------- convenience for data generation
+    def check_proof(self, statement: str, tactics: list[str]) -> ProofCheck:
+        """Run a tactic list from a fresh start; ok when no goal, sorry or mvar is left."""
+        start = self.handle({"cmd": "goal.start", "payload": {"expr": statement}})
+        if "error" in start:
+            return ProofCheck(False, None, f"{start['error']}: {start['desc']}")
+        sid = start["stateId"]
+        created = [sid]
+        try:
+            for i, tac in enumerate(tactics):
+                ans = self.handle({"cmd": "goal.tactic", "payload": {"stateId": sid, "tactic": tac}})
+                if "nextStateId" not in ans:
+                    why = ans.get("parseError") or ans.get("desc") or "; ".join(m["data"] for m in ans.get("messages", []))
+                    return ProofCheck(False, i, why)
+                sid = ans["nextStateId"]
+                created.append(sid)
+            flags = self.handle({"cmd": "goal.print", "payload": {"stateId": sid, "goals": True}})
+            left = len(flags.get("goals") or [])
+            ok = not flags["rootHasSorry"] and not flags["rootHasMVar"] and left == 0
+            return ProofCheck(ok, None, None if ok else "proof incomplete or uses sorry", left)
+        finally:
+            self.handle({"cmd": "goal.delete", "payload": {"stateIds": created}})
+
+    # ---------------------------------------------------------------- commands
+    def _new_state(self, state: ProofState) -> int:
+        sid = self.next_state
+        self.next_state += 1
+        self.states[sid] = state
+        return sid
+
+    def goal_start(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """goal.start: from an expression or a built-in lemma."""
+        req = GoalStart.model_validate(payload)
+        if (req.expr is None) == (req.copy_from is None):
+            return _err("arguments", "Exactly one of {expr, copyFrom} must be supplied")
+        if req.copy_from is not None:
+            if not copyable(req.copy_from):
+                return _err("index", f"Symbol not found: {req.copy_from}")
+            target = lemma_instances(req.copy_from)[0]
+        else:
+            text = req.expr or ""
+            try:
+                target = elab_prop(parse_statement(text, self.limits), {})
+            except ParseError as exc:
+                line, col = position(text, exc.pos)
+                return _err("parsing", f"{_FILE}:{line}:{col}: {exc.message}")
+            except ElabError as exc:
+                line, col = position(text, exc.pos)
+                return _err("elab", f"{_FILE}:{line}:{col}: {exc.message}")
+            except RecursionError:
+                return _err("parsing", f"{_FILE}:1:0: maximum nesting depth exceeded")
+        goal = Goal(self.fresh(), (), target, None)
+        sid = self._new_state(ProofState((goal,), frozenset({goal.uid}), False))
+        return GoalStartResult(state_id=sid, root=f"_uniq.{goal.uid}").wire()
+
+    def goal_tactic(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """goal.tactic: run a tactic on one goal of a state."""
+        req = GoalTactic.model_validate(payload)
+        state = self.states.get(req.state_id)
+        if state is None:
+            return _err("index", f"Invalid state index {req.state_id}")
+        given = [f for f in ("tactic", "mode", "expr", "have", "let", "draft") if getattr(req, f) is not None]
+        if len(given) != 1:
+            return _err("operation", "Exactly one of {tactic, mode, expr, have, let, draft} must be supplied")
+        if req.mode is not None:
+            if req.mode not in ("tactic", "conv", "calc"):
+                return _err("operation", f"Invalid mode {req.mode}")
+            return _err("operation", f"mode {req.mode} is not supported by the embedded checker")
+        if req.draft is not None:
+            return _err("operation", "draft is not supported by the embedded checker")
+        if not state.goals:
+            return _err("exception", "no goals to be proved")
+        goal_id = req.goal_id or 0
+        if goal_id < 0 or goal_id >= len(state.goals):
+            return _err("index", f"Invalid goal index {goal_id}")
+        if req.tactic is not None:
+            text = req.tactic
+        elif req.expr is not None:
+            text = f"refine {req.expr}"
+        else:
+            text = f"have {req.binder_name or 'this'} : {req.have if req.have is not None else req.let}"
+        try:
+            tac = parse_tactic(text, self.limits)
+        except ParseError as exc:
+            line, col = position(text, exc.pos)
+            return GoalTacticResult(parse_error=f"{_FILE}:{line}:{col}: {exc.message}").wire()
+        except RecursionError:
+            return GoalTacticResult(parse_error=f"{_FILE}:1:0: maximum nesting depth exceeded").wire()
+        goal = state.goals[goal_id]
+        ctx = TacticContext(self.fresh, self.config)
+        try:
+            with _Deadline(ctx, self.timeout_ms):
+                new_goals = Engine(ctx).run(tac, [goal])
+        except Interrupted:
+            return dict(INTERRUPT)
+        except TacticError as exc:
+            return GoalTacticResult(
+                messages=[Message(severity="error", data=str(exc), pos={"line": 1, "column": 0})],
+                has_sorry=False,
+                has_unsafe=False,
+            ).wire()
+        except RecursionError:
+            return GoalTacticResult(
+                messages=[Message(severity="error", data="maximum recursion depth has been reached")],
+                has_sorry=False,
+                has_unsafe=False,
+            ).wire()
+        others = [g for i, g in enumerate(state.goals) if i != goal_id]
+        visible = tuple(new_goals) + (tuple(others) if self.automatic_mode else ())
+        open_goals = (state.open_goals - {goal.uid}) | {g.uid for g in new_goals}
+        sid = self._new_state(ProofState(visible, frozenset(open_goals), state.has_sorry or ctx.used_sorry))
+        messages = [Message(severity="warning", data="declaration uses 'sorry'")] if ctx.used_sorry else []
+        return GoalTacticResult(
+            next_state_id=sid,
+            goals=[to_wire(g) for g in visible],
+            messages=messages,
+            has_sorry=ctx.used_sorry,
+            has_unsafe=False,
+        ).wire()
+
+    def goal_delete(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """goal.delete: forget states (unknown ids are fine)."""
+        req = GoalDelete.model_validate(payload)
+        for sid in req.state_ids:
+            self.states.pop(sid, None)
+        return {}
+
+    def goal_print(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """goal.print: root flags, and the goals / root when asked."""
+        req = GoalPrint.model_validate(payload)
+        state = self.states.get(req.state_id)
+        if state is None:
+            return _err("index", f"Invalid state index {req.state_id}")
+        root = None
+        if req.root_expr:
+            root = Expression(pp="sorry" if state.has_sorry and not state.open_goals else "⋯" if not state.open_goals else "?_")
+        return GoalPrintResult(
+            root=root,
+            goals=[to_wire(g) for g in state.goals] if req.goals else None,
+            root_has_sorry=state.has_sorry,
+            root_has_unsafe=False,
+            root_has_mvar=bool(state.open_goals),
+        ).wire()
+
+    def options_set(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """options.set: timeout (ms, 0 = off) and automaticMode."""
+        req = OptionsSet.model_validate(payload)
+        if req.timeout is not None:
+            self.timeout_ms = max(0, req.timeout)
+        if req.automatic_mode is not None:
+            self.automatic_mode = req.automatic_mode
+        return OptionsSetResult().wire()
+
+    def options_print(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """options.print: the options this checker honours."""
+        return {"automaticMode": self.automatic_mode, "timeout": self.timeout_ms}
+
+    def stat(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """stat: number of live goal states."""
+        return StatResult(n_goals=len(self.states)).wire()
+
+    def reset(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """reset: drop every state; ids restart at 0."""
+        n = len(self.states)
+        self.states.clear()
+        self.next_state = 0
+        return ResetResult(n_goals=n).wire()
+
+    def expr_echo(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """expr.echo: elaborate a proposition and print it back."""
+        text = payload.get("expr")
+        if not isinstance(text, str):
+            return _err("command", "Unable to parse payload of expr.echo: missing field 'expr'")
+        try:
+            term = elab_prop(parse_statement(text, self.limits), {})
+        except ParseError as exc:
+            line, col = position(text, exc.pos)
+            return _err("parsing", f"{_FILE}:{line}:{col}: {exc.message}")
+        except ElabError as exc:
+            line, col = position(text, exc.pos)
+            return _err("elab", f"{_FILE}:{line}:{col}: {exc.message}")
+        return {"expr": {"pp": pp(term)}, "type": {"pp": "Prop"}}
+
+
+_COMMANDS = {
+    "goal.start": Checker.goal_start,
+    "goal.tactic": Checker.goal_tactic,
+    "goal.delete": Checker.goal_delete,
+    "goal.print": Checker.goal_print,
+    "options.set": Checker.options_set,
+    "options.print": Checker.options_print,
+    "stat": Checker.stat,
+    "reset": Checker.reset,
+    "expr.echo": Checker.expr_echo,
+}
+
+
+class _Deadline:
+    """Sets the request's deadline; in the main thread a SIGALRM also interrupts pure-Python work."""
+
+    def __init__(self, ctx: TacticContext, timeout_ms: int) -> None:
+        self.ctx = ctx
+        self.timeout_ms = timeout_ms
+        self.armed = False
+        self.previous: Any = None
+
+    def __enter__(self) -> _Deadline:
+        if self.timeout_ms > 0:
+            self.ctx.deadline = time.monotonic() + self.timeout_ms / 1000
+            if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+                self.previous = signal.signal(signal.SIGALRM, _on_alarm)
+                signal.setitimer(signal.ITIMER_REAL, self.timeout_ms / 1000 + 0.05)
+                self.armed = True
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.previous or signal.SIG_DFL)
+
+
+def _on_alarm(signum: int, frame: FrameType | None) -> None:
+    raise Interrupted()

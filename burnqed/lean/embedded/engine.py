@@ -1,0 +1,173 @@
+"""The tactic interpreter: sequences, ``<;>``, focusing and combinators over a goal list.
+
+Basic tactics act on the main goal and return the goals that replace it (``TACTICS`` maps
+names to them; the tactic modules register themselves). Failures raise ``TacticError``;
+running past the deadline raises ``Interrupted`` (the REPL's timeout answer).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from burnqed.lean.embedded.config import EmbeddedConfig
+from burnqed.lean.embedded.proofterm import TacticError
+from burnqed.lean.embedded.state import Goal, to_wire
+from burnqed.lean.embedded.syntax import Limits, ParseError
+from burnqed.lean.embedded.tactic_syntax import Tac, parse_tactic
+from burnqed.lean.protocol import render_goals
+
+__all__ = ["TACTICS", "Engine", "Interrupted", "TacticContext", "register", "render"]
+
+
+class Interrupted(Exception):
+    """The request ran past its deadline (answered as ``{"desc":"interrupt","error":"internal"}``)."""
+
+
+@dataclass
+class TacticContext:
+    """What one goal.tactic request shares: fresh ids, bounds, the deadline, the sorry flag."""
+
+    fresh: Callable[[], int]
+    config: EmbeddedConfig
+    deadline: float | None = None
+    used_sorry: bool = False
+    infos: list[str] = field(default_factory=list)
+
+    @property
+    def limits(self) -> Limits:
+        """Parser bounds."""
+        c = self.config
+        return Limits(c.max_input_chars, c.max_depth, c.max_numeral_digits)
+
+    def check_time(self) -> None:
+        """Raise Interrupted past the deadline."""
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise Interrupted()
+
+    def solver_ms(self) -> int:
+        """Time bound for the next solver call."""
+        bound = self.config.z3_timeout_ms
+        if self.deadline is not None:
+            left = int((self.deadline - time.monotonic()) * 1000)
+            if left <= 0:
+                raise Interrupted()
+            bound = min(bound, max(1, left))
+        return bound
+
+
+BasicTactic = Callable[["Engine", Goal, Tac], list[Goal]]
+TACTICS: dict[str, BasicTactic] = {}
+
+
+def register(*names: str) -> Callable[[BasicTactic], BasicTactic]:
+    """Decorator: make a function the implementation of tactic ``names``."""
+
+    def deco(fn: BasicTactic) -> BasicTactic:
+        for n in names:
+            TACTICS[n] = fn
+        return fn
+
+    return deco
+
+
+def render(goals: list[Goal]) -> str:
+    """Goals as Lean prints them in messages."""
+    return render_goals([to_wire(g) for g in goals])
+
+
+class Engine:
+    """Runs parsed tactics over goal lists."""
+
+    def __init__(self, ctx: TacticContext) -> None:
+        self.ctx = ctx
+
+    def fresh(self) -> int:
+        """A fresh unique id."""
+        return self.ctx.fresh()
+
+    def run_text(self, text: str, goal: Goal) -> list[Goal]:
+        """Parse and run a nested tactic block (``by ...``) on one goal."""
+        try:
+            tac = parse_tactic(text, self.ctx.limits)
+        except ParseError as exc:
+            raise TacticError(f"parse error in tactic block: {exc.message}") from exc
+        return self.run(tac, [goal])
+
+    def run(self, tac: Tac, goals: list[Goal]) -> list[Goal]:
+        """Run ``tac`` with ``goals`` (main goal first); returns the goals after it."""
+        self.ctx.check_time()
+        name, d = tac.name, tac.data
+        if name == "seq":
+            for item in d["items"]:
+                goals = self.run(item, goals)
+            return goals
+        if name == "then":
+            main, rest = self._main(goals)
+            out: list[Goal] = []
+            for g in self.run(d["first"], [main]):
+                out.extend(self.run(d["rest"], [g]))
+            return out + rest
+        if name == "focus":
+            main, rest = self._main(goals)
+            left = self.run(d["body"], [main])
+            if left:
+                raise TacticError("unsolved goals\n" + render(left))
+            return rest
+        if name == "all_goals":
+            out = []
+            for g in goals:
+                out.extend(self.run(d["body"], [g]))
+            return out
+        if name == "any_goals":
+            out, ok = [], False
+            for g in goals:
+                try:
+                    out.extend(self.run(d["body"], [g]))
+                    ok = True
+                except TacticError:
+                    out.append(g)
+            if not ok:
+                raise TacticError("any_goals failed on every goal")
+            return out
+        if name == "try":
+            try:
+                return self.run(d["body"], goals)
+            except TacticError:
+                return goals
+        if name == "first":
+            errors = []
+            for alt in d["alts"]:
+                try:
+                    return self.run(alt, goals)
+                except TacticError as exc:
+                    errors.append(str(exc))
+            raise TacticError(errors[-1] if errors else "first failed")
+        if name == "repeat":
+            for _ in range(self.ctx.config.max_repeat):
+                try:
+                    new = self.run(d["body"], goals)
+                except TacticError:
+                    break
+                if new == goals:
+                    break
+                goals = new
+            return goals
+        if name in ("skip",):
+            return goals
+        if name == "done":
+            if goals:
+                raise TacticError("unsolved goals\n" + render(goals))
+            return goals
+        fn = TACTICS.get(name)
+        if fn is None:
+            raise TacticError(f"tactic '{name}' is not supported by the embedded checker")
+        main, rest = self._main(goals)
+        return fn(self, main, tac) + rest
+
+    @staticmethod
+    def _main(goals: list[Goal]) -> tuple[Goal, list[Goal]]:
+        if not goals:
+            raise TacticError("no goals to be proved")
+        return goals[0], goals[1:]

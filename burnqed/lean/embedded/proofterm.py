@@ -1,0 +1,419 @@
+"""Proof terms: first-order unification with metavariables and the elaborator that types
+the terms given to exact / apply / refine / have / specialize / rw / simp.
+
+Supported forms: hypothesis names, built-in lemmas (lemmas.py) applied to value and proof
+arguments (implicit arguments are found by unification), projections ``.1 .2 .left .right
+.mp .mpr .symm .le .elim``, anonymous constructors ``⟨a, b⟩`` for ∧ ↔ ∃ ∣ True, ``rfl``,
+``?_`` holes (refine) and ``by tac`` blocks.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from burnqed.lean.embedded.arith import try_eval
+from burnqed.lean.embedded.elab import ElabError, elab_prop, elab_value
+from burnqed.lean.embedded.lemmas import LEMMAS, lemma_instances
+from burnqed.lean.embedded.state import Goal, display_names, goal_scope
+from burnqed.lean.embedded.syntax import Syn
+from burnqed.lean.embedded.terms import (
+    BVar,
+    Binder,
+    Conn,
+    Const,
+    FVar,
+    MVar,
+    Num,
+    Op,
+    Rel,
+    Term,
+    bvar_free,
+    instantiate,
+    pp,
+    replace,
+    type_of,
+)
+
+__all__ = ["ProofElab", "TacticError", "closes_by_rfl", "dvd_exists", "fresh_mvar", "instantiate_mvars", "peel_implicit", "rfl_normal", "unify"]
+
+_mvar_ids = itertools.count(1)
+
+
+class TacticError(Exception):
+    """A tactic failed; the message is Lean-like text for a severity-error message."""
+
+
+def fresh_mvar(ty: str, name: str) -> MVar:
+    """A new metavariable."""
+    return MVar(next(_mvar_ids), ty, name)
+
+
+def instantiate_mvars(t: Term, sub: dict[int, Term]) -> Term:
+    """Replace assigned metavariables (transitively)."""
+    if not sub:
+        return t
+
+    def fn(s: Term) -> Term | None:
+        if isinstance(s, MVar) and s.uid in sub:
+            return instantiate_mvars(sub[s.uid], sub)
+        return None
+
+    return replace(t, fn)
+
+
+def _defeq_head(t: Term) -> Term:
+    if isinstance(t, Rel):
+        if t.op == ">":
+            return Rel("<", t.rhs, t.lhs)
+        if t.op == "≥":
+            return Rel("≤", t.rhs, t.lhs)
+        if t.op == "≠":
+            return Conn("→", (Rel("=", t.lhs, t.rhs), Const("False")))
+    if isinstance(t, Conn) and t.op == "¬":
+        return Conn("→", (t.args[0], Const("False")))
+    return t
+
+
+def _has_bound(t: Term, bound: frozenset[str]) -> bool:
+    if not bound:
+        return False
+    stack = [t]
+    while stack:
+        s = stack.pop()
+        if isinstance(s, BVar) and s.name in bound:
+            return True
+        if isinstance(s, Op | Conn):
+            stack.extend(s.args)
+        elif isinstance(s, Rel):
+            stack.extend((s.lhs, s.rhs))
+        elif isinstance(s, Binder):
+            stack.append(s.body)
+    return False
+
+
+def unify(p: Term, t: Term, sub: dict[int, Term], defeq: bool = True) -> dict[int, Term] | None:
+    """Extend ``sub`` so that ``p`` (with metavariables) equals ``t``, or None."""
+    work = dict(sub)
+    return work if _unify(p, t, work, defeq, frozenset()) else None
+
+
+def _unify(p: Term, t: Term, sub: dict[int, Term], defeq: bool, bound: frozenset[str]) -> bool:
+    while isinstance(p, MVar) and p.uid in sub:
+        p = sub[p.uid]
+    while isinstance(t, MVar) and t.uid in sub:
+        t = sub[t.uid]
+    if isinstance(p, MVar):
+        if isinstance(t, MVar) and t.uid == p.uid:
+            return True
+        if p.ty != type_of(t) or _has_bound(t, bound):
+            return False
+        sub[p.uid] = t
+        return True
+    if isinstance(t, MVar):
+        return _unify(t, p, sub, defeq, bound)
+    if defeq:
+        p, t = _defeq_head(p), _defeq_head(t)
+    if type(p) is not type(t):
+        if defeq and isinstance(p, Num | Op) and isinstance(t, Num | Op):
+            a, b = try_eval(p), try_eval(t)
+            return a is not None and a == b
+        return False
+    if isinstance(p, Num):
+        return p == t
+    if isinstance(p, BVar | FVar | Const):
+        return p == t
+    if isinstance(p, Op):
+        assert isinstance(t, Op)
+        if p.op != t.op or p.ty != t.ty:
+            if defeq:
+                a, b = try_eval(p), try_eval(t)
+                return a is not None and a == b
+            return False
+        saved = dict(sub)
+        if all(_unify(x, y, sub, defeq, bound) for x, y in zip(p.args, t.args, strict=True)):
+            return True
+        sub.clear()
+        sub.update(saved)
+        if defeq:
+            a, b = try_eval(p), try_eval(t)
+            return a is not None and a == b
+        return False
+    if isinstance(p, Rel):
+        assert isinstance(t, Rel)
+        return p.op == t.op and _unify(p.lhs, t.lhs, sub, defeq, bound) and _unify(p.rhs, t.rhs, sub, defeq, bound)
+    if isinstance(p, Conn):
+        assert isinstance(t, Conn)
+        return p.op == t.op and all(_unify(x, y, sub, defeq, bound) for x, y in zip(p.args, t.args, strict=True))
+    assert isinstance(p, Binder) and isinstance(t, Binder)
+    if p.q != t.q or p.ty != t.ty:
+        return False
+    body = p.body if p.name == t.name else instantiate(p.body, p.name, BVar(t.name, t.ty))
+    return _unify(body, t.body, sub, defeq, bound | {t.name})
+
+
+def peel_implicit(ty: Term, sub: dict[int, Term]) -> Term:
+    """Turn leading implicit binders into fresh metavariables."""
+    while isinstance(ty, Binder) and ty.q == "∀" and ty.implicit:
+        ty = instantiate(ty.body, ty.name, fresh_mvar(ty.ty, ty.name))
+    return ty
+
+
+def rfl_normal(t: Term) -> Term:
+    """Closed arithmetic computed and ``x + 0``, ``x - 0``, ``x * 0``, ``x ^ 0`` unfolded (by defeq)."""
+
+    def fn(s: Term) -> Term | None:
+        if isinstance(s, Op):
+            v = try_eval(s)
+            if v is not None:
+                return Num(v, s.ty)
+            args = tuple(rfl_normal(a) for a in s.args)
+            if s.op in ("+", "-") and len(args) == 2 and args[1] == Num(0, s.ty):
+                return args[0]
+            if s.op == "*" and args[1] == Num(0, s.ty):
+                return Num(0, s.ty)
+            if s.op == "^" and args[1] == Num(0, "Nat"):
+                return Num(1, s.ty)
+            return Op(s.op, args, s.ty)
+        return None
+
+    return replace(t, fn)
+
+
+def closes_by_rfl(target: Term) -> bool:
+    """Whether ``rfl`` proves the target (= / ↔ / ≤ with definitionally equal sides)."""
+    if isinstance(target, Rel) and target.op in ("=", "≤", "≥"):
+        return unify(rfl_normal(target.lhs), rfl_normal(target.rhs), {}, True) is not None
+    if isinstance(target, Conn) and target.op == "↔":
+        return unify(target.args[0], target.args[1], {}, True) is not None
+    return False
+
+
+@dataclass
+class ProofElab:
+    """Types one proof term at a goal; holes and by-blocks produce or close goals."""
+
+    goal: Goal
+    fresh: Callable[[], int]
+    run_block: Callable[[str, Goal], list[Goal]]
+    allow_holes: bool = False
+    sub: dict[int, Term] = field(default_factory=dict)
+    new_goals: list[Goal] = field(default_factory=list)
+
+    def names(self) -> dict[int, str]:
+        """Display names of the goal's hypotheses."""
+        return display_names(self.goal)
+
+    def show(self, t: Term) -> str:
+        """Print a term in the goal's context."""
+        return pp(instantiate_mvars(t, self.sub), self.names())
+
+    def text(self, s: Syn) -> str:
+        """A short name for a term in messages."""
+        return s.value if s.kind == "ident" else "term"
+
+    def check(self, s: Syn, expected: Term) -> Term:
+        """Elaborate ``s`` against ``expected``; returns the (instantiated) proved proposition."""
+        got = self.infer(s, expected)
+        new = unify(got, expected, self.sub)
+        if new is None:
+            raise TacticError(
+                f"type mismatch\n  {self.text(s)}\nhas type\n  {self.show(got)} : Prop\n"
+                f"but is expected to have type\n  {self.show(expected)} : Prop"
+            )
+        self.sub = new
+        return instantiate_mvars(expected, self.sub)
+
+    # ---------------------------------------------------------------- inference
+    def infer(self, s: Syn, expected: Term | None) -> Term:
+        """The proposition that ``s`` proves (may contain metavariables)."""
+        while s.kind == "paren":
+            s = s.args[0]
+        k = s.kind
+        if k == "ident":
+            return self._ident(s, expected)
+        if k == "app":
+            return self._app(s, expected)
+        if k == "proj":
+            return self._proj(self.infer(s.args[0], None), s.value, s)
+        if k in ("anon", "by", "hole", "blank") or (k == "ident" and s.value == "rfl"):
+            if expected is None:
+                raise TacticError("don't know how to synthesize placeholder: the expected type is not known")
+            exp = instantiate_mvars(expected, self.sub)
+            if k == "anon":
+                return self._anon(s, exp)
+            if k == "by":
+                goal = self.goal.with_(self.fresh(), target=exp, tag=None)
+                left = self.run_block(s.value, goal)
+                if left:
+                    raise TacticError("unsolved goals")
+                return exp
+            if k == "hole" and self.allow_holes:
+                self.new_goals.append(self.goal.with_(self.fresh(), target=exp, tag=None))
+                return exp
+            raise TacticError(f"don't know how to synthesize placeholder\ncontext:\n⊢ {self.show(exp)}")
+        raise TacticError(f"unsupported proof term: {self.text(s)}")
+
+    def _ident(self, s: Syn, expected: Term | None) -> Term:
+        name = s.value
+        if name == "rfl":
+            if expected is None:
+                raise TacticError("don't know how to synthesize implicit argument of 'rfl'")
+            exp = instantiate_mvars(expected, self.sub)
+            if isinstance(exp, Rel) and exp.op == "=" and isinstance(exp.lhs, MVar):
+                self.sub[exp.lhs.uid] = exp.rhs
+                return instantiate_mvars(exp, self.sub)
+            if not closes_by_rfl(exp):
+                raise TacticError(
+                    f"type mismatch\n  rfl\nhas type\n  ?a = ?a\nbut is expected to have type\n  {self.show(exp)}"
+                )
+            return exp
+        hyp = self.goal.hyp_named(name)
+        if hyp is not None:
+            if isinstance(hyp.ty, str):
+                raise TacticError(f"type mismatch\n  {name}\nhas type\n  {hyp.ty}\nbut is expected to have type a proposition")
+            return hyp.ty
+        inst = lemma_instances(name) if name in LEMMAS else ()
+        if inst:
+            ty = inst[0]
+            if len(inst) > 1 and expected is not None:
+                for cand in inst:
+                    if unify(_conclusion(cand), instantiate_mvars(expected, self.sub), self.sub) is not None:
+                        ty = cand
+                        break
+            return peel_implicit(ty, self.sub)
+        if "." in name:
+            base, _, fld = name.rpartition(".")
+            return self._proj(self._ident(Syn("ident", s.pos, base), None), fld, s)
+        raise TacticError(f"unknown identifier '{name}'")
+
+    def _app(self, s: Syn, expected: Term | None) -> Term:
+        head, args = s.args[0], s.args[1:]
+        while head.kind == "paren":
+            head = head.args[0]
+        if head.kind == "ident" and head.value in LEMMAS and self.goal.hyp_named(head.value) is None:
+            inst = lemma_instances(head.value)
+            if len(inst) > 1:
+                errors = []
+                for cand in inst:
+                    saved = dict(self.sub), list(self.new_goals)
+                    try:
+                        return self._apply_args(cand, args, expected)
+                    except (TacticError, ElabError) as exc:
+                        errors.append(exc)
+                        self.sub, self.new_goals = dict(saved[0]), list(saved[1])
+                raise TacticError(str(errors[0]))
+        fty = self.infer(head, None)
+        return self._apply_args(fty, args, expected)
+
+    def _apply_args(self, fty: Term, args: tuple[Syn, ...], expected: Term | None) -> Term:
+        scope = goal_scope(self.goal)
+        for arg in args:
+            fty = peel_implicit(instantiate_mvars(fty, self.sub), self.sub)
+            fty = _defeq_head(fty)
+            if isinstance(fty, Binder) and fty.q == "∀":
+                if arg.kind in ("blank", "hole"):
+                    val: Term = fresh_mvar(fty.ty, fty.name)
+                else:
+                    try:
+                        val = elab_prop(arg, scope) if fty.ty == "Prop" else elab_value(arg, scope, fty.ty)
+                    except ElabError as exc:
+                        raise TacticError(exc.message) from exc
+                fty = instantiate(fty.body, fty.name, val)
+            elif isinstance(fty, Conn) and fty.op == "→":
+                premise = fty.args[0]
+                self.check(arg, premise)
+                fty = fty.args[1]
+            else:
+                raise TacticError(f"function expected, the term has type\n  {self.show(fty)}")
+        fty = peel_implicit(instantiate_mvars(fty, self.sub), self.sub)
+        return fty
+
+    def _proj(self, ty: Term, fld: str, s: Syn) -> Term:
+        ty = instantiate_mvars(ty, self.sub)
+        if isinstance(ty, Conn) and ty.op == "∧":
+            if fld in ("1", "left"):
+                return ty.args[0]
+            if fld in ("2", "right"):
+                return ty.args[1]
+            if fld == "symm":
+                return Conn("∧", (ty.args[1], ty.args[0]))
+        if isinstance(ty, Conn) and ty.op == "↔":
+            a, b = ty.args
+            if fld in ("1", "mp"):
+                return Conn("→", (a, b))
+            if fld in ("2", "mpr"):
+                return Conn("→", (b, a))
+            if fld == "symm":
+                return Conn("↔", (b, a))
+        if isinstance(ty, Conn) and ty.op == "∨" and fld == "symm":
+            return Conn("∨", (ty.args[1], ty.args[0]))
+        if isinstance(ty, Rel):
+            if fld == "symm" and ty.op in ("=", "≠"):
+                return Rel(ty.op, ty.rhs, ty.lhs)
+            if fld == "le" and ty.op in ("<", ">"):
+                return Rel("≤" if ty.op == "<" else "≥", ty.lhs, ty.rhs)
+            if fld == "ne" and ty.op == "<":
+                return Rel("≠", ty.lhs, ty.rhs)
+            if fld == "ne'" and ty.op == "<":
+                return Rel("≠", ty.rhs, ty.lhs)
+            if fld == "ge" and ty.op == "≤":
+                return Rel("≥", ty.rhs, ty.lhs)
+            if fld == "gt" and ty.op == "<":
+                return Rel(">", ty.rhs, ty.lhs)
+        if isinstance(ty, Const) and ty.name == "False" and fld == "elim":
+            return fresh_mvar("Prop", "C")
+        if isinstance(ty, Conn) and ty.op == "¬" and fld == "elim":
+            return Conn("→", (ty.args[0], fresh_mvar("Prop", "C")))
+        raise TacticError(f"invalid field '{fld}', the environment does not contain it for\n  {self.show(ty)}")
+
+    def _anon(self, s: Syn, exp: Term) -> Term:
+        items = s.args
+        exp = _defeq_head(exp) if isinstance(exp, Rel) and exp.op in (">", "≥") else exp
+        if isinstance(exp, Const) and exp.name == "True" and not items:
+            return exp
+        if isinstance(exp, Rel) and exp.op == "∣" and len(items) >= 2:
+            self._anon(s, dvd_exists(exp))
+            return exp
+        if len(items) < 2:
+            raise TacticError(f"invalid constructor ⟨...⟩, expected type must be an inductive type\n  {self.show(exp)}")
+        first, rest = items[0], items[1:]
+        rest_syn = rest[0] if len(rest) == 1 else Syn("anon", rest[0].pos, None, rest)
+        if isinstance(exp, Conn) and exp.op in ("∧", "↔"):
+            a, b = exp.args
+            if exp.op == "↔":
+                a, b = Conn("→", (a, b)), Conn("→", (b, a))
+            self.check(first, a)
+            self.check(rest_syn, b)
+            return exp
+        if isinstance(exp, Binder) and exp.q == "∃":
+            scope = goal_scope(self.goal)
+            try:
+                w = elab_prop(first, scope) if exp.ty == "Prop" else elab_value(first, scope, exp.ty)
+            except ElabError as exc:
+                raise TacticError(exc.message) from exc
+            self.check(rest_syn, instantiate(exp.body, exp.name, w))
+            return exp
+        raise TacticError(f"invalid constructor ⟨...⟩, expected type must be an inductive type\n  {self.show(exp)}")
+
+
+def dvd_exists(t: Rel) -> Term:
+    """``a ∣ b`` unfolded: ``∃ c, b = a * c``."""
+    ty = type_of(t.lhs)
+    return Binder("∃", "c", ty, Rel("=", t.rhs, Op("*", (t.lhs, BVar("c", ty)), ty)))
+
+
+def _conclusion(t: Term) -> Term:
+    while True:
+        if isinstance(t, Binder) and t.q == "∀":
+            t = instantiate(t.body, t.name, fresh_mvar(t.ty, t.name))
+        elif isinstance(t, Conn) and t.op == "→":
+            t = t.args[1]
+        else:
+            return t
+
+
+def is_dependent(t: Binder) -> bool:
+    """Whether a ∀ binder is used in its body."""
+    return bvar_free(t.body, t.name)

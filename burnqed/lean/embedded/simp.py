@@ -1,0 +1,280 @@
+"""The simplifier behind simp / norm_num: bottom-up rewriting to a fixed point.
+
+Rules (each a true equivalence, so simplification is sound): closed arithmetic is computed
+(bounded); unit laws (``x + 0``, ``x * 1``, ``x ^ 1``, ...), ℕ ``a + b - b``; relations
+whose sides differ by a constant polynomial (sympy) are decided; Mathlib's simp normal
+forms ``a > b`` ↦ ``b < a``, ``a ≥ b`` ↦ ``b ≤ a``, ``a ≠ b`` ↦ ``¬a = b``, ``¬a < b`` ↦
+``b ≤ a``, ``¬a ≤ b`` ↦ ``b < a``; propositional constants and idempotence; binders whose
+variable is unused. User rules (``simp [h, ...]``) rewrite with equations (left to
+right), iff's, or replace a proved proposition by True (and its negation by False).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from burnqed.lean.embedded.arith import TooLarge, eval_prop, is_closed, try_eval
+from burnqed.lean.embedded.poly import difference
+from burnqed.lean.embedded.proofterm import instantiate_mvars, unify
+from burnqed.lean.embedded.terms import (
+    Binder,
+    Conn,
+    Const,
+    Num,
+    Op,
+    Rel,
+    Term,
+    alpha_key,
+    bvar_free,
+    instantiate,
+    mvars,
+    type_of,
+)
+
+__all__ = ["Rule", "SimpSet", "rules_from_prop", "simplify"]
+
+TRUE, FALSE = Const("True"), Const("False")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """Rewrite ``lhs`` to ``rhs``; metavariables in lhs are pattern variables."""
+
+    lhs: Term
+    rhs: Term
+    permutative: bool = False
+
+
+@dataclass
+class SimpSet:
+    """User rules plus bounds."""
+
+    rules: list[Rule]
+    max_bits: int = 4096
+    max_expand: int = 32
+    use_poly: bool = True
+    check_time: Callable[[], None] | None = None
+
+
+def rules_from_prop(prop: Term) -> list[Rule]:
+    """The simp rules a hypothesis or lemma statement gives."""
+    t = prop
+    while isinstance(t, Binder) and t.q == "∀":
+        from burnqed.lean.embedded.proofterm import fresh_mvar
+
+        t = instantiate(t.body, t.name, fresh_mvar(t.ty, t.name))
+    if isinstance(t, Rel) and t.op == "=":
+        perm = unify(t.lhs, t.rhs, {}, False) is not None and unify(t.rhs, t.lhs, {}, False) is not None
+        return [Rule(t.lhs, t.rhs, perm or bool(mvars(t.lhs) and mvars(t.lhs) == mvars(t.rhs)))]
+    if isinstance(t, Conn) and t.op == "↔":
+        return [Rule(t.args[0], t.args[1])]
+    if isinstance(t, Conn) and t.op == "¬":
+        return [Rule(t.args[0], FALSE)]
+    if isinstance(t, Rel) and t.op == "≠":
+        return [Rule(Rel("=", t.lhs, t.rhs), FALSE), Rule(Rel("=", t.rhs, t.lhs), FALSE)]
+    if isinstance(t, Conn) and t.op == "∧":
+        return rules_from_prop(t.args[0]) + rules_from_prop(t.args[1])
+    if isinstance(t, Conn) and t.op == "→":
+        return []
+    return [Rule(t, TRUE)]
+
+
+def simplify(t: Term, ss: SimpSet, max_rounds: int = 16) -> Term:
+    """Simplify to a fixed point (bounded rounds)."""
+    for _ in range(max_rounds):
+        if ss.check_time is not None:
+            ss.check_time()
+        new = _simp(t, ss)
+        if new == t:
+            return new
+        t = new
+    return t
+
+
+def _apply_rules(t: Term, ss: SimpSet) -> Term | None:
+    for r in ss.rules:
+        sub = unify(r.lhs, t, {}, False)
+        if sub is None:
+            continue
+        out = instantiate_mvars(r.rhs, sub)
+        if mvars(out):
+            continue
+        if r.permutative and repr(alpha_key(out)) >= repr(alpha_key(t)):
+            continue
+        if out != t:
+            return out
+    return None
+
+
+def _simp(t: Term, ss: SimpSet) -> Term:
+    if isinstance(t, Op):
+        t = Op(t.op, tuple(_simp(a, ss) for a in t.args), t.ty)
+        r = _apply_rules(t, ss)
+        return r if r is not None else _arith(t, ss)
+    if isinstance(t, Rel):
+        t = Rel(t.op, _simp(t.lhs, ss), _simp(t.rhs, ss))
+        r = _apply_rules(t, ss)
+        return r if r is not None else _rel(t, ss)
+    if isinstance(t, Conn):
+        t = Conn(t.op, tuple(_simp(a, ss) for a in t.args))
+        r = _apply_rules(t, ss)
+        return r if r is not None else _conn(t)
+    if isinstance(t, Binder):
+        body = _simp(t.body, ss)
+        if body in (TRUE, FALSE):
+            return body
+        if not bvar_free(body, t.name):
+            return body
+        return Binder(t.q, t.name, t.ty, body, t.implicit)
+    r = _apply_rules(t, ss)
+    return r if r is not None else t
+
+
+def _num(v: int, ty: str) -> Num:
+    return Num(v, ty)
+
+
+def _arith(t: Op, ss: SimpSet) -> Term:
+    v = try_eval(t, ss.max_bits)
+    if v is not None:
+        return _num(v, t.ty)
+    ty, op = t.ty, t.op
+    if op == "cast" or op == "neg":
+        a = t.args[0]
+        if op == "neg" and isinstance(a, Op) and a.op == "neg":
+            return a.args[0]
+        return t
+    a, b = t.args
+    zero, one = Num(0, ty), Num(1, ty)
+    if op == "+":
+        if b == zero:
+            return a
+        if a == zero:
+            return b
+    elif op == "-":
+        if b == zero:
+            return a
+        if a == b:
+            return zero
+        if ty == "Nat" and a == zero:
+            return zero
+        if ty == "Nat" and isinstance(a, Op) and a.op == "+" and a.args[1] == b:
+            return a.args[0]
+        if ty == "Nat" and isinstance(a, Op) and a.op == "+" and a.args[0] == b:
+            return a.args[1]
+    elif op == "*":
+        if a == zero or b == zero:
+            return zero
+        if b == one:
+            return a
+        if a == one:
+            return b
+    elif op == "^":
+        if b == Num(0, "Nat"):
+            return one
+        if b == Num(1, "Nat"):
+            return a
+        if a == one:
+            return one
+    elif op == "/":
+        if b == one:
+            return a
+        if a == zero or b == zero:
+            return zero
+    elif op == "%":
+        if b == one:
+            return zero
+        if b == zero:
+            return a
+        if a == zero:
+            return zero
+    return t
+
+
+def _rel(t: Rel, ss: SimpSet) -> Term:
+    if is_closed(t):
+        try:
+            return TRUE if eval_prop(t, ss.max_bits) else FALSE
+        except (ValueError, TooLarge):
+            return t
+    a, b, op = t.lhs, t.rhs, t.op
+    if op == "∣":
+        if a == Num(1, type_of(a)) or b == Num(0, type_of(b)) or a == b:
+            return TRUE
+        return t
+    if alpha_key(a) == alpha_key(b):
+        return TRUE if op in ("=", "≤", "≥") else FALSE
+    ty = type_of(a)
+    if ty == "Nat":
+        if (op == "≤" and a == Num(0, ty)) or (op == "≥" and b == Num(0, ty)):
+            return TRUE
+        if (op == "<" and b == Num(0, ty)) or (op == ">" and a == Num(0, ty)):
+            return FALSE
+    if ss.use_poly:
+        try:
+            d = difference(a, b, ss.max_expand)
+        except TooLarge:
+            d = None
+        if d is not None and d.is_Number:
+            c = int(d)
+            return TRUE if {"=": c == 0, "≠": c != 0, "<": c < 0, "≤": c <= 0, ">": c > 0, "≥": c >= 0}[op] else FALSE
+    if op == ">":
+        return Rel("<", b, a)
+    if op == "≥":
+        return Rel("≤", b, a)
+    if op == "≠":
+        return Conn("¬", (Rel("=", a, b),))
+    return t
+
+
+def _conn(t: Conn) -> Term:
+    op = t.op
+    if op == "¬":
+        a = t.args[0]
+        if a == TRUE:
+            return FALSE
+        if a == FALSE:
+            return TRUE
+        if isinstance(a, Conn) and a.op == "¬":
+            return a.args[0]
+        if isinstance(a, Rel) and a.op == "<":
+            return Rel("≤", a.rhs, a.lhs)
+        if isinstance(a, Rel) and a.op == "≤":
+            return Rel("<", a.rhs, a.lhs)
+        return t
+    a, b = t.args
+    same = alpha_key(a) == alpha_key(b)
+    if op == "∧":
+        if a == TRUE:
+            return b
+        if b == TRUE or same:
+            return a
+        if FALSE in (a, b):
+            return FALSE
+    elif op == "∨":
+        if TRUE in (a, b):
+            return TRUE
+        if a == FALSE:
+            return b
+        if b == FALSE or same:
+            return a
+    elif op == "→":
+        if a == TRUE:
+            return b
+        if a == FALSE or b == TRUE or same:
+            return TRUE
+        if b == FALSE:
+            return Conn("¬", (a,))
+    elif op == "↔":
+        if same:
+            return TRUE
+        if a == TRUE:
+            return b
+        if b == TRUE:
+            return a
+        if a == FALSE:
+            return Conn("¬", (b,))
+        if b == FALSE:
+            return Conn("¬", (a,))
+    return t

@@ -1,0 +1,418 @@
+"""Structural tactics: intro/intros, exact, apply, refine, constructor, left, right, exfalso,
+contradiction, assumption, trivial, rfl, decide, sorry, use/exists, specialize, have,
+show, by_contra, by_cases, clear, symm."""
+
+from __future__ import annotations
+
+from burnqed.lean.embedded.arith import TooLarge, eval_prop, is_closed, try_eval
+from burnqed.lean.embedded.elab import ElabError, elab_prop, elab_value
+from burnqed.lean.embedded.engine import Engine, register, render
+from burnqed.lean.embedded.proofterm import (
+    ProofElab,
+    TacticError,
+    closes_by_rfl,
+    dvd_exists,
+    fresh_mvar,
+    instantiate_mvars,
+    unify,
+)
+from burnqed.lean.embedded.state import Goal, Hyp, display_names, goal_scope
+from burnqed.lean.embedded.syntax import Syn
+from burnqed.lean.embedded.tactic_syntax import Tac
+from burnqed.lean.embedded.terms import Binder, Conn, Const, FVar, Rel, Term, defeq_key, instantiate, mvars, pp
+
+__all__ = ["add_hyp", "discharge", "elab_in_goal", "intro_one", "prop_in_goal", "show"]
+
+
+def show(goal: Goal, t: Term) -> str:
+    """Print a term in a goal's context."""
+    return pp(t, display_names(goal))
+
+
+def prop_in_goal(goal: Goal, s: Syn) -> Term:
+    """Elaborate a proposition typed in a tactic at this goal."""
+    try:
+        return elab_prop(s, goal_scope(goal))
+    except ElabError as exc:
+        raise TacticError(exc.message) from exc
+
+
+def elab_in_goal(eng: Engine, goal: Goal, s: Syn, expected: Term | None, holes: bool = False) -> tuple[Term, ProofElab]:
+    """Elaborate a proof term at this goal (returns its proposition and the elaborator)."""
+    pe = ProofElab(goal, eng.fresh, eng.run_text, allow_holes=holes)
+    try:
+        if expected is not None:
+            prop = pe.check(s, expected)
+        else:
+            prop = instantiate_mvars(pe.infer(s, None), pe.sub)
+    except ElabError as exc:
+        raise TacticError(exc.message) from exc
+    return prop, pe
+
+
+def add_hyp(eng: Engine, goal: Goal, name: str, ty: str | Term, target: Term | None = None, hygienic: bool = False) -> tuple[Goal, Hyp]:
+    """A copy of the goal with one more hypothesis (and optionally a new target)."""
+    h = Hyp(eng.fresh(), name, ty, hygienic)
+    return goal.with_(eng.fresh(), hyps=(*goal.hyps, h), target=target), h
+
+
+def intro_one(eng: Engine, goal: Goal, name: str | None) -> Goal:
+    """Introduce one binder or premise (``name`` None: an inaccessible name)."""
+    t = goal.target
+    if isinstance(t, Rel) and t.op == "≠":
+        t = Conn("→", (Rel("=", t.lhs, t.rhs), Const("False")))
+    if isinstance(t, Conn) and t.op == "¬":
+        t = Conn("→", (t.args[0], Const("False")))
+    hygienic = name is None or name == "_"
+    if isinstance(t, Binder) and t.q == "∀":
+        user = t.name if hygienic else name
+        h = Hyp(eng.fresh(), user, t.ty, hygienic)
+        body = instantiate(t.body, t.name, FVar(h.uid, t.ty))
+        return goal.with_(eng.fresh(), hyps=(*goal.hyps, h), target=body)
+    if isinstance(t, Conn) and t.op == "→":
+        user = "a" if hygienic else name
+        h = Hyp(eng.fresh(), user, t.args[0], hygienic)
+        return goal.with_(eng.fresh(), hyps=(*goal.hyps, h), target=t.args[1])
+    raise TacticError("tactic 'introN' failed, insufficient number of binders")
+
+
+def _introducible(t: Term) -> bool:
+    return (isinstance(t, Binder) and t.q == "∀") or (isinstance(t, Conn) and t.op in ("→", "¬")) or (
+        isinstance(t, Rel) and t.op == "≠"
+    )
+
+
+@register("intro")
+def _intro(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    names = tac.data["names"] or [None]
+    for n in names:
+        goal = intro_one(eng, goal, n)
+    return [goal]
+
+
+@register("intros")
+def _intros(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    names = tac.data["names"]
+    if names:
+        for n in names:
+            goal = intro_one(eng, goal, n)
+        return [goal]
+    while isinstance(goal.target, Binder | Conn) and _introducible(goal.target) and not (
+        isinstance(goal.target, Conn) and goal.target.op == "¬"
+    ):
+        goal = intro_one(eng, goal, None)
+    return [goal]
+
+
+@register("exact", "exact_mod_cast")
+def _exact(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    _prop, pe = elab_in_goal(eng, goal, tac.data["term"], goal.target)
+    if pe.new_goals:
+        raise TacticError("don't know how to synthesize placeholder")
+    return []
+
+
+@register("refine")
+def _refine(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    _prop, pe = elab_in_goal(eng, goal, tac.data["term"], goal.target, holes=True)
+    return [g.with_(g.uid, target=instantiate_mvars(g.target, pe.sub)) for g in pe.new_goals]
+
+
+@register("apply")
+def _apply(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    ty, pe = elab_in_goal(eng, goal, tac.data["term"], None)
+    premises: list[Term] = []
+    cur = ty
+    tried: list[Term] = []
+    while True:
+        sub = unify(cur, goal.target, pe.sub)
+        if sub is not None:
+            pending = [instantiate_mvars(p, sub) for p in premises]
+            leftover = set().union(*(mvars(p) for p in pending)) if pending else set()
+            if leftover:
+                raise TacticError(
+                    f"tactic 'apply' failed, could not synthesize the arguments of\n  {show(goal, instantiate_mvars(ty, sub))}"
+                )
+            tag_goals = []
+            for p in pending:
+                if isinstance(p, Const) and p.name == "True":
+                    continue
+                tag_goals.append(goal.with_(eng.fresh(), target=p, tag=None))
+            return tag_goals
+        tried.append(cur)
+        c = cur
+        if isinstance(c, Rel) and c.op == "≠":
+            c = Conn("→", (Rel("=", c.lhs, c.rhs), Const("False")))
+        if isinstance(c, Conn) and c.op == "¬":
+            c = Conn("→", (c.args[0], Const("False")))
+        if isinstance(c, Binder) and c.q == "∀":
+            cur = instantiate(c.body, c.name, fresh_mvar(c.ty, c.name))
+        elif isinstance(c, Conn) and c.op == "→":
+            premises.append(c.args[0])
+            cur = c.args[1]
+        else:
+            break
+    raise TacticError(
+        f"tactic 'apply' failed, could not unify the conclusion of `{_term_text(tac)}`\n  {show(goal, instantiate_mvars(tried[-1], pe.sub))}\n"
+        f"with the goal\n  {show(goal, goal.target)}"
+    )
+
+
+def _term_text(tac: Tac) -> str:
+    s = tac.data.get("term")
+    if s is not None and s.kind == "ident":
+        return s.value
+    return "term"
+
+
+@register("constructor")
+def _constructor(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    t = goal.target
+    if isinstance(t, Conn) and t.op == "∧":
+        return [goal.with_(eng.fresh(), target=t.args[0], tag="left"), goal.with_(eng.fresh(), target=t.args[1], tag="right")]
+    if isinstance(t, Conn) and t.op == "↔":
+        a, b = t.args
+        return [
+            goal.with_(eng.fresh(), target=Conn("→", (a, b)), tag="mp"),
+            goal.with_(eng.fresh(), target=Conn("→", (b, a)), tag="mpr"),
+        ]
+    if isinstance(t, Const) and t.name == "True":
+        return []
+    raise TacticError(f"tactic 'constructor' failed, target is not an inductive datatype\n{render([goal])}")
+
+
+@register("left", "right")
+def _left_right(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    t = goal.target
+    if isinstance(t, Conn) and t.op == "∨":
+        side = t.args[0] if tac.name == "left" else t.args[1]
+        return [goal.with_(eng.fresh(), target=side, tag="h")]
+    raise TacticError(
+        f"tactic '{tac.name}' failed, target is not an inductive datatype with two constructors\n{render([goal])}"
+    )
+
+
+@register("exfalso")
+def _exfalso(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    if goal.target == Const("False"):
+        return [goal]
+    return [goal.with_(eng.fresh(), target=Const("False"))]
+
+
+def _closed_false(t: Term) -> bool:
+    if not is_closed(t):
+        return False
+    try:
+        return not eval_prop(t)
+    except (ValueError, TooLarge):
+        return False
+
+
+def _contradiction_found(goal: Goal) -> bool:
+    props = [h.ty for h in goal.hyps if not isinstance(h.ty, str)]
+    keys = {defeq_key(p, try_eval) for p in props}
+    for p in props:
+        if p == Const("False"):
+            return True
+        if isinstance(p, Conn) and p.op == "¬":
+            if defeq_key(p.args[0], try_eval) in keys:
+                return True
+            if p.args[0] == Const("True") or closes_by_rfl(p.args[0]):
+                return True
+        if isinstance(p, Rel) and p.op == "≠" and closes_by_rfl(Rel("=", p.lhs, p.rhs)):
+            return True
+        if isinstance(p, Rel) and _closed_false(p):
+            return True
+    return False
+
+
+@register("contradiction")
+def _contradiction(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    if _contradiction_found(goal):
+        return []
+    raise TacticError(f"tactic 'contradiction' failed\n{render([goal])}")
+
+
+def _assumption_closes(goal: Goal) -> bool:
+    key = defeq_key(goal.target, try_eval)
+    return any(not isinstance(h.ty, str) and defeq_key(h.ty, try_eval) == key for h in goal.hyps)
+
+
+@register("assumption")
+def _assumption(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    if _assumption_closes(goal):
+        return []
+    raise TacticError(f"tactic 'assumption' failed\n{render([goal])}")
+
+
+def discharge(goal: Goal) -> bool:
+    """The closers of ``trivial`` and ``use``: rfl, True, assumption, decide on closed goals."""
+    t = goal.target
+    if t == Const("True") or closes_by_rfl(t) or _assumption_closes(goal):
+        return True
+    if is_closed(t):
+        try:
+            return eval_prop(t)
+        except (ValueError, TooLarge):
+            return False
+    if isinstance(t, Conn) and t.op == "∧":
+        return discharge(goal.with_(goal.uid, target=t.args[0])) and discharge(goal.with_(goal.uid, target=t.args[1]))
+    return False
+
+
+@register("trivial")
+def _trivial(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    if discharge(goal):
+        return []
+    raise TacticError(f"tactic 'trivial' failed\n{render([goal])}")
+
+
+@register("rfl")
+def _rfl(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    if closes_by_rfl(goal.target):
+        return []
+    t = goal.target
+    if isinstance(t, Rel) and t.op in ("=", "≤", "≥") or isinstance(t, Conn) and t.op == "↔":
+        raise TacticError(
+            "The rfl tactic failed. Possible reasons:\n- The goal is not a reflexive relation (neither `=` nor a relation "
+            "with a @[refl] lemma).\n- The arguments of the relation are not equal.\nTry using the reflexivity lemma "
+            f"for your relation explicitly, e.g. `exact Eq.refl _` or\n`exact HEq.rfl` etc.\n{render([goal])}"
+        )
+    raise TacticError(f"The rfl tactic failed. Possible reasons:\n- The goal is not a reflexive relation.\n{render([goal])}")
+
+
+@register("decide")
+def _decide(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    t = goal.target
+    text = show(goal, t)
+    if not is_closed(t):
+        raise TacticError(f"expected type must not contain free or meta variables\n  {text}")
+    try:
+        value = eval_prop(t, eng.ctx.config.max_bits)
+    except TooLarge as exc:
+        raise TacticError(f"maximum recursion depth has been reached (the numbers in\n  {text}\nare too large: {exc})") from exc
+    except ValueError as exc:
+        raise TacticError(f"failed to synthesize\n  Decidable ({text})") from exc
+    if value:
+        return []
+    raise TacticError(f"tactic 'decide' proved that the proposition\n  {text}\nis false")
+
+
+@register("sorry", "admit")
+def _sorry(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    eng.ctx.used_sorry = True
+    return []
+
+
+@register("use", "exists")
+def _use(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    t = goal.target
+    scope = goal_scope(goal)
+    for s in tac.data["terms"]:
+        if isinstance(t, Rel) and t.op == "∣":
+            t = dvd_exists(t)
+        if isinstance(t, Binder) and t.q == "∃":
+            try:
+                w = elab_prop(s, scope) if t.ty == "Prop" else elab_value(s, scope, t.ty)
+            except ElabError as exc:
+                raise TacticError(exc.message) from exc
+            t = instantiate(t.body, t.name, w)
+        elif isinstance(t, Conn) and t.op == "∧":
+            raise TacticError("use: too many arguments for the existential")
+        else:
+            raise TacticError(f"use: the goal is not an existential\n{render([goal])}")
+    new = goal.with_(eng.fresh(), target=t)
+    if discharge(new):
+        return []
+    return [new]
+
+
+@register("specialize")
+def _specialize(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    s = tac.data["term"]
+    head = s.args[0] if s.kind == "app" else s
+    if head.kind != "ident" or goal.hyp_named(head.value) is None:
+        raise TacticError("'specialize' requires a term of the form `h x_1 .. x_n` where `h` appears in the local context")
+    old = goal.hyp_named(head.value)
+    assert old is not None
+    prop, pe = elab_in_goal(eng, goal, s, None)
+    if mvars(prop):
+        raise TacticError("don't know how to synthesize the implicit arguments of the specialization")
+    hyps = tuple(Hyp(eng.fresh(), h.user, prop) if h.uid == old.uid else h for h in goal.hyps)
+    return [*pe.new_goals, goal.with_(eng.fresh(), hyps=hyps)]
+
+
+@register("have")
+def _have(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    d = tac.data
+    name = d["name"]
+    ty = prop_in_goal(goal, d["type"]) if "type" in d else None
+    side: list[Goal] = []
+    if "by" in d:
+        if ty is None:
+            raise TacticError("have ... := by: the type of the new hypothesis must be given")
+        left = eng.run(d["by"], [goal.with_(eng.fresh(), target=ty, tag=None)])
+        if left:
+            raise TacticError("unsolved goals\n" + render(left))
+    elif "term" in d:
+        prop, pe = elab_in_goal(eng, goal, d["term"], ty)
+        if mvars(prop):
+            raise TacticError("don't know how to synthesize placeholder in the type of the new hypothesis")
+        ty = prop
+    else:
+        if ty is None:
+            raise TacticError("have: expected ':=' or a type")
+        side.append(goal.with_(eng.fresh(), target=ty, tag=None))
+    new, _ = add_hyp(eng, goal, name, ty)
+    return [*side, new]
+
+
+@register("show")
+def _show(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    ty = prop_in_goal(goal, tac.data["type"])
+    if unify(ty, goal.target, {}) is None:
+        raise TacticError(f"type mismatch\n  {show(goal, ty)}\nis not definitionally equal to the goal\n  {show(goal, goal.target)}")
+    return [goal.with_(eng.fresh(), target=ty)]
+
+
+@register("by_contra")
+def _by_contra(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    t = goal.target
+    hyp_ty = t.args[0] if isinstance(t, Conn) and t.op == "¬" else Conn("¬", (t,))
+    new, _ = add_hyp(eng, goal, tac.data["name"], hyp_ty, target=Const("False"))
+    return [new]
+
+
+@register("by_cases")
+def _by_cases(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    p = prop_in_goal(goal, tac.data["type"])
+    pos, _ = add_hyp(eng, goal, tac.data["name"], p)
+    neg, _ = add_hyp(eng, goal, tac.data["name"], Conn("¬", (p,)))
+    return [pos.with_(pos.uid, tag="pos"), neg.with_(neg.uid, tag="neg")]
+
+
+@register("clear")
+def _clear(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    from burnqed.lean.embedded.terms import fvars
+
+    hyps = list(goal.hyps)
+    for n in tac.data["names"]:
+        h = goal.hyp_named(n)
+        if h is None:
+            raise TacticError(f"unknown hypothesis '{n}'")
+        users = [o for o in hyps if o.uid != h.uid and not isinstance(o.ty, str) and h.uid in fvars(o.ty)]
+        if users or h.uid in fvars(goal.target):
+            raise TacticError(f"tactic 'clear' failed, variable '{n}' depends on it")
+        hyps = [o for o in hyps if o.uid != h.uid]
+    return [goal.with_(eng.fresh(), hyps=tuple(hyps))]
+
+
+@register("symm")
+def _symm(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    t = goal.target
+    if isinstance(t, Rel) and t.op in ("=", "≠"):
+        return [goal.with_(eng.fresh(), target=Rel(t.op, t.rhs, t.lhs))]
+    if isinstance(t, Conn) and t.op == "↔":
+        return [goal.with_(eng.fresh(), target=Conn("↔", (t.args[1], t.args[0])))]
+    raise TacticError("symm: the goal is not a symmetric relation")
+

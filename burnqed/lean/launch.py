@@ -1,0 +1,93 @@
+"""From a LeanConfig to the command line and environment of one child process.
+
+- ``embedded``: ``python -m burnqed.lean.embedded IMPORT... --OPT=VALUE...``
+- ``pantograph``: ``repl IMPORT... --OPT=VALUE...``, the binary from ``repl_path``, else
+  ``$PANTOGRAPH_REPL``, else ``repl`` on PATH; ``lean_path`` entries are prepended to
+  LEAN_PATH.
+- ``command``: ``config.command`` exactly as given.
+
+Every argv is then wrapped in the limits trampoline (address space, CPU, die with parent).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from burnqed.lean.config import LeanConfig
+from burnqed.lean.errors import LeanConfigError
+from burnqed.lean.limits import limited_argv
+
+__all__ = ["LaunchSpec", "backend_argv", "build_launch", "find_pantograph"]
+
+
+class LaunchSpec(BaseModel):
+    """What to execute for one worker."""
+
+    model_config = ConfigDict(frozen=True)
+
+    backend: str
+    argv: list[str]
+    env: dict[str, str] | None = None
+
+    @property
+    def program(self) -> list[str]:
+        """The backend's own argv (after the trampoline's ``--``)."""
+        return self.argv[self.argv.index("--") + 1 :] if "--" in self.argv else self.argv
+
+
+def _lean_args(config: LeanConfig) -> list[str]:
+    return [*config.imports, *(f"--{name}={value}" for name, value in config.lean_options.items())]
+
+
+def find_pantograph(config: LeanConfig) -> Path:
+    """The Pantograph ``repl`` binary to run, or LeanConfigError saying how to set it."""
+    from burnqed.config import env  # late: burnqed.config imports this package
+
+    candidate: str | None
+    if config.repl_path is not None:
+        candidate, origin = str(config.repl_path), "lean.repl_path"
+    elif env("PANTOGRAPH_REPL"):
+        candidate, origin = env("PANTOGRAPH_REPL"), "$PANTOGRAPH_REPL"
+    else:
+        candidate, origin = shutil.which("repl"), "PATH"
+    if candidate is None:
+        raise LeanConfigError(
+            "backend 'pantograph' needs the Pantograph repl binary: set lean.repl_path or "
+            "$PANTOGRAPH_REPL (scripts/build_pantograph.sh builds it), or put `repl` on PATH"
+        )
+    path = Path(candidate)
+    if not path.is_file() or not os.access(path, os.X_OK):
+        raise LeanConfigError(f"Pantograph repl from {origin} is not an executable file: {path}")
+    return path
+
+
+def backend_argv(config: LeanConfig) -> tuple[list[str], dict[str, str] | None]:
+    """The backend's own argv and environment (``None`` = inherit), without limits."""
+    if config.backend == "embedded":
+        return [sys.executable, "-m", "burnqed.lean.embedded", *_lean_args(config)], None
+    if config.backend == "pantograph":
+        argv = [str(find_pantograph(config)), *_lean_args(config)]
+        if not config.lean_path:
+            return argv, None
+        from burnqed.config import env
+
+        entries = [str(p) for p in config.lean_path]
+        inherited = env("LEAN_PATH")
+        if inherited:
+            entries.append(inherited)
+        return argv, {**os.environ, "LEAN_PATH": os.pathsep.join(entries)}
+    if not config.command:
+        raise LeanConfigError("backend 'command' needs lean.command, the argv of a protocol-speaking child")
+    return list(config.command), None
+
+
+def build_launch(config: LeanConfig) -> LaunchSpec:
+    """The full launch (trampoline + backend argv) for one worker of ``config``."""
+    argv, env = backend_argv(config)
+    wrapped = limited_argv(argv, memory_limit_mb=config.memory_limit_mb, cpu_limit_s=config.cpu_limit_s)
+    return LaunchSpec(backend=config.backend, argv=wrapped, env=env)

@@ -1,0 +1,360 @@
+"""The pool: N Lean workers with fixed imports, lent out one proof at a time.
+
+``start_proof`` / ``open_proof`` take a free worker (FIFO-fair, bounded by
+``acquire_timeout_s`` → PoolExhausted) and return a ProofHandle that holds it until
+closed. There is no pool-level run_tactic. A worker that died is replaced in the
+background at once; a worker past ``max_requests_per_worker`` / ``max_worker_age_s`` is
+recycled when its handle closes (only between proofs). Shutting the pool down kills
+every child; children also die with this process (PR_SET_PDEATHSIG, see limits.py).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import uuid
+from collections import deque
+from collections.abc import Sequence
+from types import TracebackType
+
+import anyio
+from anyio.abc import TaskGroup
+
+from burnqed.lean.config import LeanConfig
+from burnqed.lean.errors import (
+    InvalidInput,
+    InvalidStatement,
+    LeanError,
+    PoolClosed,
+    PoolExhausted,
+    UnknownHandle,
+)
+from burnqed.lean.handle import ProofHandle, input_problem
+from burnqed.lean.launch import LaunchSpec, build_launch
+from burnqed.lean.results import PoolStatus, ProofVerdict
+from burnqed.lean.worker import LeanWorker
+
+__all__ = ["LeanPool"]
+
+log = logging.getLogger(__name__)
+
+
+class _Waiter:
+    """One queued acquirer; the releaser hands it a worker directly (FIFO fairness)."""
+
+    __slots__ = ("event", "worker", "gone")
+
+    def __init__(self) -> None:
+        self.event = anyio.Event()
+        self.worker: LeanWorker | None = None
+        self.gone = False
+
+
+class _ProofContext:
+    """``async with pool.start_proof(...) as proof``: open on enter, close on exit."""
+
+    def __init__(self, pool: LeanPool, statement: str | None, name: str | None) -> None:
+        self._pool, self._statement, self._name = pool, statement, name
+        self._handle: ProofHandle | None = None
+
+    async def __aenter__(self) -> ProofHandle:
+        self._handle = await self._pool.open_proof(self._statement, name=self._name)
+        return self._handle
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        if self._handle is not None:
+            await self._handle.close()
+
+
+class LeanPool:
+    """N worker processes of one backend and import set; ``async with LeanPool(config) as pool``."""
+
+    def __init__(self, config: LeanConfig) -> None:
+        self.config = config
+        self._launch: LaunchSpec | None = None
+        self._workers: set[LeanWorker] = set()
+        self._idle: deque[LeanWorker] = deque()
+        self._waiters: deque[_Waiter] = deque()
+        self._handles: dict[str, ProofHandle] = {}
+        self._ids = itertools.count()
+        self._starting = 0
+        self._restarts = 0
+        self._retired_requests = 0
+        self._tg: TaskGroup | None = None
+        self._closed = False
+
+    @property
+    def backend(self) -> str:
+        """``embedded``, ``pantograph`` or ``command``."""
+        return self.config.backend
+
+    @property
+    def closed(self) -> bool:
+        """The pool has been shut down."""
+        return self._closed
+
+    def worker_pids(self) -> list[int]:
+        """Pids of the live worker processes (each is also its process group id)."""
+        return sorted(w.pid for w in self._workers if w.pid is not None)
+
+    def status(self) -> PoolStatus:
+        """A snapshot: workers, idle, busy, starting, waiting, handles, restarts, requests."""
+        live = len(self._workers)
+        return PoolStatus(
+            backend=self.backend,
+            workers=live,
+            idle=len(self._idle),
+            busy=live - len(self._idle),
+            starting=self._starting,
+            waiting=sum(1 for w in self._waiters if not w.gone),
+            open_handles=len(self._handles),
+            restarts=self._restarts,
+            requests=self._retired_requests + sum(w.requests for w in self._workers),
+        )
+
+    # ------------------------------------------------------------------ life cycle
+
+    async def __aenter__(self) -> LeanPool:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    async def start(self) -> None:
+        """Start all ``num_workers`` children concurrently; any start-up failure aborts the pool."""
+        if self._tg is not None:
+            raise LeanError("pool already started")
+        self._launch = build_launch(self.config)
+        self._tg = anyio.create_task_group()
+        await self._tg.__aenter__()
+        workers = [self._new_worker() for _ in range(self.config.num_workers)]
+        errors: list[BaseException] = []
+
+        async def boot(worker: LeanWorker) -> None:
+            try:
+                await worker.start()
+            except LeanError as exc:
+                errors.append(exc)
+
+        try:
+            async with anyio.create_task_group() as tg:
+                for worker in workers:
+                    tg.start_soon(boot, worker)
+        finally:
+            for worker in workers:
+                if worker.alive:
+                    self._workers.add(worker)
+                    self._idle.append(worker)
+            if errors or not all(w.alive for w in workers):
+                await self.aclose()
+        if errors:
+            raise errors[0]
+        log.info("lean pool up: %d %s workers", len(self._workers), self.backend)
+
+    async def aclose(self) -> None:
+        """Shut down: close handles (no requests), kill every child, stop replacements."""
+        if self._closed:
+            return
+        self._closed = True
+        with anyio.CancelScope(shield=True):
+            for waiter in self._waiters:
+                waiter.gone = True
+                waiter.event.set()
+            self._waiters.clear()
+            for handle in list(self._handles.values()):
+                worker = handle._detach()
+                if worker is not None:
+                    self._workers.add(worker)
+            self._handles.clear()
+            if self._tg is not None:
+                self._tg.cancel_scope.cancel()
+            workers = list(self._workers)
+            self._workers.clear()
+            self._idle.clear()
+            async with anyio.create_task_group() as tg:
+                for worker in workers:
+                    tg.start_soon(worker.close)
+        # outside the shield: the task group's scope must be the innermost one when it exits
+        if self._tg is not None:
+            await self._tg.__aexit__(None, None, None)
+
+    def _new_worker(self) -> LeanWorker:
+        return LeanWorker(self.config, worker_id=next(self._ids), launch=self._launch)
+
+    # ------------------------------------------------------------------ lending workers
+
+    async def _acquire(self) -> LeanWorker:
+        """A free live worker, FIFO-fair, within acquire_timeout_s."""
+        if self._closed:
+            raise PoolClosed("the Lean pool is shut down")
+        while self._idle and not self._waiters:
+            worker = self._idle.popleft()
+            if worker.alive:
+                return worker
+            self._replace(worker)
+        if not self._workers and self._starting == 0:
+            raise PoolExhausted("no live Lean workers (replacements failed to start)")
+        waiter = _Waiter()
+        self._waiters.append(waiter)
+        try:
+            with anyio.fail_after(self.config.acquire_timeout_s):
+                await waiter.event.wait()
+        except BaseException as exc:
+            waiter.gone = True
+            handed, waiter.worker = waiter.worker, None
+            if handed is not None:
+                if isinstance(exc, TimeoutError):
+                    return handed  # handed over just as the time-out fired: keep it
+                self._release(handed)  # cancelled after the hand-over: give it back
+            if isinstance(exc, TimeoutError):
+                raise PoolExhausted(
+                    f"no Lean worker became free within {self.config.acquire_timeout_s}s ({self.status()})"
+                ) from exc
+            raise
+        if waiter.worker is None:
+            if self._closed:
+                raise PoolClosed("the Lean pool shut down while waiting for a worker")
+            raise PoolExhausted("no live Lean workers (replacements failed to start)")
+        return waiter.worker
+
+    def _offer(self, worker: LeanWorker) -> None:
+        """Give a free worker to the first live waiter, else make it idle."""
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if waiter.gone:
+                continue
+            waiter.worker = worker
+            waiter.event.set()
+            return
+        self._idle.append(worker)
+
+    def _release(self, worker: LeanWorker) -> None:
+        """A handle gives its worker back: reuse, recycle or replace it."""
+        if self._closed:
+            return  # aclose() closes every worker, busy ones included
+        if not worker.alive:
+            self._replace(worker)
+        elif worker.needs_recycling():
+            log.info("recycling worker %d after %d requests / %.0fs", worker.id, worker.requests, worker.age_s)
+            self._replace(worker)
+        else:
+            self._offer(worker)
+
+    def _forget(self, handle: ProofHandle) -> None:
+        self._handles.pop(handle.id, None)
+
+    def _spawn(self, func: object, *args: object) -> None:
+        if self._tg is not None:
+            self._tg.start_soon(func, *args)  # type: ignore[arg-type]
+
+    def _replace(self, old: LeanWorker) -> None:
+        """Retire ``old`` and start a replacement in the background."""
+        self._workers.discard(old)
+        self._retired_requests += old.requests
+        self._restarts += 1
+        self._starting += 1
+        self._spawn(old.close)
+        self._spawn(self._start_replacement)
+
+    async def _start_replacement(self) -> None:
+        try:
+            for attempt in range(self.config.restart_attempts):
+                if self._closed:
+                    return
+                worker = self._new_worker()
+                try:
+                    await worker.start()
+                except LeanError as exc:
+                    log.warning("replacement worker failed to start (attempt %d): %s", attempt + 1, exc)
+                    await anyio.sleep(min(0.2 * 2**attempt, 2.0))
+                    continue
+                if self._closed:
+                    await worker.close()
+                    return
+                self._workers.add(worker)
+                self._offer(worker)
+                return
+            log.error("gave up replacing a Lean worker after %d attempts", self.config.restart_attempts)
+        finally:
+            self._starting -= 1
+            if not self._workers and self._starting == 0:
+                # nobody will ever hand these waiters a worker
+                for waiter in self._waiters:
+                    waiter.gone = True
+                    waiter.event.set()
+                self._waiters.clear()
+
+    # ------------------------------------------------------------------ proofs
+
+    def get_handle(self, handle_id: str) -> ProofHandle:
+        """The open handle with this id, or UnknownHandle."""
+        try:
+            return self._handles[handle_id]
+        except KeyError:
+            raise UnknownHandle(f"no open proof handle {handle_id!r}") from None
+
+    def handles(self) -> list[ProofHandle]:
+        """The open handles."""
+        return list(self._handles.values())
+
+    async def open_proof(self, statement: str | None = None, *, name: str | None = None) -> ProofHandle:
+        """Start a proof of ``statement`` (goal.start expr) or of constant ``name`` (copyFrom); close it yourself."""
+        if (statement is None) == (name is None):
+            raise InvalidInput("give exactly one of statement or name")
+        text = statement if statement is not None else name
+        problem = input_problem(text or "", self.config.max_input_chars)
+        if problem is not None:
+            raise InvalidInput(f"{'statement' if statement is not None else 'name'} refused: it {problem}")
+        worker = await self._acquire()
+        handle = ProofHandle(self, worker, uuid.uuid4().hex[:12], statement, name)
+        try:
+            await handle._open()
+        except BaseException:
+            returned = handle._detach()
+            if returned is not None:
+                self._release(returned)
+            raise
+        if self._closed:
+            handle._detach()
+            raise PoolClosed("the Lean pool shut down while opening a proof")
+        self._handles[handle.id] = handle
+        return handle
+
+    def start_proof(self, statement: str | None = None, *, name: str | None = None) -> _ProofContext:
+        """``async with pool.start_proof(statement) as proof:`` (or ``name=`` for copyFrom)."""
+        return _ProofContext(self, statement, name)
+
+    async def verify_proof(
+        self, statement: str | None, tactics: Sequence[str], *, name: str | None = None
+    ) -> ProofVerdict:
+        """The replay gate: fresh handle, replay every tactic, no goals, root without sorry / mvars."""
+        try:
+            handle = await self.open_proof(statement, name=name)
+        except (InvalidStatement, InvalidInput) as exc:
+            return ProofVerdict(ok=False, reason=f"statement refused: {exc}")
+        async with handle:
+            state, goals, sorry = handle.state_id, handle.goals, False
+            for step, tactic in enumerate(tactics):
+                out = await handle.run_tactic(state, tactic)
+                if not out.ok or out.next_state_id is None:
+                    return ProofVerdict(
+                        ok=False,
+                        reason=f"step {step} {tactic!r}: {out.status.value}: {out.error_text[:500]}",
+                        failed_step=step,
+                        steps=step,
+                    )
+                state, goals, sorry = out.next_state_id, out.goals, sorry or out.has_sorry
+            steps = len(tactics)
+            if goals:
+                return ProofVerdict(ok=False, reason=f"{len(goals)} goal(s) left after the last tactic", steps=steps)
+            if sorry:
+                return ProofVerdict(ok=False, reason="a tactic used sorry", steps=steps)
+            printed = await handle.print_root(state)
+            if printed.root_has_sorry:
+                return ProofVerdict(ok=False, reason="the proof term contains sorry", steps=steps)
+            if printed.root_has_mvar:
+                return ProofVerdict(ok=False, reason="the proof term has unassigned metavariables", steps=steps)
+            return ProofVerdict(ok=True, steps=steps)

@@ -1,0 +1,291 @@
+"""The policy model: batched tactic sampling with log-probs, and state embeddings.
+
+Any local Hugging Face causal-LM directory loads (DeepSeek-Prover-V2-7B in bf16 on a GPU,
+the tiny Llama in f32 on the CPU). Generation prefills every prompt of a batch once (left
+padding, attention masks, explicit position ids), then repeats the key/value cache ``n``
+times and samples ``n`` continuations per state. A candidate's log-prob is the model's own
+(untempered) log-probability of the generated tokens, summed up to and including EOS.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from burnqed.policy.config import PolicyConfig
+from burnqed.policy.errors import PolicyGenerationError, PolicyLoadError
+from burnqed.policy.prompts import extract_first_tactic, fit_state, format_prompt
+from burnqed.policy.types import TacticCandidate
+
+if TYPE_CHECKING:
+    import torch
+
+__all__ = ["PolicyModel", "checkpoint_fingerprint"]
+
+log = logging.getLogger(__name__)
+
+_WEIGHT_SUFFIXES = (".safetensors", ".bin", ".gguf")
+_TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "tokenizer.model")
+_FULL_HASH_LIMIT = 256 * 1024 * 1024  # bigger checkpoints are fingerprinted by size + sampled bytes
+_SAMPLE_BYTES = 1024 * 1024
+
+
+def _missing_dir_message(path: Path) -> str:
+    return (
+        f"policy model directory {path} does not exist. Put a Hugging Face causal-LM folder there "
+        "(config.json, model*.safetensors, tokenizer.json + tokenizer_config.json), e.g. download "
+        f"deepseek-ai/DeepSeek-Prover-V2-7B into {path} on a machine with network access and copy it "
+        "over, or run `burnqed policy build-tiny --output DIR` for the offline tiny model."
+    )
+
+
+def _check_dir(path: Path) -> None:
+    if not path.exists():
+        raise PolicyLoadError(_missing_dir_message(path))
+    if not path.is_dir():
+        raise PolicyLoadError(f"policy model path {path} is a file; it must be a directory holding config.json")
+    if not (path / "config.json").is_file():
+        raise PolicyLoadError(f"{path} has no config.json: it is not a Hugging Face model directory")
+    if not any(p.name.endswith(_WEIGHT_SUFFIXES) for p in path.iterdir()):
+        raise PolicyLoadError(f"{path} has config.json but no weights (model*.safetensors or pytorch_model*.bin)")
+    if not any((path / name).is_file() for name in _TOKENIZER_FILES):
+        raise PolicyLoadError(
+            f"{path} has no tokenizer: put tokenizer.json and tokenizer_config.json beside config.json"
+        )
+
+
+def checkpoint_fingerprint(path: str | Path) -> str:
+    """A short hash of a model directory's config, tokenizer and weights."""
+    path = Path(path)
+    digest = hashlib.sha256()
+    files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+    total = sum(p.stat().st_size for p in files if p.name.endswith(_WEIGHT_SUFFIXES))
+    for p in files:
+        if p.suffix not in {".json", ".jinja", ".model", ".txt"} and not p.name.endswith(_WEIGHT_SUFFIXES):
+            continue
+        if p.name in {"sft_report.json"}:
+            continue
+        digest.update(p.name.encode())
+        size = p.stat().st_size
+        digest.update(str(size).encode())
+        with p.open("rb") as fh:
+            if not p.name.endswith(_WEIGHT_SUFFIXES) or total <= _FULL_HASH_LIMIT:
+                for chunk in iter(lambda: fh.read(1 << 20), b""):
+                    digest.update(chunk)
+            else:
+                digest.update(fh.read(_SAMPLE_BYTES))
+                fh.seek(max(0, size - _SAMPLE_BYTES))
+                digest.update(fh.read(_SAMPLE_BYTES))
+    return digest.hexdigest()[:16]
+
+
+def _resolve_device(name: str) -> str:
+    import torch
+
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return name
+
+
+def _resolve_dtype(name: str, device: str) -> torch.dtype:
+    import torch
+
+    if name == "auto":
+        return torch.bfloat16 if device.startswith("cuda") else torch.float32
+    return {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[name]
+
+
+class PolicyModel:
+    """A causal LM that proposes tactics for proof states and embeds them."""
+
+    def __init__(self, model: Any, tokenizer: Any, config: PolicyConfig, path: Path) -> None:
+        """Wrap an already-loaded model and tokenizer (use ``PolicyModel.load``)."""
+        self.model = model
+        self.tokenizer = tokenizer
+        self.config = config
+        self.path = path
+        self._fingerprint: str | None = None
+
+    @classmethod
+    def load(cls, path: str | Path, config: PolicyConfig | None = None) -> PolicyModel:
+        """Load a local Hugging Face causal-LM directory (never the hub)."""
+        import torch
+        from safetensors import SafetensorError
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        config = config or PolicyConfig()
+        path = Path(path).expanduser()
+        _check_dir(path)
+        device = _resolve_device(config.device)
+        dtype = _resolve_dtype(config.dtype, device)
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(path, padding_side="left", local_files_only=True)
+            gguf = [p.name for p in path.iterdir() if p.name.endswith(".gguf")]
+            extra: dict[str, Any] = {"gguf_file": gguf[0]} if gguf and not any(path.glob("*.safetensors")) else {}
+            model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype, local_files_only=True, **extra)
+        except (OSError, ValueError, KeyError, ImportError, RuntimeError, SafetensorError) as exc:
+            raise PolicyLoadError(f"cannot load the model in {path}: {exc}") from exc
+        if tokenizer.pad_token_id is None:
+            tokenizer.pad_token = tokenizer.eos_token
+        tokenizer.padding_side = "left"
+        model.to(device)
+        model.eval()
+        if config.seed is not None:
+            torch.manual_seed(config.seed)
+        log.info("loaded policy %s on %s (%s)", path, device, dtype)
+        return cls(model, tokenizer, config, path)
+
+    @property
+    def fingerprint(self) -> str:
+        """Identifies the checkpoint (config, tokenizer, weights): the key of embedding caches."""
+        if self._fingerprint is None:
+            self._fingerprint = checkpoint_fingerprint(self.path)
+        return self._fingerprint
+
+    @property
+    def hidden_size(self) -> int:
+        """Width of the embeddings ``encode`` returns."""
+        return int(self.model.config.hidden_size)
+
+    @property
+    def device(self) -> torch.device:
+        """Where the weights live."""
+        return next(self.model.parameters()).device
+
+    def prompt(self, state: str) -> str:
+        """The prompt for one state in this model's format, fitted to the prompt budget."""
+        return format_prompt(state, self.config.prompt_format, tokenizer=self.tokenizer, max_tokens=self._budget())
+
+    def _budget(self) -> int:
+        """Prompt tokens allowed: the configured budget, within the model's context."""
+        limit = getattr(self.model.config, "max_position_embeddings", None)
+        budget = self.config.max_prompt_tokens
+        if isinstance(limit, int) and limit > 0:
+            budget = min(budget, max(16, limit - self.config.max_new_tokens))
+        return budget
+
+    def _batch(self, texts: Sequence[str]) -> dict[str, torch.Tensor]:
+        bos = self.tokenizer.bos_token
+        # a chat template already wrote BOS into the text; do not add a second one
+        with_bos = not (bos and all(t.startswith(bos) for t in texts))
+        enc = self.tokenizer(list(texts), return_tensors="pt", padding=True, add_special_tokens=with_bos)
+        return {k: v.to(self.device) for k, v in enc.items() if k in ("input_ids", "attention_mask")}
+
+    def generate(self, states: Sequence[str], n: int) -> list[list[TacticCandidate]]:
+        """Up to ``n`` de-duplicated candidates per state, best (highest log-prob) first."""
+        if not states:
+            return []
+        if n < 1:
+            raise ValueError("n must be at least 1")
+        try:
+            _, texts, log_probs = self._sample([self.prompt(s) for s in states], n)
+        except (RuntimeError, ValueError) as exc:
+            raise PolicyGenerationError(f"generation failed: {exc}") from exc
+        results: list[list[TacticCandidate]] = []
+        for i in range(len(states)):
+            best: dict[str, float] = {}
+            for j in range(i * n, (i + 1) * n):
+                tactic = extract_first_tactic(texts[j])
+                if tactic and log_probs[j] > best.get(tactic, float("-inf")):
+                    best[tactic] = log_probs[j]
+            ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))
+            results.append([TacticCandidate(tactic=t, log_prob=lp) for t, lp in ranked])
+        return results
+
+    def _sample(self, prompts: Sequence[str], n: int) -> tuple[list[list[int]], list[str], list[float]]:
+        """Token ids up to EOS, decoded continuations and summed log-probs (B*n rows, grouped by prompt)."""
+        import torch
+
+        cfg = self.config
+        with torch.inference_mode():
+            enc = self._batch(prompts)
+            ids, mask = enc["input_ids"], enc["attention_mask"]  # (B, T)
+            positions = (mask.cumsum(-1) - 1).clamp(min=0)
+            out = self.model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True)
+            cache = out.past_key_values
+            logits = out.logits[:, -1, :].float()  # (B, V)
+            if n > 1:  # one prefill per state; the cache is shared out to its n samples
+                cache.batch_repeat_interleave(n)
+                logits = logits.repeat_interleave(n, dim=0)
+                mask = mask.repeat_interleave(n, dim=0)
+                positions = positions.repeat_interleave(n, dim=0)
+            rows = logits.shape[0]
+            eos = self._eos_ids()
+            finished = torch.zeros(rows, dtype=torch.bool, device=ids.device)
+            total = torch.zeros(rows, dtype=torch.float32, device=ids.device)
+            generated: list[torch.Tensor] = []
+            next_pos = positions[:, -1:] + 1  # (R, 1)
+            for step in range(cfg.max_new_tokens):
+                logp = torch.log_softmax(logits, dim=-1)  # (R, V): the model's own distribution
+                token = self._choose(logits)  # (R,)
+                token = torch.where(finished, torch.full_like(token, self.tokenizer.pad_token_id), token)
+                total += torch.where(finished, 0.0, logp.gather(1, token[:, None]).squeeze(1))
+                generated.append(token)
+                finished |= torch.isin(token, eos)
+                if bool(finished.all()) or step == cfg.max_new_tokens - 1:
+                    break
+                mask = torch.cat([mask, torch.ones_like(mask[:, :1])], dim=1)
+                out = self.model(
+                    input_ids=token[:, None],
+                    attention_mask=mask,
+                    position_ids=next_pos,
+                    past_key_values=cache,
+                    use_cache=True,
+                )
+                cache = out.past_key_values
+                logits = out.logits[:, -1, :].float()
+                next_pos = next_pos + 1
+            tokens = torch.stack(generated, dim=1).tolist()  # (R, L)
+        eos_set = set(eos.tolist())
+        kept = [row[: next((k + 1 for k, t in enumerate(row) if t in eos_set), len(row))] for row in tokens]
+        texts = [self.tokenizer.decode(row, skip_special_tokens=True) for row in kept]
+        return kept, texts, total.tolist()
+
+    def _eos_ids(self) -> torch.Tensor:
+        import torch
+
+        ids = self.model.generation_config.eos_token_id
+        if ids is None:
+            ids = self.tokenizer.eos_token_id
+        ids = [ids] if isinstance(ids, int) else list(ids)
+        return torch.tensor(ids, device=self.device)
+
+    def _choose(self, logits: torch.Tensor) -> torch.Tensor:
+        """Greedy at temperature 0, else nucleus sampling at the configured temperature."""
+        import torch
+
+        cfg = self.config
+        if cfg.temperature == 0:
+            return logits.argmax(dim=-1)
+        probs = torch.softmax(logits / cfg.temperature, dim=-1)
+        if cfg.top_p < 1.0:
+            sorted_p, order = probs.sort(dim=-1, descending=True)
+            keep = sorted_p.cumsum(-1) - sorted_p < cfg.top_p  # always keeps the top token
+            sorted_p = sorted_p * keep
+            probs = torch.zeros_like(probs).scatter(1, order, sorted_p)
+        return torch.multinomial(probs, 1).squeeze(1)
+
+    def encode(self, states: Sequence[str]) -> torch.Tensor:
+        """Mean-pooled last-layer hidden states over non-padding tokens: (B, hidden_size), float32 CPU."""
+        import torch
+
+        if not states:
+            return torch.zeros(0, self.hidden_size)
+        texts = [fit_state(s, self.tokenizer, self._budget()) for s in states]
+        try:
+            with torch.inference_mode():
+                enc = self._batch(texts)
+                mask = enc["attention_mask"]  # (B, T)
+                positions = (mask.cumsum(-1) - 1).clamp(min=0)
+                base = self.model.get_decoder() if hasattr(self.model, "get_decoder") else self.model.base_model
+                hidden = base(
+                    input_ids=enc["input_ids"], attention_mask=mask, position_ids=positions
+                ).last_hidden_state.float()  # (B, T, d)
+                weights = mask.unsqueeze(-1).to(hidden.dtype)  # (B, T, 1)
+                pooled = (hidden * weights).sum(1) / weights.sum(1).clamp(min=1.0)  # (B, d)
+        except (RuntimeError, ValueError) as exc:
+            raise PolicyGenerationError(f"encoding failed: {exc}") from exc
+        return pooled.cpu()

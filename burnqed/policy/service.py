@@ -1,0 +1,279 @@
+"""The generation service: one model thread behind an async front that micro-batches.
+
+Concurrent searches call ``await service.generate(states, n)``; requests wait in a bounded
+queue (a full queue holds callers back: back-pressure), a dispatcher task gathers them
+into micro-batches of at most ``max_batch_size`` states, waiting at most ``max_wait_s`` for
+company, and runs each batch on the model thread. The model runs on exactly one thread at
+a time (a capacity limiter of one); it is the only thread burnqed uses. A caller cancelled
+while its request is queued is skipped; one cancelled mid-batch has its answer dropped.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+import anyio
+from anyio.abc import TaskGroup
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+from burnqed.policy.config import ServiceConfig
+from burnqed.policy.errors import PolicyError, PolicyGenerationError, ServiceClosed, ServiceNotRunning
+from burnqed.policy.types import TacticCandidate
+
+if TYPE_CHECKING:
+    import torch
+
+__all__ = ["GenerationService", "ServiceStats", "SyncPolicy"]
+
+log = logging.getLogger(__name__)
+
+
+class SyncPolicy(Protocol):
+    """What the service needs of a model (``PolicyModel`` is one)."""
+
+    def generate(self, states: Sequence[str], n: int) -> list[list[TacticCandidate]]:
+        """Candidates per state."""
+        ...
+
+    def encode(self, states: Sequence[str]) -> torch.Tensor:
+        """One embedding row per state."""
+        ...
+
+
+@dataclass
+class _Request:
+    kind: Literal["generate", "encode"]
+    states: list[str]
+    n: int
+    done: anyio.Event = field(default_factory=anyio.Event)
+    result: Any = None
+    error: BaseException | None = None
+    cancelled: bool = False
+
+
+@dataclass
+class ServiceStats:
+    """Counters since the service started."""
+
+    requests: int = 0
+    states: int = 0
+    batches: int = 0
+    cancelled: int = 0
+    largest_batch: int = 0
+
+
+class GenerationService:
+    """Async, micro-batching front over one policy model; satisfies ``TacticGenerator``."""
+
+    def __init__(
+        self,
+        model: SyncPolicy,
+        config: ServiceConfig | None = None,
+        *,
+        max_batch_size: int | None = None,
+        max_wait_s: float | None = None,
+        max_queue: int | None = None,
+    ) -> None:
+        """Limits: keyword arguments, else ``config``, else the model's ``PolicyConfig.service``."""
+        defaults = config or getattr(getattr(model, "config", None), "service", None) or ServiceConfig()
+        self.model = model
+        self.max_batch_size = max_batch_size if max_batch_size is not None else defaults.max_batch_size
+        self.max_wait_s = max_wait_s if max_wait_s is not None else defaults.max_wait_s
+        self.max_queue = max_queue if max_queue is not None else defaults.max_queue
+        if self.max_batch_size < 1 or self.max_queue < 1 or self.max_wait_s < 0:
+            raise ValueError("max_batch_size and max_queue must be ≥ 1, max_wait_s ≥ 0")
+        self.stats = ServiceStats()
+        self._send: MemoryObjectSendStream[_Request] | None = None
+        self._recv: MemoryObjectReceiveStream[_Request] | None = None
+        self._group: TaskGroup | None = None
+        self._carry: deque[_Request] = deque()
+        self._limiter = anyio.CapacityLimiter(1)
+        self._closed = False
+
+    async def __aenter__(self) -> GenerationService:
+        """Start the dispatcher."""
+        if self._group is not None or self._closed:
+            raise ServiceClosed("a GenerationService can be entered once")
+        self._send, self._recv = anyio.create_memory_object_stream[_Request](self.max_queue)
+        self._group = anyio.create_task_group()
+        await self._group.__aenter__()
+        self._group.start_soon(self._dispatch)
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        """Stop: queued requests fail with ServiceClosed; a batch on the model thread finishes first."""
+        self._closed = True
+        if self._group is None or self._send is None or self._recv is None:
+            return None
+        self._send.close()
+        self._group.cancel_scope.cancel()
+        try:
+            return await self._group.__aexit__(exc_type, exc, tb)
+        finally:
+            pending = list(self._carry)
+            self._carry.clear()
+            while True:
+                try:
+                    pending.append(self._recv.receive_nowait())
+                except (anyio.WouldBlock, anyio.EndOfStream, anyio.ClosedResourceError):
+                    break
+            self._recv.close()
+            for req in pending:
+                self._finish(req, error=ServiceClosed("the generation service shut down"))
+
+    @property
+    def fingerprint(self) -> str:
+        """The model's checkpoint fingerprint (so the service can stand in for the model)."""
+        return str(getattr(self.model, "fingerprint", ""))
+
+    @property
+    def hidden_size(self) -> int:
+        """The model's embedding width."""
+        return int(getattr(self.model, "hidden_size", 0))
+
+    @property
+    def queued(self) -> int:
+        """Requests accepted but not yet on the model thread."""
+        if self._send is None:
+            return 0
+        return self._send.statistics().current_buffer_used + len(self._carry)
+
+    @property
+    def waiting_to_enqueue(self) -> int:
+        """Callers held back because the queue is full."""
+        if self._send is None:
+            return 0
+        return self._send.statistics().tasks_waiting_send
+
+    async def generate(self, states: Sequence[str], n: int) -> list[list[TacticCandidate]]:
+        """Up to ``n`` de-duplicated candidates per state, best first."""
+        if n < 1:
+            raise ValueError("n must be at least 1")
+        result: list[list[TacticCandidate]] = await self._submit(_Request("generate", list(states), n))
+        return result
+
+    async def encode(self, states: Sequence[str]) -> torch.Tensor:
+        """State embeddings, (len(states), hidden_size)."""
+        result: torch.Tensor = await self._submit(_Request("encode", list(states), 0))
+        return result
+
+    async def _submit(self, req: _Request) -> Any:
+        if self._send is None:
+            raise ServiceNotRunning("use the GenerationService inside `async with service:`")
+        if self._closed:
+            raise ServiceClosed("the generation service is closed")
+        if not req.states:
+            return self._empty(req.kind)
+        try:
+            await self._send.send(req)  # blocks while the queue is full: back-pressure
+            await req.done.wait()
+        except anyio.get_cancelled_exc_class():
+            req.cancelled = True
+            self.stats.cancelled += 1
+            raise
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
+            raise ServiceClosed("the generation service is closed") from exc
+        if req.error is not None:
+            raise req.error
+        return req.result
+
+    def _empty(self, kind: str) -> Any:
+        if kind == "generate":
+            return []
+        import torch
+
+        return torch.zeros(0, self.hidden_size)
+
+    async def _next(self) -> _Request | None:
+        if self._carry:
+            return self._carry.popleft()
+        if self._recv is None:
+            return None
+        try:
+            return await self._recv.receive()
+        except anyio.EndOfStream:
+            return None
+
+    async def _dispatch(self) -> None:
+        """Gather micro-batches of one kind (and one n) and run them on the model thread."""
+        if self._recv is None:
+            return
+        while True:
+            first = await self._next()
+            if first is None:
+                return
+            if first.cancelled:
+                continue
+            batch = [first]
+            try:
+                await self._gather(batch)
+            except anyio.get_cancelled_exc_class():
+                self._carry.extendleft(reversed(batch))  # shutdown: __aexit__ refuses them
+                raise
+            await self._run(batch)
+
+    async def _gather(self, batch: list[_Request]) -> None:
+        """Add compatible queued requests to ``batch`` until it is full or ``max_wait_s`` passed."""
+        if self._recv is None:
+            return
+        first, size = batch[0], len(batch[0].states)
+        with anyio.move_on_after(self.max_wait_s):
+            while size < self.max_batch_size:
+                try:
+                    req = self._carry.popleft() if self._carry else await self._recv.receive()
+                except anyio.EndOfStream:
+                    return
+                if req.cancelled:
+                    continue
+                if (req.kind, req.n) != (first.kind, first.n) or size + len(req.states) > self.max_batch_size:
+                    self._carry.appendleft(req)  # starts the next batch
+                    return
+                batch.append(req)
+                size += len(req.states)
+
+    async def _run(self, batch: list[_Request]) -> None:
+        batch = [r for r in batch if not r.cancelled]
+        if not batch:
+            return
+        states = [s for r in batch for s in r.states]
+        kind, n = batch[0].kind, batch[0].n
+        self.stats.batches += 1
+        self.stats.requests += len(batch)
+        self.stats.states += len(states)
+        self.stats.largest_batch = max(self.stats.largest_batch, len(states))
+        try:
+            # shielded: a batch on the model thread finishes and is delivered even at shutdown
+            with anyio.CancelScope(shield=True):
+                output = await anyio.to_thread.run_sync(self._call, kind, states, n, limiter=self._limiter)
+        except PolicyError as exc:
+            for req in batch:
+                self._finish(req, error=exc)
+            return
+        except Exception as exc:  # noqa: BLE001 - any model failure is reported to every caller of the batch
+            error = PolicyGenerationError(f"{kind} failed: {exc!r}")
+            error.__cause__ = exc
+            for req in batch:
+                self._finish(req, error=error)
+            return
+        start = 0
+        for req in batch:
+            self._finish(req, result=output[start : start + len(req.states)])
+            start += len(req.states)
+
+    def _call(self, kind: str, states: list[str], n: int) -> Any:
+        """Runs on the model thread."""
+        if kind == "generate":
+            return self.model.generate(states, n)
+        return self.model.encode(states)
+
+    @staticmethod
+    def _finish(req: _Request, *, result: Any = None, error: BaseException | None = None) -> None:
+        req.result, req.error = result, error
+        req.done.set()

@@ -1,0 +1,87 @@
+"""Building what a search command needs: the policy (model or rules) and the energy head.
+
+``open_components`` is an async context manager: a model policy runs behind the policy's
+generation service (one model thread that batches requests from concurrent searches),
+which lives exactly as long as the block. Heavy imports happen only when a model is used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from burnqed.config import BurnqedConfig
+from burnqed.search.protocols import StateScorer, TacticGenerator
+from burnqed.search.rules import RuleGenerator
+
+__all__ = ["Components", "PolicyChoice", "open_components"]
+
+PolicyChoice = Literal["model", "none"]
+
+
+@dataclass(frozen=True, slots=True)
+class Components:
+    """The generator and scorer of a run, with the ids reports record."""
+
+    generator: TacticGenerator | None
+    scorer: StateScorer | None
+    policy_id: str
+    ebm_id: str | None
+    label: str
+
+
+@asynccontextmanager
+async def open_components(
+    config: BurnqedConfig,
+    *,
+    policy: PolicyChoice = "model",
+    model_dir: Path | None = None,
+    ebm: Path | None = None,
+) -> AsyncIterator[Components]:
+    """The policy (``none``: the rule-based automation policy) and the optional energy head."""
+    if policy == "none":
+        if ebm is not None:
+            scorer, ebm_id = await _load_scorer(None, None, ebm)
+            yield Components(RuleGenerator(), scorer, "none", ebm_id, "automation_ebm")
+        else:
+            yield Components(RuleGenerator(), None, "none", None, "automation")
+        return
+
+    from burnqed.policy.model import PolicyModel
+    from burnqed.policy.tiny import ensure_tiny_model
+
+    directory = model_dir or config.policy.model_dir or ensure_tiny_model(config)
+    model = PolicyModel.load(directory, config.policy)
+    policy_id = f"{directory} ({model.fingerprint})"
+    async with _service(model, config) as generator:
+        scorer, ebm_id = (None, None)
+        if ebm is not None:
+            source = generator if hasattr(generator, "encode") else model
+            scorer, ebm_id = await _load_scorer(source, model, ebm)
+        yield Components(generator, scorer, policy_id, ebm_id, "with_ebm" if scorer else "no_ebm")
+
+
+@asynccontextmanager
+async def _service(model: Any, config: BurnqedConfig) -> AsyncIterator[Any]:
+    """The generation service over ``model``."""
+    from burnqed.policy.service import GenerationService
+
+    async with GenerationService(model, config.policy.service) as service:
+        yield service
+
+
+async def _load_scorer(encoder_source: Any, model: Any, ckpt: Path) -> tuple[StateScorer, str]:
+    """The energy head at ``ckpt`` over the policy's embeddings (or the hashing encoder)."""
+    from burnqed.ebm.encoder import HashingEncoder, PolicyEncoder
+    from burnqed.ebm.scorer import EBMScorer
+
+    if encoder_source is None:
+        # no model: the energy head must have been trained on the hashing encoder
+        encoder: Any = HashingEncoder()
+    else:
+        encoder = PolicyEncoder(encoder_source, fingerprint=model.fingerprint, dim=model.hidden_size)
+    scorer = EBMScorer.load(ckpt, encoder)
+    return scorer, str(ckpt)

@@ -1,0 +1,309 @@
+"""Best-first proof search over Lean proof states.
+
+One search holds one proof handle (state ids are local to its worker). The frontier is a
+heap on priority = cumulative policy log-prob + λ·(−energy); the most promising state is
+expanded by running the policy's candidates and the automation tactics on its first goal
+(Lean's order); duplicate states are pruned; a state with no goals is a candidate proof,
+which counts only once the replay gate (``pool.verify_proof``) accepts it.
+
+A worker that dies (a ``lost`` outcome or a lost-handle error) ends the attempt; the
+theorem is searched again from scratch up to ``config.lost_retries`` times.
+"""
+
+from __future__ import annotations
+
+import heapq
+import logging
+import time
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+
+from burnqed.data.theorems import Theorem
+from burnqed.lean.errors import (
+    HandleLost,
+    InvalidStatement,
+    LeanError,
+    LeanProcessDied,
+    LeanProtocolError,
+    LeanStartupError,
+    LeanTimeout,
+    PoolClosed,
+)
+from burnqed.lean.protocol import render_goals
+from burnqed.policy.types import TacticCandidate
+from burnqed.search.config import SearchConfig
+from burnqed.search.protocols import ProofPool, ProofSession, StateScorer, TacticGenerator
+from burnqed.search.results import SearchReason, SearchResult, SearchStats
+from burnqed.search.tree import SearchNode, SearchTree
+
+__all__ = ["BY_NAME_TAG", "BestFirstSearch", "SearchLost"]
+
+log = logging.getLogger(__name__)
+
+# A theorem tagged so is started from the constant of its name (goal.start copyFrom).
+BY_NAME_TAG = "by-name"
+
+_LOST_ERRORS: tuple[type[BaseException], ...] = (
+    HandleLost,
+    LeanProcessDied,
+    LeanTimeout,
+    LeanProtocolError,
+    LeanStartupError,
+)
+
+
+class SearchLost(Exception):
+    """The worker behind a search died mid-attempt (internal: the attempt is retried)."""
+
+
+@dataclass(slots=True)
+class _Clock:
+    """Mutable timing and counters of one attempt (frozen into SearchStats at the end)."""
+
+    started: float = field(default_factory=time.perf_counter)
+    expanded: int = 0
+    pruned: int = 0
+    failed: int = 0
+    rejected: int = 0
+    tactics: int = 0
+    lean_s: float = 0.0
+    generation_s: float = 0.0
+    scoring_s: float = 0.0
+    peak_frontier: int = 0
+
+    def stats(self, states: int, attempts: int) -> SearchStats:
+        """The frozen statistics."""
+        return SearchStats(
+            nodes_expanded=self.expanded,
+            nodes_pruned=self.pruned,
+            nodes_failed=self.failed,
+            states=states,
+            proofs_rejected=self.rejected,
+            tactics_run=self.tactics,
+            lean_s=self.lean_s,
+            generation_s=self.generation_s,
+            scoring_s=self.scoring_s,
+            wall_s=time.perf_counter() - self.started,
+            peak_frontier=self.peak_frontier,
+            attempts=attempts,
+        )
+
+
+class BestFirstSearch:
+    """Best-first search of single theorems on a shared pool, policy and energy head."""
+
+    def __init__(
+        self,
+        pool: ProofPool,
+        generator: TacticGenerator | None,
+        scorer: StateScorer | None,
+        config: SearchConfig,
+    ) -> None:
+        self.pool = pool
+        self.generator = generator
+        self.scorer = scorer
+        self.config = config
+
+    async def prove(self, theorem: Theorem, *, iteration: int = 0) -> SearchResult:
+        """Search ``theorem`` within the budgets; retries a lost worker ``lost_retries`` times."""
+        attempts = 0
+        while True:
+            attempts += 1
+            clock = _Clock()
+            tree = SearchTree()
+            try:
+                return await self._attempt(theorem, tree, clock, iteration, attempts)
+            except InvalidStatement as exc:
+                return self._result(theorem, tree, clock, None, iteration, attempts, "invalid_statement", str(exc))
+            except PoolClosed:
+                raise
+            except (SearchLost, *_LOST_ERRORS) as exc:
+                log.warning("search of %s lost its worker (attempt %d): %s", theorem.name, attempts, exc)
+                if attempts > self.config.lost_retries:
+                    return self._result(theorem, tree, clock, None, iteration, attempts, "lost", str(exc))
+            except LeanError as exc:
+                log.error("search of %s failed: %s", theorem.name, exc)
+                return self._result(theorem, tree, clock, None, iteration, attempts, "error", str(exc))
+
+    def _start(self, theorem: Theorem) -> AbstractAsyncContextManager[ProofSession]:
+        if BY_NAME_TAG in theorem.tags:
+            return self.pool.start_proof(name=theorem.name)
+        return self.pool.start_proof(theorem.statement)
+
+    async def _attempt(
+        self, theorem: Theorem, tree: SearchTree, clock: _Clock, iteration: int, attempts: int
+    ) -> SearchResult:
+        candidate, reason = await self._explore(theorem, tree, clock)
+        if candidate is None:
+            return self._result(theorem, tree, clock, None, iteration, attempts, reason)
+        # the search's handle is closed by now, so the gate's fresh handle can take its worker
+        if await self._verify(theorem, tree.proof(candidate), clock):
+            return self._result(theorem, tree, clock, candidate, iteration, attempts, "proved")
+        candidate.rejected = True
+        clock.rejected += 1
+        return self._result(theorem, tree, clock, None, iteration, attempts, "proof_rejected")
+
+    async def _explore(
+        self, theorem: Theorem, tree: SearchTree, clock: _Clock
+    ) -> tuple[SearchNode | None, SearchReason]:
+        """Best-first expansion inside one handle: a candidate proof node, or why there is none."""
+        cfg = self.config
+        deadline = clock.started + cfg.time_limit_s
+        async with self._start(theorem) as proof:
+            root = tree.add_root(render_goals(list(proof.goals)), proof.state_id)
+            if not proof.goals:
+                root.proof_complete = True
+                return root, "proved"
+            if self.scorer is not None:
+                root.energy = (await self._score([root.state], clock))[0]
+            frontier: list[tuple[float, int, int]] = [(0.0, 0, root.node_id)]
+            seq = 1
+            while frontier:
+                if clock.expanded >= cfg.max_nodes:
+                    return None, "node_budget"
+                if time.perf_counter() >= deadline:
+                    return None, "time_limit"
+                node = tree.nodes[heapq.heappop(frontier)[2]]
+                candidates = await self._candidates(node.state, clock)
+                clock.expanded += 1
+                children: list[SearchNode] = []
+                for cand in candidates:
+                    if time.perf_counter() >= deadline:
+                        break
+                    solved = await self._try(tree, proof, node, cand, clock, children)
+                    if solved is not None:
+                        return solved, "proved"
+                open_children = [c for c in children if c.depth < cfg.max_depth]
+                if open_children:
+                    if self.scorer is not None:
+                        energies = await self._score([c.state for c in open_children], clock)
+                        for child, energy in zip(open_children, energies, strict=True):
+                            child.energy = energy
+                    for child in open_children:
+                        priority = child.cum_log_prob
+                        if child.energy is not None:
+                            priority -= cfg.energy_weight * child.energy
+                        heapq.heappush(frontier, (-priority, seq, child.node_id))
+                        seq += 1
+                    clock.peak_frontier = max(clock.peak_frontier, len(frontier))
+            return None, "exhausted"
+
+    async def _try(
+        self,
+        tree: SearchTree,
+        proof: ProofSession,
+        node: SearchNode,
+        cand: TacticCandidate,
+        clock: _Clock,
+        children: list[SearchNode],
+    ) -> SearchNode | None:
+        """Run one candidate; returns the new node when it closes every goal with a clean root."""
+        if node.state_id is None:
+            raise SearchLost(f"node {node.node_id} has no Lean state")
+        t0 = time.perf_counter()
+        out = await proof.run_tactic(node.state_id, cand.tactic)
+        clock.lean_s += time.perf_counter() - t0
+        clock.tactics += 1
+        status = str(out.status)
+        if status == "lost":
+            raise SearchLost(f"worker lost while running {cand.tactic!r}")
+        if status != "success" or getattr(out, "has_sorry", False):
+            # a step that needs sorry proves nothing: as good as a failure
+            clock.failed += 1
+            return None
+        complete = bool(out.proof_complete)
+        goals = list(out.goals or [])
+        child = tree.add_child(
+            node,
+            state=render_goals(goals),
+            state_id=out.next_state_id,
+            tactic=cand.tactic,
+            log_prob=cand.log_prob,
+            proof_complete=complete,
+        )
+        if child is None:
+            clock.pruned += 1
+            return None
+        if not complete:
+            children.append(child)
+            return None
+        if await self._root_is_clean(proof, child, clock):
+            return child
+        child.rejected = True
+        clock.rejected += 1
+        return None
+
+    async def _root_is_clean(self, proof: ProofSession, node: SearchNode, clock: _Clock) -> bool:
+        """No sorry and no unassigned metavariable in the proof term so far (goal.print)."""
+        if node.state_id is None:
+            return False
+        t0 = time.perf_counter()
+        printed = await proof.print_root(node.state_id)
+        clock.lean_s += time.perf_counter() - t0
+        return not (printed.root_has_sorry or printed.root_has_mvar)
+
+    async def _verify(self, theorem: Theorem, tactics: list[str], clock: _Clock) -> bool:
+        t0 = time.perf_counter()
+        if BY_NAME_TAG in theorem.tags:
+            verdict = await self.pool.verify_proof(None, tactics, name=theorem.name)
+        else:
+            verdict = await self.pool.verify_proof(theorem.statement, tactics)
+        clock.lean_s += time.perf_counter() - t0
+        if not verdict.ok:
+            log.warning("replay gate rejected a proof of %s: %s", theorem.name, verdict.reason)
+        return bool(verdict.ok)
+
+    async def _candidates(self, state: str, clock: _Clock) -> list[TacticCandidate]:
+        """The policy's candidates, then the automation tactics it did not propose."""
+        proposed: list[TacticCandidate] = []
+        if self.generator is not None:
+            t0 = time.perf_counter()
+            batch = await self.generator.generate([state], self.config.num_candidates)
+            clock.generation_s += time.perf_counter() - t0
+            proposed = list(batch[0]) if batch else []
+        seen = {c.tactic for c in proposed}
+        for tactic in self.config.automation_tactics:
+            if tactic not in seen:
+                seen.add(tactic)
+                proposed.append(TacticCandidate(tactic=tactic, log_prob=self.config.automation_log_prob))
+        return proposed
+
+    async def _score(self, states: Sequence[str], clock: _Clock) -> list[float]:
+        if self.scorer is None:
+            return [0.0] * len(states)
+        t0 = time.perf_counter()
+        energies = await self.scorer.score(list(states))
+        clock.scoring_s += time.perf_counter() - t0
+        return [float(e) for e in energies]
+
+    def _result(
+        self,
+        theorem: Theorem,
+        tree: SearchTree,
+        clock: _Clock,
+        solved: SearchNode | None,
+        iteration: int,
+        attempts: int,
+        reason: SearchReason,
+        detail: str | None = None,
+    ) -> SearchResult:
+        backend = self.pool.backend
+        records = tree.records(
+            theorem=theorem.name,
+            statement_sha=theorem.sha,
+            solved=solved,
+            backend=backend,
+            iteration=iteration,
+        )
+        return SearchResult(
+            theorem=theorem,
+            proved=solved is not None,
+            proof=tree.proof(solved) if solved is not None else None,
+            stats=clock.stats(len(tree), attempts),
+            records=records,
+            backend=backend,
+            reason=reason,
+            detail=detail,
+            iteration=iteration,
+        )

@@ -1,0 +1,212 @@
+"""Evaluation: a search run reduced to scores no LLM produced (solve rate, per-theorem outcomes).
+
+An ``EvalReport`` is JSON (``report.model_dump_json()``); ``compare_reports`` lines two up.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from burnqed.data.theorems import Theorem
+from burnqed.search.config import SearchConfig
+from burnqed.search.protocols import ProofPool, StateScorer, TacticGenerator
+from burnqed.search.results import SearchReason, SearchResult
+from burnqed.search.runner import ResultCallback, search_theorems
+from burnqed.trajectory.writer import TrajectoryWriter
+
+__all__ = [
+    "BudgetUsed",
+    "EvalReport",
+    "ReportComparison",
+    "TheoremOutcome",
+    "compare_reports",
+    "evaluate",
+    "load_report",
+    "report_from_results",
+]
+
+
+class TheoremOutcome(BaseModel):
+    """One theorem's result in an evaluation."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    statement_sha: str
+    proved: bool
+    proof: list[str] | None = None
+    nodes: int = Field(description="states expanded")
+    wall_s: float
+    reason: SearchReason
+    detail: str | None = None
+
+
+class BudgetUsed(BaseModel):
+    """Totals over all theorems of an evaluation."""
+
+    model_config = ConfigDict(frozen=True)
+
+    nodes_expanded: int = 0
+    tactics_run: int = 0
+    states: int = 0
+    wall_s: float = 0.0
+    lean_s: float = 0.0
+    generation_s: float = 0.0
+    scoring_s: float = 0.0
+
+
+class EvalReport(BaseModel):
+    """The JSON result of ``burnqed eval``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    label: str = Field(description='what was evaluated, e.g. "with_ebm", "no_ebm", "automation"')
+    backend: str
+    iteration: int = 0
+    theorem_set: str = ""
+    total: int
+    solved: int
+    solve_rate: float
+    outcomes: list[TheoremOutcome]
+    budget: BudgetUsed
+    search: SearchConfig
+    policy: str = Field(description='policy model id (path or fingerprint), or "none"')
+    ebm: str | None = Field(default=None, description="energy-head checkpoint, if one was used")
+    run_wall_s: float = 0.0
+    created: datetime = Field(default_factory=lambda: datetime.now(UTC))
+
+
+def report_from_results(
+    results: Sequence[SearchResult],
+    *,
+    label: str,
+    backend: str,
+    search: SearchConfig,
+    policy: str,
+    ebm: str | None = None,
+    iteration: int = 0,
+    theorem_set: str = "",
+    run_wall_s: float = 0.0,
+) -> EvalReport:
+    """Reduce search results to an EvalReport."""
+    outcomes = [
+        TheoremOutcome(
+            name=r.theorem.name,
+            statement_sha=r.theorem.sha,
+            proved=r.proved,
+            proof=r.proof,
+            nodes=r.stats.nodes_expanded,
+            wall_s=round(r.stats.wall_s, 4),
+            reason=r.reason,
+            detail=r.detail,
+        )
+        for r in results
+    ]
+    budget = BudgetUsed(
+        nodes_expanded=sum(r.stats.nodes_expanded for r in results),
+        tactics_run=sum(r.stats.tactics_run for r in results),
+        states=sum(r.stats.states for r in results),
+        wall_s=sum(r.stats.wall_s for r in results),
+        lean_s=sum(r.stats.lean_s for r in results),
+        generation_s=sum(r.stats.generation_s for r in results),
+        scoring_s=sum(r.stats.scoring_s for r in results),
+    )
+    solved = sum(o.proved for o in outcomes)
+    return EvalReport(
+        label=label,
+        backend=backend,
+        iteration=iteration,
+        theorem_set=theorem_set,
+        total=len(outcomes),
+        solved=solved,
+        solve_rate=solved / len(outcomes) if outcomes else 0.0,
+        outcomes=outcomes,
+        budget=budget,
+        search=search,
+        policy=policy,
+        ebm=ebm,
+        run_wall_s=run_wall_s,
+    )
+
+
+async def evaluate(
+    pool: ProofPool,
+    generator: TacticGenerator | None,
+    scorer: StateScorer | None,
+    theorems: Sequence[Theorem],
+    config: SearchConfig,
+    *,
+    label: str,
+    policy: str,
+    ebm: str | None = None,
+    iteration: int = 0,
+    theorem_set: str = "",
+    writer: TrajectoryWriter | None = None,
+    on_result: ResultCallback | None = None,
+) -> EvalReport:
+    """Search every theorem and report solve rate, outcomes and budget."""
+    started = time.perf_counter()
+    results = await search_theorems(
+        pool, generator, scorer, theorems, config, writer=writer, iteration=iteration, on_result=on_result
+    )
+    return report_from_results(
+        results,
+        label=label,
+        backend=pool.backend,
+        search=config,
+        policy=policy,
+        ebm=ebm,
+        iteration=iteration,
+        theorem_set=theorem_set,
+        run_wall_s=time.perf_counter() - started,
+    )
+
+
+def load_report(path: str | Path) -> EvalReport:
+    """Read an EvalReport JSON file."""
+    return EvalReport.model_validate_json(Path(path).read_text(encoding="utf-8"))
+
+
+class ReportComparison(BaseModel):
+    """How report B differs from report A."""
+
+    model_config = ConfigDict(frozen=True)
+
+    a_label: str
+    b_label: str
+    a_solve_rate: float
+    b_solve_rate: float
+    delta: float = Field(description="B's solve rate minus A's")
+    common: int = Field(description="theorems in both reports")
+    both: list[str] = Field(description="solved by both")
+    only_a: list[str]
+    only_b: list[str]
+    neither: list[str]
+    a_nodes: int = Field(description="nodes A expanded on the common theorems")
+    b_nodes: int
+
+
+def compare_reports(a: EvalReport, b: EvalReport) -> ReportComparison:
+    """Line up two reports theorem by theorem (matched by name)."""
+    a_by = {o.name: o for o in a.outcomes}
+    b_by = {o.name: o for o in b.outcomes}
+    common = [n for n in a_by if n in b_by]
+    return ReportComparison(
+        a_label=a.label,
+        b_label=b.label,
+        a_solve_rate=a.solve_rate,
+        b_solve_rate=b.solve_rate,
+        delta=b.solve_rate - a.solve_rate,
+        common=len(common),
+        both=[n for n in common if a_by[n].proved and b_by[n].proved],
+        only_a=[n for n in common if a_by[n].proved and not b_by[n].proved],
+        only_b=[n for n in common if b_by[n].proved and not a_by[n].proved],
+        neither=[n for n in common if not a_by[n].proved and not b_by[n].proved],
+        a_nodes=sum(a_by[n].nodes for n in common),
+        b_nodes=sum(b_by[n].nodes for n in common),
+    )

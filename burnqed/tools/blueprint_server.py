@@ -1,0 +1,79 @@
+"""The blueprint MCP server: targets, status changes with attempt accounting, scheduled iterations.
+
+Declarations only; the logic is burnqed.tools.blueprint_tools.BlueprintTools over
+burnqed.blueprint.BlueprintStore (config.blueprint.path). No tool changes a statement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import CallToolResult
+from pydantic import Field
+
+from burnqed.blueprint import IterationSpec
+from burnqed.config import BurnqedConfig
+from burnqed.tools.blueprint_tools import BlueprintTools, EntryView, TargetList
+from burnqed.tools.serving import MUTATING, READ_ONLY, lifespan_state, new_server, tool_result
+
+__all__ = ["build_server"]
+
+INSTRUCTIONS = """\
+The BLUEPRINT.md of the run: targets (theorems, lemmas, theorem sets) with status and attempts
+N / M, and scheduled expert iterations. Statements are locked when registered and cannot change.
+Schedule an iteration to have the daemon run it; target status changes count attempts."""
+
+StatusName = Literal["todo", "running", "partial", "done", "failed", "exhausted"]
+
+
+def build_server(config: BurnqedConfig) -> MCPServer[Any]:
+    """The blueprint server for ``config.blueprint``."""
+
+    @asynccontextmanager
+    async def lifespan(_server: MCPServer[Any]) -> AsyncIterator[BlueprintTools]:
+        yield BlueprintTools(config.blueprint.path, config.blueprint)
+
+    server = new_server("blueprint", config, lifespan, INSTRUCTIONS)
+
+    def bp(ctx: Context[Any, Any]) -> BlueprintTools:
+        return lifespan_state(ctx, BlueprintTools)
+
+    @server.tool(annotations=READ_ONLY)
+    async def list_targets(
+        ctx: Context[Any, Any],
+        status: Annotated[StatusName | None, Field(description="only targets with this status")] = None,
+        detail: Annotated[Literal["summary", "full"], Field(description="full adds statements and notes")] = "summary",
+    ) -> Annotated[CallToolResult, TargetList]:
+        """The blueprint's targets with status and attempts, optionally of one status."""
+        return tool_result(bp(ctx).list_targets(status, detail))
+
+    @server.tool(annotations=READ_ONLY)
+    async def get_target(
+        ctx: Context[Any, Any],
+        label: Annotated[str, Field(min_length=1, description="the entry's label")],
+    ) -> Annotated[CallToolResult, EntryView]:
+        """One blueprint entry in full: statement, status, attempts, uses, plan, results, notes."""
+        return tool_result(bp(ctx).get_target(label))
+
+    @server.tool(annotations=MUTATING)
+    async def update_status(
+        ctx: Context[Any, Any],
+        label: Annotated[str, Field(min_length=1, description="a target's label")],
+        status: Annotated[StatusName, Field(description="the new status")],
+        note: Annotated[str | None, Field(max_length=2000, description="why (kept in the entry's notes)")] = None,
+    ) -> Annotated[CallToolResult, EntryView]:
+        """Change a target's status; attempts are counted and the target is exhausted when its budget is spent."""
+        return tool_result(bp(ctx).update_status(label, status, note))
+
+    @server.tool(annotations=MUTATING)
+    async def schedule_iteration(
+        ctx: Context[Any, Any],
+        spec: Annotated[IterationSpec, Field(description="what the iteration should do")],
+    ) -> Annotated[CallToolResult, EntryView]:
+        """Schedule an expert iteration (entry iter_N, status todo) for the daemon to run."""
+        return tool_result(bp(ctx).schedule_iteration(spec))
+
+    return server

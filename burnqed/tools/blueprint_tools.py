@@ -1,0 +1,141 @@
+"""The logic of the blueprint tools: read targets, change their status, schedule iterations.
+
+Every change goes through burnqed.blueprint.BlueprintStore (file lock, atomic replace,
+validation, statement locks). No tool here can register or edit a statement, so a locked
+statement cannot change through MCP; the store would refuse it anyway (StatementLocked).
+Status changes are for targets only: iterations belong to the daemon that runs them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from burnqed.blueprint import (
+    TARGET_KINDS,
+    BlueprintConfig,
+    BlueprintError,
+    BlueprintStore,
+    Entry,
+    IterationSpec,
+    UnknownLabel,
+)
+from burnqed.tools.errors import BlueprintToolError, InvalidInput
+
+__all__ = ["BlueprintTools", "EntryView", "TargetList"]
+
+Detail = Literal["summary", "full"]
+
+
+class EntryView(BaseModel):
+    """A blueprint entry as the tools show it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: str
+    label: str
+    status: str
+    attempts: int
+    budget: int | None = None
+    uses: list[str] = Field(default_factory=list)
+    statement_sha: str | None = None
+    statement: str | None = Field(default=None, description="with detail='full' (get_target always)")
+    file: str | None = None
+    plan: dict[str, Any] | None = None
+    results: dict[str, Any] | None = None
+    notes: str | None = Field(default=None, description="with detail='full'")
+
+    def summary(self) -> str:
+        """Short text for the model."""
+        budget = f"/{self.budget}" if self.budget is not None else ""
+        text = f"{self.kind} {self.label}: {self.status}, attempts {self.attempts}{budget}"
+        if self.statement:
+            text += f"\n  {self.statement}"
+        return text
+
+
+def entry_view(entry: Entry, detail: Detail) -> EntryView:
+    """An Entry as an EntryView (statement and notes only with detail='full')."""
+    full = detail == "full"
+    return EntryView(
+        kind=entry.kind,
+        label=entry.label,
+        status=entry.status,
+        attempts=entry.attempts,
+        budget=entry.budget,
+        uses=list(entry.uses),
+        statement_sha=entry.statement_sha,
+        statement=entry.statement if full else None,
+        file=entry.file,
+        plan=entry.plan or None,
+        results=entry.results or None,
+        notes=(entry.notes or None) if full else None,
+    )
+
+
+class TargetList(BaseModel):
+    """Targets of the blueprint."""
+
+    model_config = ConfigDict(frozen=True)
+
+    targets: list[EntryView]
+    counts: dict[str, int] = Field(description="targets per status")
+
+    def summary(self) -> str:
+        """Short text for the model."""
+        counts = ", ".join(f"{k} {v}" for k, v in sorted(self.counts.items()))
+        lines = [f"{len(self.targets)} targets ({counts or 'none'})"]
+        lines += [t.summary().split("\n")[0] for t in self.targets[:50]]
+        if len(self.targets) > 50:
+            lines.append(f"… {len(self.targets) - 50} more")
+        return "\n".join(lines)
+
+
+class BlueprintTools:
+    """Reads and changes one BLUEPRINT.md through its store."""
+
+    def __init__(self, path: Path, config: BlueprintConfig) -> None:
+        self.store = BlueprintStore(path, config)
+
+    def list_targets(self, status: str | None = None, detail: Detail = "summary") -> TargetList:
+        """Targets, optionally of one status."""
+        try:
+            entries = self.store.list_targets(status)
+            everything = self.store.list_targets() if status is not None else entries
+        except BlueprintError as exc:
+            raise BlueprintToolError(str(exc)) from exc
+        counts: dict[str, int] = {}
+        for entry in everything:
+            counts[entry.status] = counts.get(entry.status, 0) + 1
+        return TargetList(targets=[entry_view(e, detail) for e in entries], counts=counts)
+
+    def get_target(self, label: str) -> EntryView:
+        """One entry, in full."""
+        try:
+            return entry_view(self.store.get(label), "full")
+        except UnknownLabel as exc:
+            raise BlueprintToolError(str(exc)) from exc
+        except BlueprintError as exc:
+            raise BlueprintToolError(str(exc)) from exc
+
+    def update_status(self, label: str, status: str, note: str | None = None) -> EntryView:
+        """Change a target's status (attempt accounting by the blueprint rules)."""
+        try:
+            entry = self.store.get(label)
+        except BlueprintError as exc:
+            raise BlueprintToolError(str(exc)) from exc
+        if entry.kind not in TARGET_KINDS:
+            raise InvalidInput(f"{label} is an {entry.kind}: its status is set by the daemon that runs it")
+        try:
+            return entry_view(self.store.update_status(label, status, note=note), "full")
+        except BlueprintError as exc:
+            raise BlueprintToolError(str(exc)) from exc
+
+    def schedule_iteration(self, spec: IterationSpec) -> EntryView:
+        """Add an iteration entry (status todo) for the daemon to run."""
+        try:
+            return entry_view(self.store.schedule_iteration(spec), "full")
+        except BlueprintError as exc:
+            raise BlueprintToolError(str(exc)) from exc

@@ -1,0 +1,134 @@
+"""The tool-call log: one JSON line per MCP tool call, appended to logs/tool_calls.jsonl.
+
+Every server installs ``ToolCallLog.middleware(server)``, so every ``tools/call`` —
+including calls rejected by argument validation — is recorded in one place with its
+time, server, tool, a SHA-256 digest of the canonical JSON arguments (the arguments
+themselves are never logged), ok, duration and error text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import time
+from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+__all__ = ["ToolCallLog", "ToolCallRecord", "argument_digest"]
+
+log = logging.getLogger(__name__)
+
+_MAX_ERROR_CHARS = 500
+
+
+def argument_digest(arguments: Mapping[str, Any] | None) -> str:
+    """SHA-256 of the canonical JSON of the arguments (sorted keys, compact, UTF-8)."""
+    canonical = json.dumps(dict(arguments or {}), sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+class ToolCallRecord(BaseModel):
+    """One logged tool call."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    time: datetime
+    server: str
+    tool: str
+    args_sha256: str
+    ok: bool
+    duration_ms: float = Field(ge=0)
+    error: str | None = None
+
+
+class ToolCallLog:
+    """Append-only JSONL log of tool calls (one ``write`` per line, so lines never interleave)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+
+    def append(self, record: ToolCallRecord) -> None:
+        """Append one record as a JSON line."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        line = record.model_dump_json() + "\n"
+        # O_APPEND makes each single write atomic with respect to other appenders
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            os.write(fd, line.encode("utf-8"))
+        finally:
+            os.close(fd)
+
+    def record(
+        self, server: str, tool: str, arguments: Mapping[str, Any] | None, ok: bool, duration_ms: float, error: str | None
+    ) -> ToolCallRecord:
+        """Build and append a record; returns it."""
+        rec = ToolCallRecord(
+            time=datetime.now(UTC),
+            server=server,
+            tool=tool,
+            args_sha256=argument_digest(arguments),
+            ok=ok,
+            duration_ms=max(0.0, duration_ms),
+            error=None if error is None else error[:_MAX_ERROR_CHARS],
+        )
+        self.append(rec)
+        return rec
+
+    def read(self) -> Iterator[ToolCallRecord]:
+        """The records in order; malformed lines are skipped with a warning."""
+        try:
+            fh = self.path.open(encoding="utf-8")
+        except FileNotFoundError:
+            return
+        with fh:
+            for lineno, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    yield ToolCallRecord.model_validate_json(line)
+                except ValidationError:
+                    log.warning("%s:%d: malformed tool-call record skipped", self.path, lineno)
+
+    def middleware(self, server: str) -> Any:
+        """An MCP server middleware that records every ``tools/call`` of ``server``."""
+
+        async def record_tool_calls(ctx: Any, call_next: Any) -> Any:
+            if ctx.method != "tools/call":
+                return await call_next(ctx)
+            params = ctx.params or {}
+            tool = str(params.get("name", "?"))
+            arguments = params.get("arguments")
+            start = time.perf_counter()
+            ok, error = False, None
+            try:
+                result = await call_next(ctx)
+                ok, error = _outcome(result)
+                return result
+            except BaseException as exc:
+                error = f"{type(exc).__name__}: {exc}"
+                raise
+            finally:
+                try:
+                    self.record(server, tool, arguments if isinstance(arguments, Mapping) else {}, ok, (time.perf_counter() - start) * 1000, error)
+                except OSError:
+                    log.exception("cannot append to the tool-call log %s", self.path)
+
+        return record_tool_calls
+
+
+def _outcome(result: Any) -> tuple[bool, str | None]:
+    """(ok, error text) of a tools/call result, as a dict or a model."""
+    if isinstance(result, BaseModel):
+        result = result.model_dump(by_alias=True, mode="json")
+    if not isinstance(result, Mapping):
+        return True, None
+    if not result.get("isError", result.get("is_error", False)):
+        return True, None
+    texts = [c.get("text", "") for c in result.get("content", []) if isinstance(c, Mapping)]
+    return False, " ".join(t for t in texts if t) or "error"

@@ -1,0 +1,113 @@
+"""Errors of the tool layer: each one reaches the MCP client as an ``is_error`` tool result.
+
+ToolsError (an ``mcp`` ToolError: the SDK turns it into a result the model can read)
+ ├── InvalidInput           an argument that passed the schema but makes no sense
+ ├── PolicyViolation        a tactic or statement the tactic policy denies
+ ├── LeaseError
+ │    ├── UnknownLease      no proof handle of that id was ever issued (or it was closed)
+ │    ├── LeaseExpired      the handle was idle too long and has been closed
+ │    ├── LeaseLost         the Lean worker behind the handle died
+ │    └── TooManyLeases     the cap on live handles is reached
+ ├── LeanUnavailable        the Lean pool failed (start-up, exhausted, closed)
+ ├── JobError
+ │    ├── UnknownJob        no job of that id
+ │    ├── JobNotFinished    a result was asked for a job that has not finished
+ │    └── TooManyJobs       the cap on running jobs is reached
+ ├── StatsUnavailable       the requested statistics do not exist (no run, no iteration)
+ ├── BlueprintToolError     the blueprint refused the change (locked statement, bad status …)
+ └── ServiceUnavailable     a component the tool needs is not configured (no model, no EBM)
+
+Only protocol faults become MCP errors; everything here is data for the model.
+"""
+
+from __future__ import annotations
+
+from mcp.server.mcpserver.exceptions import ToolError
+
+__all__ = [
+    "BlueprintToolError",
+    "InvalidInput",
+    "JobError",
+    "JobNotFinished",
+    "LeanUnavailable",
+    "LeaseError",
+    "LeaseExpired",
+    "LeaseLost",
+    "PolicyViolation",
+    "ServiceUnavailable",
+    "StatsUnavailable",
+    "TooManyJobs",
+    "TooManyLeases",
+    "ToolsError",
+    "UnknownJob",
+    "UnknownLease",
+]
+
+
+class ToolsError(ToolError):
+    """Base class of every anticipated tool failure."""
+
+
+class InvalidInput(ToolsError):
+    """An argument that is well-typed but unusable."""
+
+
+class PolicyViolation(ToolsError):
+    """The tactic policy denies this tactic or statement."""
+
+    def __init__(self, kind: str, rule: str) -> None:
+        super().__init__(f"{kind} denied by the tactic policy (rule: {rule})")
+        self.kind = kind
+        self.rule = rule
+
+
+class LeaseError(ToolsError):
+    """A problem with a proof-handle lease."""
+
+
+class UnknownLease(LeaseError):
+    """No live lease of that id."""
+
+
+class LeaseExpired(LeaseError):
+    """The lease was idle past its timeout; its handle was closed."""
+
+
+class LeaseLost(LeaseError):
+    """The worker behind the lease died; the handle is gone."""
+
+
+class TooManyLeases(LeaseError):
+    """The cap on live leases is reached."""
+
+
+class LeanUnavailable(ToolsError):
+    """The Lean pool could not serve the request."""
+
+
+class JobError(ToolsError):
+    """A problem with a search job."""
+
+
+class UnknownJob(JobError):
+    """No job of that id."""
+
+
+class JobNotFinished(JobError):
+    """The job has no result yet."""
+
+
+class TooManyJobs(JobError):
+    """The cap on running jobs is reached."""
+
+
+class StatsUnavailable(ToolsError):
+    """The requested statistics do not exist."""
+
+
+class BlueprintToolError(ToolsError):
+    """The blueprint refused the change."""
+
+
+class ServiceUnavailable(ToolsError):
+    """A component this tool needs is not available."""

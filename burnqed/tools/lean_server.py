@@ -1,0 +1,124 @@
+"""The lean_pool MCP server: proof handles, tactics, the replay gate and the pool's status.
+
+Declarations only: each tool validates its arguments (pydantic, from the annotations),
+calls burnqed.tools.lean_tools.LeanTools and returns its typed result. The pool, the
+lease registry and its sweeper live in the server's lifespan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import CallToolResult
+from pydantic import Field
+
+from burnqed.config import BurnqedConfig
+from burnqed.tools.lean_tools import (
+    CloseProofResult,
+    LeanTools,
+    PoolStatusResult,
+    RunTacticResult,
+    StartProofResult,
+    VerifyProofResult,
+)
+from burnqed.tools.leases import HandleRegistry
+from burnqed.tools.policy import TacticPolicy
+from burnqed.tools.serving import DESTRUCTIVE, MUTATING, READ_ONLY, lifespan_state, new_server, tool_result
+
+__all__ = ["LeanServerState", "build_server", "lean_lifespan"]
+
+INSTRUCTIONS = """\
+Lean 4 proof checking, one tactic at a time. start_proof gives a handle and the root state's
+goals; run_tactic(handle, state_id, tactic) returns the next state (states are immutable, so
+any earlier state can be branched from again). close_proof when done: handles expire when idle.
+verify_proof replays a whole tactic list from scratch and is the only check that counts.
+Commands and meta-programming (#eval, run_cmd, set_option, IO, unsafe, sorry, ...) are refused."""
+
+
+@dataclass(frozen=True)
+class LeanServerState:
+    """What the lean_pool server's tools share: the pool behind its lease registry."""
+
+    tools: LeanTools
+
+
+@asynccontextmanager
+async def lean_lifespan(config: BurnqedConfig) -> AsyncIterator[LeanServerState]:
+    """Start the pool and the lease sweeper; on exit close every leased handle, then the pool."""
+    from burnqed.lean import LeanPool
+
+    tc = config.tools
+    registry: HandleRegistry[Any] = HandleRegistry(tc.handle_idle_timeout_s, tc.max_live_handles, tc.expired_memory)
+    async with LeanPool(config.lean) as pool, anyio.create_task_group() as tg:
+        tg.start_soon(registry.run_sweeper, tc.lease_sweep_interval_s, name="lease sweeper")
+        try:
+            yield LeanServerState(tools=LeanTools(pool, registry, TacticPolicy(tc), tc))
+        finally:
+            tg.cancel_scope.cancel()
+            await registry.close_all()
+
+
+def build_server(config: BurnqedConfig) -> MCPServer[Any]:
+    """The lean_pool server for ``config`` (nothing starts until a client connects)."""
+
+    @asynccontextmanager
+    async def lifespan(_server: MCPServer[Any]) -> AsyncIterator[LeanServerState]:
+        async with lean_lifespan(config) as state:
+            yield state
+
+    server = new_server("lean", config, lifespan, INSTRUCTIONS)
+
+    def tools(ctx: Context[Any, Any]) -> LeanTools:
+        return lifespan_state(ctx, LeanServerState).tools
+
+    @server.tool(annotations=MUTATING)
+    async def start_proof(
+        ctx: Context[Any, Any],
+        statement: Annotated[
+            str | None, Field(description="a Lean 4 proposition, e.g. '∀ (n : Nat), n + 0 = n'")
+        ] = None,
+        name: Annotated[str | None, Field(description="or the name of a theorem in the environment")] = None,
+    ) -> Annotated[CallToolResult, StartProofResult]:
+        """Start a proof of a statement (or of a named theorem): returns a handle, the root state id and its goals."""
+        return tool_result(await tools(ctx).start_proof(statement, name))
+
+    @server.tool(annotations=MUTATING)
+    async def run_tactic(
+        ctx: Context[Any, Any],
+        handle: Annotated[str, Field(description="the handle from start_proof")],
+        state_id: Annotated[int, Field(ge=0, description="the state to run the tactic on")],
+        tactic: Annotated[str, Field(min_length=1, description="one Lean 4 tactic, e.g. 'intro n'")],
+        goal_id: Annotated[int | None, Field(ge=0, description="which goal of the state (default: the first)")] = None,
+    ) -> Annotated[CallToolResult, RunTacticResult]:
+        """Run one tactic: status (success / failed / parse_error / timeout / lost), the next state and its goals, Lean's messages."""
+        return tool_result(await tools(ctx).run_tactic(handle, state_id, tactic, goal_id))
+
+    @server.tool(annotations=DESTRUCTIVE)
+    async def close_proof(
+        ctx: Context[Any, Any],
+        handle: Annotated[str, Field(description="the handle from start_proof")],
+    ) -> Annotated[CallToolResult, CloseProofResult]:
+        """Close a proof handle and release its states."""
+        return tool_result(await tools(ctx).close_proof(handle))
+
+    @server.tool(annotations=READ_ONLY)
+    async def verify_proof(
+        ctx: Context[Any, Any],
+        tactics: Annotated[list[str], Field(min_length=1, description="the whole proof, one tactic per item")],
+        statement: Annotated[str | None, Field(description="the Lean 4 proposition")] = None,
+        name: Annotated[str | None, Field(description="or the name of a theorem in the environment")] = None,
+    ) -> Annotated[CallToolResult, VerifyProofResult]:
+        """Replay a tactic list from a fresh start: ok only if no goals, no sorry and no unassigned metavariables remain."""
+        return tool_result(await tools(ctx).verify_proof(tactics, statement, name))
+
+    @server.tool(annotations=READ_ONLY)
+    async def pool_status(ctx: Context[Any, Any]) -> Annotated[CallToolResult, PoolStatusResult]:
+        """The Lean pool's workers and requests, and the open proof handles."""
+        return tool_result(tools(ctx).pool_status())
+
+    return server

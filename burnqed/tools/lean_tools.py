@@ -1,0 +1,379 @@
+"""The logic of the lean_pool tools: leased proof handles over the pool, under the tactic policy.
+
+``LeanTools`` is what the server calls; it takes plain arguments and returns the output
+models below. Lean-layer errors are translated here (``raise … from``) into the tool
+errors of burnqed.tools.errors, so the server stays a list of declarations. A failed
+tactic is a result with status ``failed``, never an error.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from burnqed.lean.errors import (
+    ForeignState,
+    HandleLost,
+    InvalidStatement,
+    LeanError,
+    LeanReplError,
+    UnknownHandle,
+)
+from burnqed.lean.errors import InvalidInput as LeanInvalidInput
+from burnqed.lean.protocol import Goal, Message, render_goal, render_goals
+from burnqed.lean.results import PoolStatus, ProofVerdict, TacticOutcome, TacticStatus
+from burnqed.tools.config import ToolsConfig
+from burnqed.tools.errors import InvalidInput, LeanUnavailable, LeaseLost
+from burnqed.tools.leases import HandleRegistry
+from burnqed.tools.policy import TacticPolicy
+
+__all__ = [
+    "CloseProofResult",
+    "GoalView",
+    "Hypothesis",
+    "LeanTools",
+    "MessageView",
+    "PoolStatusResult",
+    "ProofHandleLike",
+    "ProofPool",
+    "RunTacticResult",
+    "StartProofResult",
+    "VerifyProofResult",
+    "goal_view",
+]
+
+_LEAN_NAME = re.compile(r"^[^\s()\[\]{}#`,;:]+$")
+
+
+class ProofHandleLike(Protocol):
+    """What the tools use of a burnqed.lean ProofHandle."""
+
+    state_id: int
+    goals: list[Goal]
+
+    async def run_tactic(self, state_id: int, tactic: str, goal_id: int | None = None) -> TacticOutcome:
+        """Run one tactic on a state of this proof."""
+        ...
+
+    async def close(self) -> None:
+        """Release the proof's states and its worker."""
+        ...
+
+
+class ProofPool(Protocol):
+    """What the tools use of a burnqed.lean LeanPool."""
+
+    @property
+    def backend(self) -> str:
+        """The backend name."""
+        ...
+
+    async def open_proof(self, statement: str | None = None, *, name: str | None = None) -> Any:
+        """A new proof handle on a fresh goal."""
+        ...
+
+    async def verify_proof(self, statement: str | None, tactics: list[str], *, name: str | None = None) -> ProofVerdict:
+        """Replay a tactic list from scratch and check the root."""
+        ...
+
+    def status(self) -> PoolStatus:
+        """A snapshot of the pool."""
+        ...
+
+
+# ---------------------------------------------------------------- output models
+
+
+class Hypothesis(BaseModel):
+    """One local hypothesis of a goal."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    type: str
+    value: str | None = None
+
+
+class GoalView(BaseModel):
+    """A goal both as Lean prints it and structured."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str = Field(description="the goal as Lean prints it (h : T lines, then ⊢ target)")
+    case: str | None = Field(default=None, description="the goal's case name, if any")
+    hypotheses: list[Hypothesis] = Field(default_factory=list)
+    target: str
+
+
+def goal_view(goal: Goal) -> GoalView:
+    """A protocol goal as a GoalView."""
+    hyps = [
+        Hypothesis(
+            name=v.user_name,
+            type=v.type.pp if v.type is not None and v.type.pp is not None else "?",
+            value=v.value.pp if v.value is not None else None,
+        )
+        for v in goal.vars
+    ]
+    target = goal.target.pp if goal.target.pp is not None else "?"
+    return GoalView(text=render_goal(goal), case=goal.user_name, hypotheses=hyps, target=target)
+
+
+class MessageView(BaseModel):
+    """A Lean message."""
+
+    model_config = ConfigDict(frozen=True)
+
+    severity: str
+    text: str
+    line: int | None = None
+    column: int | None = None
+
+
+def _message_view(message: Message) -> MessageView:
+    pos = message.pos
+    return MessageView(
+        severity=message.severity,
+        text=message.data,
+        line=pos.line if pos is not None else None,
+        column=pos.column if pos is not None else None,
+    )
+
+
+class StartProofResult(BaseModel):
+    """A new proof: its handle (a lease), the root state and its goals."""
+
+    model_config = ConfigDict(frozen=True)
+
+    handle: str = Field(description="pass to run_tactic / close_proof; expires when idle")
+    state_id: int = Field(description="the root state")
+    statement: str | None
+    name: str | None = None
+    goals: list[GoalView]
+    goals_text: str = Field(description="all goals as Lean prints them")
+    backend: str
+    idle_timeout_s: float
+
+    def summary(self) -> str:
+        """Short text for the model."""
+        return f"handle {self.handle}, state {self.state_id}:\n{self.goals_text}"
+
+
+class RunTacticResult(BaseModel):
+    """What one tactic did."""
+
+    model_config = ConfigDict(frozen=True)
+
+    handle: str
+    state_id: int
+    tactic: str
+    status: TacticStatus
+    next_state_id: int | None = None
+    goals: list[GoalView] = Field(default_factory=list)
+    goals_text: str = Field(default="", description="the new goals as Lean prints them ('no goals' when done)")
+    messages: list[MessageView] = Field(default_factory=list)
+    parse_error: str | None = None
+    proof_complete: bool = Field(description="no goals left (verify_proof is the real check)")
+    handle_alive: bool = Field(default=True, description="false after status 'lost': start a new proof")
+    elapsed_ms: float = 0.0
+
+    def summary(self) -> str:
+        """Short text for the model."""
+        if self.status is TacticStatus.SUCCESS:
+            head = "proof complete" if self.proof_complete else f"state {self.next_state_id}"
+            return f"{self.status.value}: {head}\n{self.goals_text}"
+        detail = self.parse_error or "\n".join(m.text for m in self.messages if m.severity == "error")
+        return f"{self.status.value}: {detail}".rstrip(": ")
+
+
+class CloseProofResult(BaseModel):
+    """A closed proof handle."""
+
+    model_config = ConfigDict(frozen=True)
+
+    handle: str
+    closed: bool
+
+    def summary(self) -> str:
+        """Short text for the model."""
+        return f"handle {self.handle} closed"
+
+
+class VerifyProofResult(BaseModel):
+    """The replay gate's verdict."""
+
+    model_config = ConfigDict(frozen=True)
+
+    ok: bool
+    reason: str = ""
+    failed_step: int | None = None
+    steps: int = 0
+    backend: str
+
+    def summary(self) -> str:
+        """Short text for the model."""
+        if self.ok:
+            return f"verified: {self.steps} tactics replayed, no goals, no sorry ({self.backend})"
+        step = f" at step {self.failed_step}" if self.failed_step is not None else ""
+        return f"rejected{step}: {self.reason}"
+
+
+class PoolStatusResult(BaseModel):
+    """The pool and the handle leases."""
+
+    model_config = ConfigDict(frozen=True)
+
+    pool: PoolStatus
+    live_handles: int
+    max_live_handles: int
+    expired_handles: int = Field(description="handles closed by idle expiry since the server started")
+    idle_timeout_s: float
+    worker_pids: list[int] = Field(default_factory=list, description="Lean worker processes")
+
+    def summary(self) -> str:
+        """Short text for the model."""
+        p = self.pool
+        return (
+            f"{p.backend}: {p.workers} workers ({p.idle} idle, {p.busy} busy), "
+            f"{self.live_handles}/{self.max_live_handles} handles, {p.requests} requests, {p.restarts} restarts"
+        )
+
+
+# ---------------------------------------------------------------- the service
+
+
+def _worker_pids(pool: ProofPool) -> list[int]:
+    pids = getattr(pool, "worker_pids", None)
+    return list(pids() if callable(pids) else pids or [])
+
+
+class LeanTools:
+    """Proof handles as leases, under the tactic policy."""
+
+    def __init__(self, pool: ProofPool, registry: HandleRegistry[Any], policy: TacticPolicy, config: ToolsConfig) -> None:
+        self.pool = pool
+        self.registry = registry
+        self.policy = policy
+        self.config = config
+
+    async def start_proof(self, statement: str | None = None, name: str | None = None) -> StartProofResult:
+        """Open a proof on a statement (or a named constant) and lease its handle."""
+        if (statement is None) == (name is None):
+            raise InvalidInput("give exactly one of statement or name")
+        if statement is not None:
+            statement = self.policy.check_statement(statement)
+        if name is not None:
+            name = name.strip()
+            if not _LEAN_NAME.match(name):
+                raise InvalidInput(f"{name!r} is not a Lean name")
+            self.policy.check_statement(name)
+        self.registry.check_capacity()
+        try:
+            handle = await self.pool.open_proof(statement, name=name)
+        except (InvalidStatement, LeanInvalidInput) as exc:
+            raise InvalidInput(f"Lean rejected the statement: {exc}") from exc
+        except LeanReplError as exc:
+            raise InvalidInput(f"Lean rejected the statement: {exc}") from exc
+        except LeanError as exc:
+            raise LeanUnavailable(f"the Lean pool could not start the proof: {type(exc).__name__}: {exc}") from exc
+        try:
+            lease = self.registry.add(handle, statement=statement, name=name)
+        except BaseException:
+            await handle.close()
+            raise
+        goals = list(handle.goals)
+        return StartProofResult(
+            handle=lease.lease_id,
+            state_id=handle.state_id,
+            statement=statement,
+            name=name,
+            goals=[goal_view(g) for g in goals],
+            goals_text=render_goals(goals),
+            backend=self.pool.backend,
+            idle_timeout_s=self.registry.idle_timeout_s,
+        )
+
+    async def run_tactic(self, handle: str, state_id: int, tactic: str, goal_id: int | None = None) -> RunTacticResult:
+        """Run one tactic on a state of a leased proof."""
+        tactic = self.policy.check_tactic(tactic)
+        async with self.registry.use(handle) as lease:
+            try:
+                outcome: TacticOutcome = await lease.handle.run_tactic(state_id, tactic, goal_id=goal_id)
+            except ForeignState as exc:
+                raise InvalidInput(f"state {state_id} does not belong to handle {handle}") from exc
+            except (HandleLost, UnknownHandle) as exc:
+                await self.registry.discard(handle, "lost (its Lean worker died)")
+                raise LeaseLost(f"handle {handle} is lost (its Lean worker died); start a new proof") from exc
+            except LeanInvalidInput as exc:
+                raise InvalidInput(f"tactic refused: {exc}") from exc
+            except LeanReplError as exc:
+                raise InvalidInput(f"Lean refused the request: {exc.desc}") from exc
+            except LeanError as exc:
+                raise LeanUnavailable(f"{type(exc).__name__}: {exc}") from exc
+            # a read time-out kills the worker too: the handle reports itself lost
+            alive = outcome.status is not TacticStatus.LOST and not getattr(lease.handle, "lost", False)
+        if not alive:
+            await self.registry.discard(handle, "lost (its Lean worker died)")
+        return RunTacticResult(
+            handle=handle,
+            state_id=state_id,
+            tactic=tactic,
+            status=outcome.status,
+            next_state_id=outcome.next_state_id,
+            goals=[goal_view(g) for g in outcome.goals],
+            goals_text=render_goals(outcome.goals) if outcome.ok else "",
+            messages=[_message_view(m) for m in outcome.messages],
+            parse_error=outcome.parse_error,
+            proof_complete=outcome.proof_complete,
+            handle_alive=alive,
+            elapsed_ms=round(outcome.elapsed_s * 1000, 3),
+        )
+
+    async def close_proof(self, handle: str) -> CloseProofResult:
+        """Close a leased proof; its worker returns to the pool."""
+        await self.registry.release(handle)
+        return CloseProofResult(handle=handle, closed=True)
+
+    async def verify_proof(
+        self, tactics: list[str], statement: str | None = None, name: str | None = None
+    ) -> VerifyProofResult:
+        """Replay a tactic list from a fresh start (the replay gate)."""
+        if (statement is None) == (name is None):
+            raise InvalidInput("give exactly one of statement or name")
+        if statement is not None:
+            statement = self.policy.check_statement(statement)
+        if name is not None and not _LEAN_NAME.match(name.strip()):
+            raise InvalidInput(f"{name!r} is not a Lean name")
+        if not tactics:
+            raise InvalidInput("the tactic list is empty")
+        if len(tactics) > self.config.max_proof_tactics:
+            raise InvalidInput(f"more than {self.config.max_proof_tactics} tactics")
+        checked = [self.policy.check_tactic(t) for t in tactics]
+        try:
+            verdict = await self.pool.verify_proof(statement, checked, name=name.strip() if name else None)
+        except (InvalidStatement, LeanInvalidInput) as exc:
+            raise InvalidInput(f"Lean rejected the statement: {exc}") from exc
+        except LeanReplError as exc:
+            raise InvalidInput(f"Lean rejected the request: {exc}") from exc
+        except LeanError as exc:
+            raise LeanUnavailable(f"the Lean pool could not verify: {type(exc).__name__}: {exc}") from exc
+        return VerifyProofResult(
+            ok=verdict.ok,
+            reason=verdict.reason,
+            failed_step=verdict.failed_step,
+            steps=verdict.steps,
+            backend=self.pool.backend,
+        )
+
+    def pool_status(self) -> PoolStatusResult:
+        """The pool's and the leases' state."""
+        return PoolStatusResult(
+            pool=self.pool.status(),
+            live_handles=len(self.registry),
+            max_live_handles=self.registry.max_live,
+            expired_handles=self.registry.expired_total,
+            idle_timeout_s=self.registry.idle_timeout_s,
+            worker_pids=_worker_pids(self.pool),
+        )

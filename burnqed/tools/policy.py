@@ -1,0 +1,84 @@
+"""The tactic policy: which tactics and statements the tools accept.
+
+A tool call that reaches outside the proof — running commands (``#eval``, ``run_cmd``),
+meta-programs (``run_tac``, ``macro``, ``elab``), IO, ``unsafe`` code, ``set_option``,
+imports, new axioms, ``open … in`` tricks — is refused before it gets to Lean. The rules
+are a deny-list of named regexes (ToolsConfig.denied_patterns, plus
+extra_denied_patterns, minus allowed_patterns); ``sorry``/``admit`` are refused unless
+ToolsConfig.allow_sorry. Comments and string literals are checked too, on purpose: the
+policy reads text, not Lean syntax, and errs on the side of refusing.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from burnqed.tools.config import ToolsConfig
+from burnqed.tools.errors import InvalidInput, PolicyViolation
+
+__all__ = ["PolicyVerdict", "TacticPolicy"]
+
+_SORRY = re.compile(r"\b(sorry|admit)\b")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+class PolicyVerdict(BaseModel):
+    """Whether a text is allowed, and if not which rule denied it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    allowed: bool
+    rule: str | None = None
+
+
+class TacticPolicy:
+    """Deny-list policy over tactic and statement text."""
+
+    def __init__(self, config: ToolsConfig) -> None:
+        self.config = config
+        patterns = {**config.denied_patterns, **config.extra_denied_patterns}
+        for name in config.allowed_patterns:
+            patterns.pop(name, None)
+        self._rules: list[tuple[str, re.Pattern[str]]] = [(name, re.compile(rx)) for name, rx in patterns.items()]
+        if not config.allow_sorry:
+            self._rules.append(("sorry", _SORRY))
+
+    @property
+    def rules(self) -> list[str]:
+        """Names of the active deny rules."""
+        return [name for name, _ in self._rules]
+
+    def verdict(self, text: str) -> PolicyVerdict:
+        """Check ``text`` against the deny rules (NFKC-normalised first, so look-alike letters do not slip through)."""
+        normal = unicodedata.normalize("NFKC", text)
+        for name, rx in self._rules:
+            if rx.search(normal):
+                return PolicyVerdict(allowed=False, rule=name)
+        return PolicyVerdict(allowed=True)
+
+    def check(self, kind: Literal["tactic", "statement"], text: str) -> str:
+        """Return ``text`` stripped if allowed; raise InvalidInput or PolicyViolation otherwise."""
+        limit = self.config.max_tactic_chars if kind == "tactic" else self.config.max_statement_chars
+        stripped = text.strip()
+        if not stripped:
+            raise InvalidInput(f"empty {kind}")
+        if len(stripped) > limit:
+            raise InvalidInput(f"{kind} longer than {limit} characters")
+        if _CONTROL.search(stripped):
+            raise InvalidInput(f"{kind} contains control characters")
+        verdict = self.verdict(stripped)
+        if not verdict.allowed:
+            raise PolicyViolation(kind, verdict.rule or "?")
+        return stripped
+
+    def check_tactic(self, tactic: str) -> str:
+        """A tactic the policy allows (stripped), else PolicyViolation."""
+        return self.check("tactic", tactic)
+
+    def check_statement(self, statement: str) -> str:
+        """A statement the policy allows (stripped), else PolicyViolation."""
+        return self.check("statement", statement)

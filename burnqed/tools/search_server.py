@@ -1,0 +1,150 @@
+"""The search MCP server: search jobs, tactic generation and state scoring.
+
+Declarations only; the logic is burnqed.tools.search_tools.SearchTools. The pool, the
+job manager and the host of the lazily loaded policy / energy head live in the lifespan,
+so jobs outlive the client that launched them (and are recorded on disk).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Annotated, Any, Literal
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import CallToolResult
+from pydantic import Field
+
+from burnqed.config import BurnqedConfig
+from burnqed.tools.host import ContextHost
+from burnqed.tools.jobs import JobManager, JobRecord, JobStatus
+from burnqed.tools.search_tools import (
+    GenerateTacticsResult,
+    JobList,
+    JobResultView,
+    JobView,
+    ScoreStatesResult,
+    SearchBudget,
+    SearchTools,
+)
+from burnqed.tools.serving import DESTRUCTIVE, MUTATING, READ_ONLY, jobs_dir, lifespan_state, new_server, tool_result
+
+__all__ = ["build_server", "search_lifespan"]
+
+INSTRUCTIONS = """\
+Best-first proof search as background jobs. launch_search(theorem_set or statements, budget)
+returns a job id at once; job_status shows progress (pass wait_s to wait a few seconds, with
+progress notifications if you ask for them); job_result gives the solve rate (detail='full':
+every theorem's outcome and proof). generate_tactics and score_states expose the policy and
+the energy head on single states."""
+
+JobId = Annotated[str, Field(min_length=1, description="the id launch_search returned")]
+PolicyArg = Annotated[
+    Literal["model", "none"], Field(description="'model': the policy LM; 'none': automation tactics only")
+]
+
+
+@asynccontextmanager
+async def search_lifespan(config: BurnqedConfig) -> AsyncIterator[SearchTools]:
+    """Pool, job manager and component host for the search server."""
+    from burnqed.lean import LeanPool
+
+    host = ContextHost()
+    async with (
+        LeanPool(config.lean) as pool,
+        JobManager(jobs_dir(config), config.tools.max_running_jobs) as jobs,
+        anyio.create_task_group() as tg,
+    ):
+        await tg.start(host.run)
+        try:
+            yield SearchTools(config, pool, jobs, host)
+        finally:
+            tg.cancel_scope.cancel()
+
+
+def build_server(config: BurnqedConfig) -> MCPServer[Any]:
+    """The search server for ``config``."""
+
+    @asynccontextmanager
+    async def lifespan(_server: MCPServer[Any]) -> AsyncIterator[SearchTools]:
+        async with search_lifespan(config) as tools:
+            yield tools
+
+    server = new_server("search", config, lifespan, INSTRUCTIONS)
+
+    def search(ctx: Context[Any, Any]) -> SearchTools:
+        return lifespan_state(ctx, SearchTools)
+
+    @server.tool(annotations=MUTATING)
+    async def launch_search(
+        ctx: Context[Any, Any],
+        theorem_set: Annotated[str | None, Field(description="a built-in theorem set, e.g. 'core'")] = None,
+        statements: Annotated[
+            list[str] | None, Field(min_length=1, description="or Lean 4 propositions to prove")
+        ] = None,
+        budget: Annotated[SearchBudget | None, Field(description="per-theorem budget (default: server config)")] = None,
+        limit: Annotated[int | None, Field(ge=1, description="only the first N theorems of the set")] = None,
+        policy: PolicyArg = "model",
+        use_ebm: Annotated[bool, Field(description="rank states with the energy head")] = False,
+    ) -> Annotated[CallToolResult, JobView]:
+        """Start a best-first search job over a theorem set or a list of statements; returns the job id at once."""
+        view = search(ctx).launch_search(theorem_set, statements, budget or SearchBudget(), policy, use_ebm, limit)
+        return tool_result(view)
+
+    @server.tool(annotations=READ_ONLY)
+    async def job_status(
+        ctx: Context[Any, Any],
+        job_id: JobId,
+        wait_s: Annotated[float, Field(ge=0, le=30, description="wait up to this long (capped at a few seconds) for the job to finish")] = 0.0,
+    ) -> Annotated[CallToolResult, JobView]:
+        """A job's status (running / succeeded / failed / cancelled / interrupted) and progress."""
+
+        async def progress(record: JobRecord) -> None:
+            p = record.progress
+            await ctx.report_progress(p.done, p.total or None, f"{p.succeeded} proved")
+
+        return tool_result(await search(ctx).wait_job(job_id, wait_s, progress))
+
+    @server.tool(annotations=READ_ONLY)
+    async def job_result(
+        ctx: Context[Any, Any],
+        job_id: JobId,
+        detail: Annotated[Literal["summary", "full"], Field(description="full: every theorem's outcome and proof")] = "summary",
+    ) -> Annotated[CallToolResult, JobResultView]:
+        """A finished job's result: solve rate and budget (detail='full': the whole evaluation report)."""
+        return tool_result(search(ctx).job_result(job_id, detail))
+
+    @server.tool(annotations=DESTRUCTIVE)
+    async def cancel_job(ctx: Context[Any, Any], job_id: JobId) -> Annotated[CallToolResult, JobView]:
+        """Cancel a running job (what it found so far stays written)."""
+        return tool_result(await search(ctx).cancel_job(job_id))
+
+    @server.tool(annotations=READ_ONLY)
+    async def list_jobs(
+        ctx: Context[Any, Any],
+        status: Annotated[JobStatus | None, Field(description="only jobs with this status")] = None,
+        limit: Annotated[int, Field(ge=1, le=500)] = 20,
+    ) -> Annotated[CallToolResult, JobList]:
+        """Search jobs, newest first (including those of earlier server runs)."""
+        return tool_result(search(ctx).list_jobs(status, limit))
+
+    @server.tool(annotations=READ_ONLY)
+    async def generate_tactics(
+        ctx: Context[Any, Any],
+        state: Annotated[str, Field(min_length=1, description="a proof state as Lean prints it (h : T lines, ⊢ goal)")],
+        n: Annotated[int, Field(ge=1, le=64, description="how many candidates")] = 8,
+        policy: PolicyArg = "model",
+    ) -> Annotated[CallToolResult, GenerateTacticsResult]:
+        """Tactics the policy proposes for a proof state, best first, with log-probabilities."""
+        return tool_result(await search(ctx).generate_tactics(state, n, policy))
+
+    @server.tool(annotations=READ_ONLY)
+    async def score_states(
+        ctx: Context[Any, Any],
+        states: Annotated[list[str], Field(min_length=1, description="proof states as Lean prints them")],
+    ) -> Annotated[CallToolResult, ScoreStatesResult]:
+        """Energies of proof states from the energy head (lower = more provable)."""
+        return tool_result(await search(ctx).score_states(states))
+
+    return server

@@ -1,0 +1,382 @@
+"""The logic of the search tools: search jobs over theorem sets, tactic generation, state scoring.
+
+A search runs as a job (burnqed.tools.jobs): launch_search returns at once with a job id;
+the job searches the theorems with burnqed.search.search_theorems on the server's pool,
+writes its trajectories to ``<jobs_dir>/<job id>.parquet`` and its EvalReport as the full
+result. The policy and the energy head are loaded on first use and kept for the server's
+life. Held-out theorem sets (ToolsConfig.held_out_sets) are refused unless the server
+may show held-out results.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import anyio
+from pydantic import BaseModel, ConfigDict, Field
+
+from burnqed.config import BurnqedConfig
+from burnqed.data.theorems import Theorem, TheoremSetError
+from burnqed.tools.errors import InvalidInput, ServiceUnavailable
+from burnqed.tools.host import ContextHost
+from burnqed.tools.jobs import JobContext, JobManager, JobOutcome, JobProgress, JobRecord, JobStatus
+from burnqed.tools.policy import TacticPolicy
+
+__all__ = [
+    "CandidateView",
+    "GenerateTacticsResult",
+    "JobList",
+    "JobResultView",
+    "JobView",
+    "ScoreStatesResult",
+    "SearchBudget",
+    "SearchTools",
+    "job_view",
+    "latest_checkpoint",
+]
+
+PolicyName = Literal["model", "none"]
+Detail = Literal["summary", "full"]
+_ITER_DIR = re.compile(r"^iter_(\d+)$")
+
+
+def latest_checkpoint(directory: Path) -> Path | None:
+    """The ``iter_N`` sub-directory with the highest N, or None."""
+    if not directory.is_dir():
+        return None
+    found = [(int(m.group(1)), p) for p in directory.iterdir() if p.is_dir() and (m := _ITER_DIR.match(p.name))]
+    return max(found)[1] if found else None
+
+
+class SearchBudget(BaseModel):
+    """Per-theorem search budget (unset fields keep the server's search config)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    max_nodes: int | None = Field(default=None, ge=1, le=100_000, description="states expanded per theorem")
+    time_limit_s: float | None = Field(default=None, gt=0, le=3600, description="wall clock per theorem")
+    num_candidates: int | None = Field(default=None, ge=1, le=64, description="tactics sampled per state")
+    max_depth: int | None = Field(default=None, ge=1, le=256)
+
+
+class JobView(BaseModel):
+    """A job as the tools show it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    job_id: str
+    kind: str
+    status: JobStatus
+    done: int
+    total: int
+    proved: int
+    message: str = ""
+    created: datetime
+    finished: datetime | None = None
+    error: str | None = None
+    outcome: dict[str, Any] | None = Field(default=None, description="the result summary, once finished")
+
+    def summary(self) -> str:
+        """Short text for the model."""
+        text = f"job {self.job_id}: {self.status.value}, {self.done}/{self.total} done, {self.proved} proved"
+        if self.error:
+            text += f" — {self.error}"
+        return text
+
+
+def job_view(record: JobRecord) -> JobView:
+    """A JobRecord as a JobView."""
+    return JobView(
+        job_id=record.job_id,
+        kind=record.kind,
+        status=record.status,
+        done=record.progress.done,
+        total=record.progress.total,
+        proved=record.progress.succeeded,
+        message=record.progress.message,
+        created=record.created,
+        finished=record.finished,
+        error=record.error,
+        outcome=record.summary,
+    )
+
+
+class JobList(BaseModel):
+    """Jobs, newest first."""
+
+    model_config = ConfigDict(frozen=True)
+
+    jobs: list[JobView]
+
+    def summary(self) -> str:
+        """Short text for the model."""
+        return "\n".join(j.summary() for j in self.jobs) or "no jobs"
+
+
+class JobResultView(BaseModel):
+    """A finished job's result."""
+
+    model_config = ConfigDict(frozen=True)
+
+    job: JobView
+    result: dict[str, Any] | None = Field(default=None, description="the full EvalReport, with detail='full'")
+
+    def summary(self) -> str:
+        """Short text for the model."""
+        s = self.job.outcome or {}
+        if "solved" in s and "total" in s:
+            return f"job {self.job.job_id}: {s['solved']}/{s['total']} proved ({s.get('solve_rate', 0.0):.1%})"
+        return self.job.summary()
+
+
+class CandidateView(BaseModel):
+    """One proposed tactic."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tactic: str
+    log_prob: float
+
+
+class GenerateTacticsResult(BaseModel):
+    """Tactics the policy proposes for a state, best first."""
+
+    model_config = ConfigDict(frozen=True)
+
+    candidates: list[CandidateView]
+    policy: str
+
+    def summary(self) -> str:
+        """Short text for the model."""
+        return "\n".join(f"{c.log_prob:8.3f}  {c.tactic}" for c in self.candidates) or "no candidates"
+
+
+class ScoreStatesResult(BaseModel):
+    """Energies of states (lower = more provable)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    energies: list[float]
+    ebm: str
+
+    def summary(self) -> str:
+        """Short text for the model."""
+        return ", ".join(f"{e:.3f}" for e in self.energies)
+
+
+class SearchTools:
+    """Search jobs, generation and scoring over one pool; lives in the search server's lifespan."""
+
+    def __init__(self, config: BurnqedConfig, pool: Any, jobs: JobManager, host: ContextHost) -> None:
+        self.config = config
+        self.pool = pool
+        self.jobs = jobs
+        self.policy = TacticPolicy(config.tools)
+        self._host = host
+
+    # ------------------------------------------------------------------ components
+
+    def _ebm_path(self) -> Path | None:
+        return self.config.tools.ebm_checkpoint or latest_checkpoint(self.config.paths.run_dir / "checkpoints" / "ebm")
+
+    def _model_dir(self) -> Path | None:
+        return self.config.policy.model_dir or latest_checkpoint(self.config.paths.run_dir / "checkpoints" / "llm")
+
+    async def components(self, policy: PolicyName, use_ebm: bool) -> Any:
+        """The generator and scorer for (policy, use_ebm), opened once and kept."""
+        from burnqed.search.components import open_components
+
+        ebm = self._ebm_path() if use_ebm else None
+        if use_ebm and ebm is None:
+            raise ServiceUnavailable("no energy-head checkpoint (set tools.ebm_checkpoint or run an iteration)")
+        model_dir = self._model_dir()
+        try:
+            return await self._host.open(
+                (policy, ebm),
+                lambda: open_components(self.config, policy=policy, model_dir=model_dir, ebm=ebm),
+            )
+        except (OSError, ValueError, RuntimeError) as exc:
+            raise ServiceUnavailable(f"cannot load the {policy} policy / energy head: {exc}") from exc
+
+    # ------------------------------------------------------------------ theorems
+
+    def resolve_theorems(self, theorem_set: str | None, statements: list[str] | None, limit: int | None) -> list[Theorem]:
+        """The theorems of a built-in set or of a statement list, under the policy."""
+        from burnqed.data.sets import builtin_sets, load_builtin
+
+        if (theorem_set is None) == (statements is None):
+            raise InvalidInput("give exactly one of theorem_set and statements")
+        if theorem_set is not None:
+            if theorem_set not in builtin_sets():
+                raise InvalidInput(f"unknown theorem set {theorem_set!r} (known: {', '.join(builtin_sets())})")
+            if theorem_set in self.config.tools.held_out_sets and not self.config.tools.show_held_out:
+                raise InvalidInput(f"{theorem_set!r} is held out: this server may not search it")
+            try:
+                theorems = load_builtin(theorem_set, home=self.config.paths.home, config=self.config.data)
+            except TheoremSetError as exc:
+                raise InvalidInput(str(exc)) from exc
+        else:
+            statements = statements or []
+            if not statements:
+                raise InvalidInput("the statement list is empty")
+            theorems = [
+                Theorem(name=f"statement_{i}", statement=self.policy.check_statement(s), source="mcp")
+                for i, s in enumerate(statements)
+            ]
+        if limit is not None:
+            theorems = theorems[:limit]
+        if len(theorems) > self.config.tools.max_statements_per_job:
+            raise InvalidInput(f"more than {self.config.tools.max_statements_per_job} theorems in one job")
+        return theorems
+
+    # ------------------------------------------------------------------ jobs
+
+    def launch_search(
+        self,
+        theorem_set: str | None,
+        statements: list[str] | None,
+        budget: SearchBudget,
+        policy: PolicyName = "model",
+        use_ebm: bool = False,
+        limit: int | None = None,
+    ) -> JobView:
+        """Start a search job; returns at once."""
+        theorems = self.resolve_theorems(theorem_set, statements, limit)
+        if use_ebm and self._ebm_path() is None:
+            raise ServiceUnavailable("no energy-head checkpoint (set tools.ebm_checkpoint or run an iteration)")
+        search_config = self.config.search.model_copy(update=budget.model_dump(exclude_none=True))
+        # a search holds one worker and its replay gate needs another: leave one free
+        workers = self.config.lean.num_workers
+        search_config = search_config.model_copy(
+            update={"concurrency": max(1, min(search_config.concurrency, workers - 1))}
+        )
+        spec = {
+            "theorem_set": theorem_set,
+            "statements": len(statements) if statements is not None else None,
+            "theorems": len(theorems),
+            "budget": budget.model_dump(exclude_none=True),
+            "policy": policy,
+            "use_ebm": use_ebm,
+        }
+        set_name = theorem_set or "statements"
+
+        async def work(job: JobContext) -> JobOutcome:
+            from burnqed.search.evaluation import report_from_results
+            from burnqed.search.runner import search_theorems
+            from burnqed.trajectory.writer import TrajectoryWriter
+
+            comps = await self.components(policy, use_ebm)
+            proved = 0
+            done = 0
+            started = anyio.current_time()
+
+            def on_result(result: Any) -> None:
+                nonlocal proved, done
+                done += 1
+                proved += int(result.proved)
+                job.report(JobProgress(done=done, total=len(theorems), succeeded=proved, message=result.theorem.name))
+
+            writer = TrajectoryWriter(
+                job.path(".parquet"),
+                row_group_rows=search_config.row_group_rows,
+                flush_interval_s=search_config.flush_interval_s,
+            )
+            try:
+                results = await search_theorems(
+                    self.pool, comps.generator, comps.scorer, theorems, search_config, writer=writer, on_result=on_result
+                )
+            finally:
+                with anyio.CancelScope(shield=True):
+                    writer.finalize()
+            report = report_from_results(
+                results,
+                label=comps.label,
+                backend=self.pool.backend,
+                search=search_config,
+                policy=comps.policy_id,
+                ebm=comps.ebm_id,
+                theorem_set=set_name,
+                run_wall_s=anyio.current_time() - started,
+            )
+            summary = {
+                "theorem_set": set_name,
+                "total": report.total,
+                "solved": report.solved,
+                "solve_rate": report.solve_rate,
+                "nodes_expanded": report.budget.nodes_expanded,
+                "backend": report.backend,
+                "label": report.label,
+                "trajectories": str(job.path(".parquet")),
+            }
+            return JobOutcome(summary=summary, full=report.model_dump(mode="json"))
+
+        return job_view(self.jobs.launch("search", spec, work, total=len(theorems)))
+
+    def job_status(self, job_id: str) -> JobView:
+        """The job's status and progress."""
+        return job_view(self.jobs.get(job_id))
+
+    async def wait_job(self, job_id: str, wait_s: float, on_progress: Any = None) -> JobView:
+        """Wait up to ``wait_s`` (capped by ToolsConfig.max_wait_s) for the job to finish, reporting progress."""
+        deadline = anyio.current_time() + min(wait_s, self.config.tools.max_wait_s)
+        record = self.jobs.get(job_id)
+        while not record.status.finished:
+            left = deadline - anyio.current_time()
+            if left <= 0:
+                break
+            previous, record = record, await self.jobs.wait(job_id, left)
+            if on_progress is not None and record != previous:
+                await on_progress(record)
+        return job_view(record)
+
+    def job_result(self, job_id: str, detail: Detail = "summary") -> JobResultView:
+        """A finished job's summary, and its full report with detail='full'."""
+        record = self.jobs.get(job_id)
+        full = self.jobs.full_result(job_id) if detail == "full" else None
+        if detail == "summary" and not record.status.finished:
+            self.jobs.full_result(job_id)  # raises JobNotFinished with the reason
+        return JobResultView(job=job_view(record), result=full)
+
+    async def cancel_job(self, job_id: str) -> JobView:
+        """Cancel a running job (a finished one is returned as it is)."""
+        return job_view(await self.jobs.cancel(job_id, timeout_s=self.config.tools.max_wait_s))
+
+    def list_jobs(self, status: JobStatus | None = None, limit: int = 20) -> JobList:
+        """Jobs, newest first."""
+        records = [r for r in self.jobs.list(limit=10_000) if status is None or r.status is status]
+        return JobList(jobs=[job_view(r) for r in records[:limit]])
+
+    # ------------------------------------------------------------------ policy and energy head
+
+    async def generate_tactics(self, state: str, n: int, policy: PolicyName = "model") -> GenerateTacticsResult:
+        """Up to ``n`` tactics for a rendered proof state."""
+        if not state.strip():
+            raise InvalidInput("empty state")
+        n = min(n, self.config.tools.max_generate_n)
+        comps = await self.components(policy, False)
+        if comps.generator is None:
+            raise ServiceUnavailable("no tactic generator")
+        with anyio.move_on_after(self.config.tools.max_call_s) as scope:
+            batches = await comps.generator.generate([state], n)
+        if scope.cancelled_caught:
+            raise ServiceUnavailable(f"generation took longer than {self.config.tools.max_call_s:g} s")
+        return GenerateTacticsResult(
+            candidates=[CandidateView(tactic=c.tactic, log_prob=c.log_prob) for c in batches[0]],
+            policy=comps.policy_id,
+        )
+
+    async def score_states(self, states: list[str]) -> ScoreStatesResult:
+        """Energies of rendered proof states (lower = more provable)."""
+        if not states:
+            raise InvalidInput("no states")
+        if len(states) > self.config.tools.max_score_states:
+            raise InvalidInput(f"more than {self.config.tools.max_score_states} states")
+        comps = await self.components("model", True)
+        with anyio.move_on_after(self.config.tools.max_call_s) as scope:
+            energies = await comps.scorer.score(states)
+        if scope.cancelled_caught:
+            raise ServiceUnavailable(f"scoring took longer than {self.config.tools.max_call_s:g} s")
+        return ScoreStatesResult(energies=[float(e) for e in energies], ebm=str(comps.ebm_id))

@@ -1,0 +1,126 @@
+"""What every burnqed MCP server shares: construction, the call log, typed results.
+
+``new_server`` builds an ``MCPServer`` with the tool-call log installed as middleware (so
+every ``tools/call`` lands in logs/tool_calls.jsonl, whatever its outcome), the SDK's
+logging kept quiet on stderr, and the server's lifespan. ``tool_result`` turns a pydantic
+output model into a result with structured content plus a short text summary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+from typing import Any, Literal, TypeVar, cast
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel
+
+from burnqed.config import BurnqedConfig
+from burnqed.tools.calllog import ToolCallLog
+
+__all__ = [
+    "DESTRUCTIVE",
+    "MUTATING",
+    "READ_ONLY",
+    "call_log_path",
+    "jobs_dir",
+    "lifespan_state",
+    "module_server",
+    "new_server",
+    "tool_result",
+]
+
+T = TypeVar("T")
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+MUTATING = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+
+_LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
+
+
+def call_log_path(config: BurnqedConfig) -> Path:
+    """Where the tool-call log is written (ToolsConfig.call_log, else <logs_dir>/tool_calls.jsonl)."""
+    return config.tools.call_log or config.paths.logs_dir / "tool_calls.jsonl"
+
+
+def jobs_dir(config: BurnqedConfig) -> Path:
+    """Where job records live (ToolsConfig.jobs_dir, else <run_dir>/jobs)."""
+    return config.tools.jobs_dir or config.paths.run_dir / "jobs"
+
+
+def new_server(
+    name: str,
+    config: BurnqedConfig,
+    lifespan: Callable[[MCPServer[Any]], AbstractAsyncContextManager[Any]] | None,
+    instructions: str,
+) -> MCPServer[Any]:
+    """An MCPServer named ``burnqed-<name>`` with the call log installed."""
+    level = config.tools.server_log_level.upper()
+    server: MCPServer[Any] = MCPServer(
+        f"burnqed-{name}",
+        instructions=instructions,
+        version=_version(),
+        lifespan=lifespan,
+        log_level=cast(_LogLevel, level if level in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL") else "WARNING"),
+        warn_on_duplicate_tools=True,
+    )
+    server.middleware.append(ToolCallLog(call_log_path(config)).middleware(name))
+    return server
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("burnqed")
+    except PackageNotFoundError:
+        return "0"
+
+
+def lifespan_state(ctx: Context[Any, Any], kind: type[T]) -> T:
+    """The server's lifespan object, checked to be a ``kind``."""
+    state = ctx.request_context.lifespan_context
+    if not isinstance(state, kind):
+        raise TypeError(f"lifespan state is {type(state).__name__}, expected {kind.__name__}")
+    return state
+
+
+def tool_result(model: BaseModel, summary: str | None = None) -> CallToolResult:
+    """A tool result: ``model`` as structured content, ``summary`` (or the model's own) as text."""
+    text = summary if summary is not None else _summary(model)
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)],
+        structured_content=model.model_dump(mode="json", by_alias=True),
+    )
+
+
+def _summary(model: BaseModel) -> str:
+    describe = getattr(model, "summary", None)
+    if callable(describe):
+        return str(describe())
+    return model.model_dump_json(exclude_none=True)
+
+
+
+def module_server(build: Callable[[BurnqedConfig], MCPServer[Any]]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` that builds the module's ``mcp`` server on first access.
+
+    ``mcp dev`` / ``mcp run`` look for a module-level ``mcp`` object; building it lazily
+    keeps importing the module free of work. The config is $BURNQED_CONFIG if set, else
+    ./burnqed.toml if present, else the defaults.
+    """
+    cache: dict[str, MCPServer[Any]] = {}
+
+    def __getattr__(name: str) -> Any:  # noqa: N807 - a module __getattr__
+        if name != "mcp":
+            raise AttributeError(name)
+        if "mcp" not in cache:
+            from burnqed.config import env, load_config
+
+            cache["mcp"] = build(load_config(env("BURNQED_CONFIG")))
+        return cache["mcp"]
+
+    return __getattr__

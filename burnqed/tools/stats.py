@@ -1,0 +1,365 @@
+"""The logic of the stats tools: scores of a run that no LLM produced, and tool usage.
+
+It reads the run directory the iteration runner writes (``trajectories/iter_N.parquet``,
+``eval_results/iter_N.json`` with the energy head and ``iter_N_no_ebm.json`` without)
+and the tool-call log. Training-set numbers come from the trajectories; the evaluation
+reports are of the *held-out* set, which the coordinator must never see: they are only
+returned when ToolsConfig.show_held_out is set (``burnqed serve stats --show-held-out``).
+Otherwise the held-out fields are null and ``held_out_visible`` is false.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import defaultdict
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from burnqed.tools.calllog import ToolCallLog
+from burnqed.tools.errors import StatsUnavailable
+
+__all__ = [
+    "EvalResult",
+    "HeldOutScore",
+    "IterationComparison",
+    "IterationScores",
+    "SolveCurve",
+    "StatsService",
+    "ToolUsage",
+    "ToolUsageRow",
+    "TrajectorySummaryResult",
+]
+
+_ITER_FILE = re.compile(r"^iter_(\d+)\.parquet$")
+_EVAL_FILE = re.compile(r"^iter_(\d+)(_no_ebm)?\.json$")
+
+Detail = Literal["summary", "full"]
+
+
+class TrajectorySummaryResult(BaseModel):
+    """Counts over one trajectory file."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source: str = Field(description="which trajectories: iter_N or a job id")
+    theorems: int
+    proved: int
+    solve_rate: float
+    states: int
+    positives: int
+    negatives: int
+    depth_histogram: dict[int, int]
+    proof_lengths: dict[int, int]
+    backends: list[str]
+
+    def summary(self) -> str:
+        """Short text for the model."""
+        return (
+            f"{self.source}: {self.proved}/{self.theorems} proved ({self.solve_rate:.1%}), "
+            f"{self.states} states ({self.positives} positive, {self.negatives} negative)"
+        )
+
+
+class HeldOutScore(BaseModel):
+    """One held-out evaluation (only when held-out results are visible)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    label: str
+    total: int
+    solved: int
+    solve_rate: float
+    nodes_expanded: int
+    backend: str
+    outcomes: list[dict[str, object]] | None = Field(default=None, description="per theorem, with detail='full'")
+
+
+class IterationScores(BaseModel):
+    """What is known about one iteration."""
+
+    model_config = ConfigDict(frozen=True)
+
+    iteration: int
+    train_theorems: int | None = None
+    train_proved: int | None = None
+    train_solve_rate: float | None = None
+    held_out_visible: bool
+    with_ebm: HeldOutScore | None = None
+    no_ebm: HeldOutScore | None = None
+
+
+class EvalResult(BaseModel):
+    """The scores of one iteration."""
+
+    model_config = ConfigDict(frozen=True)
+
+    scores: IterationScores
+
+    def summary(self) -> str:
+        """Short text for the model."""
+        return _scores_line(self.scores)
+
+
+def _scores_line(s: IterationScores) -> str:
+    parts = [f"iter_{s.iteration}:"]
+    if s.train_solve_rate is not None:
+        parts.append(f"train {s.train_proved}/{s.train_theorems} ({s.train_solve_rate:.1%})")
+    if not s.held_out_visible:
+        parts.append("held-out hidden")
+    else:
+        for score in (s.with_ebm, s.no_ebm):
+            if score is not None:
+                parts.append(f"held-out {score.label} {score.solved}/{score.total} ({score.solve_rate:.1%})")
+    return " ".join(parts)
+
+
+class IterationComparison(BaseModel):
+    """Iteration b against iteration a."""
+
+    model_config = ConfigDict(frozen=True)
+
+    a: IterationScores
+    b: IterationScores
+    train_delta: float | None = Field(default=None, description="b's training solve rate minus a's")
+    held_out_delta: float | None = Field(default=None, description="b's held-out (with EBM) solve rate minus a's")
+    newly_solved: list[str] | None = Field(default=None, description="held-out theorems b solves and a did not")
+    lost: list[str] | None = Field(default=None, description="held-out theorems a solved and b does not")
+
+    def summary(self) -> str:
+        """Short text for the model."""
+        text = f"iter_{self.a.iteration} → iter_{self.b.iteration}:"
+        if self.train_delta is not None:
+            text += f" train {self.train_delta:+.1%}"
+        if self.held_out_delta is not None:
+            text += f" held-out {self.held_out_delta:+.1%}"
+        return text
+
+
+class SolveCurve(BaseModel):
+    """Scores per iteration, in order."""
+
+    model_config = ConfigDict(frozen=True)
+
+    points: list[IterationScores]
+
+    def summary(self) -> str:
+        """Short text for the model."""
+        if not self.points:
+            return "no iterations yet"
+        return "\n".join(_scores_line(p) for p in self.points)
+
+
+class ToolUsageRow(BaseModel):
+    """Calls of one tool."""
+
+    model_config = ConfigDict(frozen=True)
+
+    server: str
+    tool: str
+    calls: int
+    errors: int
+    p50_ms: float
+    max_ms: float
+
+
+class ToolUsage(BaseModel):
+    """Tool calls from the call log."""
+
+    model_config = ConfigDict(frozen=True)
+
+    total_calls: int
+    total_errors: int
+    first: datetime | None = None
+    last: datetime | None = None
+    tools: list[ToolUsageRow]
+
+    def summary(self) -> str:
+        """Short text for the model."""
+        rows = ", ".join(f"{r.tool} {r.calls}" + (f" ({r.errors} errors)" if r.errors else "") for r in self.tools)
+        return f"{self.total_calls} calls, {self.total_errors} errors: {rows or 'none'}"
+
+
+class StatsService:
+    """Reads a run directory and the tool-call log."""
+
+    def __init__(self, run_dir: Path, call_log: Path, show_held_out: bool, jobs_dir: Path | None = None) -> None:
+        self.run_dir = Path(run_dir)
+        self.call_log = ToolCallLog(call_log)
+        self.show_held_out = show_held_out
+        self.jobs_dir = jobs_dir
+
+    # ------------------------------------------------------------------ sources
+
+    def _trajectory_path(self, iteration: int | None, job_id: str | None) -> tuple[str, Path]:
+        if job_id is not None:
+            if self.jobs_dir is None or not re.match(r"^j-[0-9T-]+[0-9a-f]+$", job_id):
+                raise StatsUnavailable(f"no trajectories for job {job_id!r}")
+            return job_id, self.jobs_dir / f"{job_id}.parquet"
+        if iteration is None:
+            iterations = self.iterations()
+            if not iterations:
+                raise StatsUnavailable(f"no trajectories under {self.run_dir / 'trajectories'}")
+            iteration = iterations[-1]
+        return f"iter_{iteration}", self.run_dir / "trajectories" / f"iter_{iteration}.parquet"
+
+    def iterations(self) -> list[int]:
+        """Iterations with trajectories or evaluation results, ascending."""
+        found: set[int] = set()
+        traj = self.run_dir / "trajectories"
+        if traj.is_dir():
+            for p in traj.iterdir():
+                m = _ITER_FILE.match(p.name) or re.match(r"^iter_(\d+)\.parquet\.parts$", p.name)
+                if m:
+                    found.add(int(m.group(1)))
+        evals = self.run_dir / "eval_results"
+        if evals.is_dir():
+            for p in evals.iterdir():
+                m = _EVAL_FILE.match(p.name)
+                if m:
+                    found.add(int(m.group(1)))
+        return sorted(found)
+
+    def _summary(self, source: str, path: Path) -> TrajectorySummaryResult | None:
+        from burnqed.trajectory.reader import TrajectoryReadError, trajectory_files
+        from burnqed.trajectory.summary import summarize
+
+        if not trajectory_files(path):
+            return None
+        try:
+            s = summarize(path)
+        except TrajectoryReadError as exc:
+            raise StatsUnavailable(f"{source}: {exc}") from exc
+        return TrajectorySummaryResult(
+            source=source,
+            theorems=s.theorems,
+            proved=s.proved,
+            solve_rate=s.proved / s.theorems if s.theorems else 0.0,
+            states=s.states,
+            positives=s.positives,
+            negatives=s.negatives,
+            depth_histogram=s.depth_histogram,
+            proof_lengths=s.proof_lengths,
+            backends=s.backends,
+        )
+
+    def _held_out(self, iteration: int, variant: str, detail: Detail) -> HeldOutScore | None:
+        from burnqed.search.evaluation import load_report
+
+        suffix = "" if variant == "with_ebm" else "_no_ebm"
+        path = self.run_dir / "eval_results" / f"iter_{iteration}{suffix}.json"
+        if not path.is_file():
+            return None
+        try:
+            report = load_report(path)
+        except ValueError as exc:
+            raise StatsUnavailable(f"{path.name} is not a readable evaluation report") from exc
+        return HeldOutScore(
+            label=report.label or variant,
+            total=report.total,
+            solved=report.solved,
+            solve_rate=report.solve_rate,
+            nodes_expanded=report.budget.nodes_expanded,
+            backend=report.backend,
+            outcomes=[o.model_dump(mode="json") for o in report.outcomes] if detail == "full" else None,
+        )
+
+    def _solved_held_out(self, iteration: int) -> set[str] | None:
+        from burnqed.search.evaluation import load_report
+
+        path = self.run_dir / "eval_results" / f"iter_{iteration}.json"
+        if not self.show_held_out or not path.is_file():
+            return None
+        return {o.name for o in load_report(path).outcomes if o.proved}
+
+    # ------------------------------------------------------------------ tools
+
+    def trajectory_summary(self, iteration: int | None = None, job_id: str | None = None) -> TrajectorySummaryResult:
+        """Counts over an iteration's trajectories (default: the latest) or a search job's."""
+        source, path = self._trajectory_path(iteration, job_id)
+        result = self._summary(source, path)
+        if result is None:
+            raise StatsUnavailable(f"no trajectories for {source}")
+        return result
+
+    def scores(self, iteration: int, detail: Detail = "summary") -> IterationScores:
+        """Training and (if visible) held-out scores of one iteration."""
+        train = self._summary(f"iter_{iteration}", self.run_dir / "trajectories" / f"iter_{iteration}.parquet")
+        with_ebm = self._held_out(iteration, "with_ebm", detail) if self.show_held_out else None
+        no_ebm = self._held_out(iteration, "no_ebm", detail) if self.show_held_out else None
+        if train is None and with_ebm is None and no_ebm is None and iteration not in self.iterations():
+            raise StatsUnavailable(f"no results for iteration {iteration} under {self.run_dir}")
+        return IterationScores(
+            iteration=iteration,
+            train_theorems=train.theorems if train else None,
+            train_proved=train.proved if train else None,
+            train_solve_rate=train.solve_rate if train else None,
+            held_out_visible=self.show_held_out,
+            with_ebm=with_ebm,
+            no_ebm=no_ebm,
+        )
+
+    def eval_result(self, iteration: int, detail: Detail = "summary") -> EvalResult:
+        """The scores of one iteration."""
+        return EvalResult(scores=self.scores(iteration, detail))
+
+    def compare_iterations(self, a: int, b: int) -> IterationComparison:
+        """Iteration b against iteration a."""
+        sa, sb = self.scores(a), self.scores(b)
+        train_delta = (
+            sb.train_solve_rate - sa.train_solve_rate
+            if sa.train_solve_rate is not None and sb.train_solve_rate is not None
+            else None
+        )
+        held_delta = None
+        newly: list[str] | None = None
+        lost: list[str] | None = None
+        if sa.with_ebm is not None and sb.with_ebm is not None:
+            held_delta = sb.with_ebm.solve_rate - sa.with_ebm.solve_rate
+            solved_a, solved_b = self._solved_held_out(a), self._solved_held_out(b)
+            if solved_a is not None and solved_b is not None:
+                newly, lost = sorted(solved_b - solved_a), sorted(solved_a - solved_b)
+        return IterationComparison(
+            a=sa, b=sb, train_delta=train_delta, held_out_delta=held_delta, newly_solved=newly, lost=lost
+        )
+
+    def solve_curve(self) -> SolveCurve:
+        """Scores of every iteration, in order."""
+        return SolveCurve(points=[self.scores(i) for i in self.iterations()])
+
+    def tool_usage(self, server: str | None = None, since: datetime | None = None) -> ToolUsage:
+        """Calls per tool from the call log (optionally one server's, since a time)."""
+        if since is not None and since.tzinfo is None:
+            since = since.replace(tzinfo=UTC)  # the log is in UTC
+        groups: dict[tuple[str, str], list[tuple[bool, float]]] = defaultdict(list)
+        first: datetime | None = None
+        last: datetime | None = None
+        for rec in self.call_log.read():
+            if server is not None and rec.server != server:
+                continue
+            if since is not None and rec.time < since:
+                continue
+            groups[(rec.server, rec.tool)].append((rec.ok, rec.duration_ms))
+            first = rec.time if first is None else min(first, rec.time)
+            last = rec.time if last is None else max(last, rec.time)
+        rows = [
+            ToolUsageRow(
+                server=srv,
+                tool=tool,
+                calls=len(calls),
+                errors=sum(1 for ok, _ in calls if not ok),
+                p50_ms=round(statistics.median(ms for _, ms in calls), 3),
+                max_ms=round(max(ms for _, ms in calls), 3),
+            )
+            for (srv, tool), calls in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        ]
+        return ToolUsage(
+            total_calls=sum(r.calls for r in rows),
+            total_errors=sum(r.errors for r in rows),
+            first=first,
+            last=last,
+            tools=rows,
+        )

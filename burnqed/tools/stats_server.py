@@ -1,0 +1,96 @@
+"""The stats MCP server: training and held-out scores per iteration, and tool usage.
+
+Declarations only; the logic is burnqed.tools.stats.StatsService. Held-out results are
+hidden unless the server runs with ``tools.show_held_out`` (``--show-held-out``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import CallToolResult
+from pydantic import Field
+
+from burnqed.config import BurnqedConfig
+from burnqed.tools.serving import READ_ONLY, call_log_path, jobs_dir, lifespan_state, new_server, tool_result
+from burnqed.tools.stats import (
+    EvalResult,
+    IterationComparison,
+    SolveCurve,
+    StatsService,
+    ToolUsage,
+    TrajectorySummaryResult,
+)
+
+__all__ = ["build_server", "stats_service"]
+
+INSTRUCTIONS = """\
+Scores of the expert-iteration run that no LLM produced: trajectory counts, solve rates per
+iteration, comparisons and the solve curve, and how the MCP tools have been used."""
+
+Iteration = Annotated[int, Field(ge=0, description="iteration index N (iter_N)")]
+
+
+def stats_service(config: BurnqedConfig) -> StatsService:
+    """The stats service for ``config``'s run directory and call log."""
+    return StatsService(config.paths.run_dir, call_log_path(config), config.tools.show_held_out, jobs_dir(config))
+
+
+def build_server(config: BurnqedConfig) -> MCPServer[Any]:
+    """The stats server for ``config``."""
+
+    @asynccontextmanager
+    async def lifespan(_server: MCPServer[Any]) -> AsyncIterator[StatsService]:
+        yield stats_service(config)
+
+    server = new_server("stats", config, lifespan, INSTRUCTIONS)
+
+    def stats(ctx: Context[Any, Any]) -> StatsService:
+        return lifespan_state(ctx, StatsService)
+
+    @server.tool(annotations=READ_ONLY)
+    async def trajectory_summary(
+        ctx: Context[Any, Any],
+        iteration: Annotated[int | None, Field(ge=0, description="iteration N (default: the latest)")] = None,
+        job_id: Annotated[str | None, Field(description="or a search job's trajectories")] = None,
+    ) -> Annotated[CallToolResult, TrajectorySummaryResult]:
+        """Counts over explored states: theorems, proved, states, positive/negative labels, depth histogram."""
+        return tool_result(stats(ctx).trajectory_summary(iteration, job_id))
+
+    @server.tool(annotations=READ_ONLY)
+    async def eval_result(
+        ctx: Context[Any, Any],
+        iteration: Iteration,
+        detail: Annotated[Literal["summary", "full"], Field(description="full adds per-theorem outcomes")] = "summary",
+    ) -> Annotated[CallToolResult, EvalResult]:
+        """The scores of one iteration: training solve rate, and held-out solve rates when this server may show them."""
+        return tool_result(stats(ctx).eval_result(iteration, detail))
+
+    @server.tool(annotations=READ_ONLY)
+    async def compare_iterations(
+        ctx: Context[Any, Any], a: Iteration, b: Iteration
+    ) -> Annotated[CallToolResult, IterationComparison]:
+        """Iteration b against iteration a: solve-rate deltas (and which held-out theorems changed, when visible)."""
+        return tool_result(stats(ctx).compare_iterations(a, b))
+
+    @server.tool(annotations=READ_ONLY)
+    async def solve_curve(ctx: Context[Any, Any]) -> Annotated[CallToolResult, SolveCurve]:
+        """Solve rates of every iteration so far, in order."""
+        return tool_result(stats(ctx).solve_curve())
+
+    @server.tool(annotations=READ_ONLY)
+    async def tool_usage(
+        ctx: Context[Any, Any],
+        server_name: Annotated[
+            Literal["lean", "search", "stats", "blueprint"] | None, Field(description="only this server's tools")
+        ] = None,
+        since: Annotated[datetime | None, Field(description="only calls at or after this time (ISO 8601, UTC)")] = None,
+    ) -> Annotated[CallToolResult, ToolUsage]:
+        """How the MCP tools were used: calls, errors and latency per tool, from the tool-call log."""
+        return tool_result(stats(ctx).tool_usage(server_name, since))
+
+    return server

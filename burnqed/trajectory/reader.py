@@ -1,0 +1,67 @@
+"""Reading trajectory files: the finalised Parquet file plus any parts of an interrupted run."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from burnqed.trajectory.schema import SCHEMA, TrajectoryRecord
+from burnqed.trajectory.writer import parts_dir
+
+__all__ = ["TrajectoryReadError", "iter_records", "read_trajectories", "theorems_in", "trajectory_files"]
+
+_PART_GLOB = "part-*.parquet"
+
+
+class TrajectoryReadError(OSError):
+    """No trajectory data at the path, or a file that is not trajectory Parquet."""
+
+
+def trajectory_files(path: str | Path) -> list[Path]:
+    """The final file (if any) followed by the committed parts of an unfinished run."""
+    path = Path(path)
+    files: list[Path] = [path] if path.is_file() else []
+    parts = parts_dir(path)
+    if parts.is_dir():
+        files.extend(sorted(parts.glob(_PART_GLOB)))
+    return files
+
+
+def read_trajectories(path: str | Path, columns: Sequence[str] | None = None) -> pa.Table:
+    """All rows at ``path`` (final file and unmerged parts; a theorem's first copy wins)."""
+    files = trajectory_files(path)
+    if not files:
+        raise TrajectoryReadError(f"no trajectories at {path}")
+    wanted = list(columns) if columns is not None else None
+    read_cols = wanted if wanted is None or "theorem" in wanted else [*wanted, "theorem"]
+    tables: list[pa.Table] = []
+    seen: set[str] = set()
+    for file in files:
+        try:
+            table = pq.read_table(file, columns=read_cols)
+        except (OSError, pa.ArrowInvalid) as exc:
+            raise TrajectoryReadError(f"{file}: not a readable Parquet file: {exc}") from exc
+        if seen:
+            table = table.filter(pc.invert(pc.is_in(table.column("theorem"), pa.array(sorted(seen)))))
+        seen.update(pc.unique(table.column("theorem")).to_pylist())
+        tables.append(table)
+    schema = SCHEMA if read_cols is None else pa.schema([SCHEMA.field(c) for c in read_cols])
+    result = pa.concat_tables([t.cast(schema) for t in tables])
+    return result.select(wanted) if wanted is not None else result
+
+
+def theorems_in(path: str | Path) -> set[str]:
+    """Names of the theorems with rows at ``path``."""
+    if not trajectory_files(path):
+        return set()
+    return set(pc.unique(read_trajectories(path, ["theorem"]).column("theorem")).to_pylist())
+
+
+def iter_records(path: str | Path) -> Iterator[TrajectoryRecord]:
+    """Every row as a TrajectoryRecord (convenient, not fast: use read_trajectories for bulk)."""
+    for row in read_trajectories(path).to_pylist():
+        yield TrajectoryRecord.model_validate(row)

@@ -1,0 +1,8 @@
+"""MCP server: the blueprint (list_targets, get_target, update_status, schedule_iteration)."""
+
+from burnqed.tools.blueprint_server import build_server
+from burnqed.tools.serving import module_server
+
+__all__ = ["build_server", "mcp"]
+
+__getattr__ = module_server(build_server)

@@ -1,0 +1,8 @@
+"""MCP server: the Lean pool (start_proof, run_tactic, close_proof, verify_proof, pool_status)."""
+
+from burnqed.tools.lean_server import build_server
+from burnqed.tools.serving import module_server
+
+__all__ = ["build_server", "mcp"]
+
+__getattr__ = module_server(build_server)

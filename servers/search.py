@@ -1,0 +1,8 @@
+"""MCP server: search jobs (launch_search, job_status, job_result, cancel_job, list_jobs, generate_tactics, score_states)."""
+
+from burnqed.tools.search_server import build_server
+from burnqed.tools.serving import module_server
+
+__all__ = ["build_server", "mcp"]
+
+__getattr__ = module_server(build_server)

@@ -1,0 +1,8 @@
+"""MCP server: statistics (trajectory_summary, eval_result, compare_iterations, solve_curve, tool_usage)."""
+
+from burnqed.tools.serving import module_server
+from burnqed.tools.stats_server import build_server
+
+__all__ = ["build_server", "mcp"]
+
+__getattr__ = module_server(build_server)

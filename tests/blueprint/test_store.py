@@ -1,0 +1,140 @@
+"""BlueprintStore: registration, locks, status updates, iterations and concurrent writers."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from burnqed.blueprint import (
+    BlueprintStore,
+    BlueprintValidationError,
+    DuplicateLabel,
+    InvalidTransition,
+    IterationSpec,
+    StatementLocked,
+    UnknownLabel,
+    check_locks,
+    parse_blueprint,
+)
+from burnqed.data.theorems import statement_sha
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> BlueprintStore:
+    return BlueprintStore(tmp_path / "BLUEPRINT.md")
+
+
+def test_register_then_get_and_list(store: BlueprintStore) -> None:
+    entry = store.register_target("theorem", "add_zero", statement="∀ (n : Nat), n + 0 = n", attempts_budget=2)
+    assert entry.statement_sha == statement_sha("∀ (n : Nat), n + 0 = n")
+    store.register_target("lemma", "helper", statement="True", uses=["add_zero"])
+    assert store.get("add_zero").meta["attempts"] == "0 / 2"
+    assert [e.label for e in store.list_targets()] == ["add_zero", "helper"]
+    assert [e.label for e in store.list_targets(status="done")] == []
+    assert store.validate() == [] and store.audit_locks() == []
+    with pytest.raises(UnknownLabel):
+        store.get("nope")
+
+
+def test_registering_the_same_target_twice_is_idempotent(store: BlueprintStore) -> None:
+    store.register_target("theorem", "t", statement="True")
+    text = store.path.read_text(encoding="utf-8")
+    assert store.register_target("theorem", "t", statement="  True ") == store.get("t")
+    assert store.path.read_text(encoding="utf-8") == text
+    with pytest.raises(DuplicateLabel):
+        store.register_target("lemma", "t", statement="True")
+
+
+def test_changing_a_locked_statement_is_refused(store: BlueprintStore) -> None:
+    store.register_target("theorem", "t", statement="∀ (n : Nat), n = n")
+    before = store.path.read_text(encoding="utf-8")
+    with pytest.raises(StatementLocked):
+        store.register_target("theorem", "t", statement="∀ (n : Nat), n ≤ n")
+    with pytest.raises(StatementLocked):
+        store.put(store.get("t").model_copy(update={"statement": "False"}))
+    with pytest.raises(StatementLocked):
+        store.put(store.get("t").with_meta(statement_sha=statement_sha("False")))
+    assert store.path.read_text(encoding="utf-8") == before
+
+
+def test_hand_edited_statement_is_reported_by_the_audit(store: BlueprintStore) -> None:
+    store.register_target("theorem", "t", statement="∀ (n : Nat), n = n")
+    text = store.path.read_text(encoding="utf-8")
+    # change the statement and its recorded hash: only the ledger still knows
+    forged = text.replace("n = n", "n ≤ n").replace(statement_sha("∀ (n : Nat), n = n"),
+                                                      statement_sha("∀ (n : Nat), n ≤ n"))
+    store.path.write_text(forged, encoding="utf-8")
+    assert check_locks(store.read()) == []
+    kinds = {v.kind for v in store.audit_locks()}
+    assert kinds == {"ledger_mismatch"}
+    store.path.write_text(text.replace("n = n", "n ≤ n"), encoding="utf-8")
+    assert {v.kind for v in check_locks(store.read())} == {"statement_changed"}
+
+
+def test_update_status_counts_attempts_and_exhausts(store: BlueprintStore) -> None:
+    store.register_target("theorem", "t", statement="True", attempts_budget=2)
+    assert store.update_status("t", "running").attempts == 1
+    assert store.update_status("t", "failed", note="no proof in 100 nodes").status == "failed"
+    final = store.update_status("t", "failed")
+    assert (final.status, final.meta["attempts"]) == ("exhausted", "2 / 2")
+    assert "no proof in 100 nodes" in final.notes
+    with pytest.raises(InvalidTransition):
+        store.update_status("t", "running")
+    reopened = store.set_budget("t", 3)
+    assert (reopened.status, reopened.meta["attempts"]) == ("todo", "2 / 3")
+
+
+def test_unknown_uses_are_refused_and_nothing_is_written(store: BlueprintStore) -> None:
+    store.register_target("theorem", "a", statement="True")
+    before = store.path.read_text(encoding="utf-8")
+    with pytest.raises(BlueprintValidationError, match="ghost"):
+        store.register_target("theorem", "b", statement="True", uses=["ghost"])
+    assert store.path.read_text(encoding="utf-8") == before
+
+
+def test_iterations_are_scheduled_pending_and_get_results(store: BlueprintStore) -> None:
+    first = store.schedule_iteration(IterationSpec(train_size=20, max_nodes=16))
+    second = store.schedule_iteration(IterationSpec(use_ebm=False, note="ablation"))
+    assert (first.label, second.label) == ("iter_0", "iter_1")
+    assert first.plan == {"train_size": 20, "max_nodes": 16, "use_ebm": True}
+    assert [e.label for e in store.pending_iterations()] == ["iter_0", "iter_1"]
+    store.update_status("iter_0", "running")
+    store.record_results("iter_0", {"solve_rate": 0.25})
+    store.record_results("iter_0", {"solve_rate_no_ebm": 0.2})
+    store.update_status("iter_0", "done")
+    assert store.get("iter_0").results == {"solve_rate": 0.25, "solve_rate_no_ebm": 0.2}
+    assert [e.label for e in store.pending_iterations()] == ["iter_1"]
+    with pytest.raises(DuplicateLabel):
+        store.schedule_iteration(IterationSpec(label="iter_1"))
+    # the file is valid and parses back
+    assert store.validate() == []
+    assert parse_blueprint(store.path.read_text(encoding="utf-8")).labels() == ["iter_0", "iter_1"]
+
+
+_HAMMER = """
+import sys
+from burnqed.blueprint import BlueprintStore
+store = BlueprintStore(sys.argv[1])
+for i in range(int(sys.argv[3])):
+    store.update_status(sys.argv[2], "partial")
+    store.add_note("shared", f"{sys.argv[2]} {i}")
+"""
+
+
+def test_concurrent_writers_in_two_processes_lose_no_update(store: BlueprintStore) -> None:
+    for label in ("shared", "a", "b"):
+        store.register_target("theorem", label, statement="True", attempts_budget=1000)
+    n = 25
+    procs = [
+        subprocess.Popen([sys.executable, "-c", _HAMMER, str(store.path), label, str(n)])
+        for label in ("a", "b")
+    ]
+    codes = [p.wait(timeout=120) for p in procs]
+    assert codes == [0, 0]
+    assert store.get("a").attempts == n and store.get("b").attempts == n
+    notes = store.get("shared").notes
+    assert sum(1 for line in notes.splitlines() if line.endswith(tuple(f" {i}" for i in range(n)))) == 2 * n
+    assert store.validate() == []

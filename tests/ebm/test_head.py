@@ -1,0 +1,54 @@
+"""The energy head: shapes, spectral normalisation, learned temperature, exact rebuild."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch.nn.utils import parametrize
+
+from burnqed.ebm import EnergyHead, EnergyHeadConfig
+
+
+def test_forward_maps_embeddings_to_one_energy_each() -> None:
+    head = EnergyHead(16, hidden=(32, 8), dropout=0.1)
+    assert head(torch.randn(5, 16)).shape == (5,)
+    energies, loss = head.group_loss(torch.randn(3, 4, 16), torch.tensor([1.0, 2.0, 0.0]), depth_weight=0.5, depth_scale=0.1)
+    assert energies.shape == (3, 4)
+    assert loss.total.shape == ()
+    assert torch.allclose(loss.total, loss.nce + 0.5 * loss.depth)
+
+
+def test_every_linear_layer_is_spectral_normalised() -> None:
+    head = EnergyHead(16, hidden=(32, 8))
+    linears = [m for m in head.modules() if isinstance(m, torch.nn.Linear)]
+    assert [(m.in_features, m.out_features) for m in linears] == [(16, 32), (32, 8), (8, 1)]
+    assert all(parametrize.is_parametrized(m, "weight") for m in linears)
+    head.train()
+    for _ in range(30):  # power iteration converges during training forwards
+        head(torch.randn(4, 16))
+    for m in linears:
+        assert torch.linalg.matrix_norm(m.weight.detach(), ord=2) <= 1.05
+
+
+def test_default_architecture_matches_the_design() -> None:
+    head = EnergyHead(8)
+    assert head.config.hidden == (512, 256)
+    assert any(isinstance(m, torch.nn.SiLU) for m in head.modules())
+    assert any(isinstance(m, torch.nn.Dropout) for m in head.modules())
+
+
+def test_temperature_is_a_learned_parameter() -> None:
+    head = EnergyHead(4, hidden=(8,), init_temperature=0.5)
+    assert math.isclose(head.temperature.item(), 0.5, rel_tol=1e-6)
+    assert any(p is head.log_temperature for p in head.parameters())
+    _, loss = head.group_loss(torch.randn(2, 3, 4), torch.zeros(2), depth_weight=0.0, depth_scale=0.1)
+    loss.total.backward()
+    assert head.log_temperature.grad is not None
+
+
+def test_from_config_rebuilds_the_same_architecture() -> None:
+    head = EnergyHead(6, hidden=[10], dropout=0.2, init_temperature=2.0)
+    clone = EnergyHead.from_config(EnergyHeadConfig.model_validate(head.config.model_dump(mode="json")))
+    assert clone.config == head.config
+    assert clone.state_dict().keys() == head.state_dict().keys()

@@ -1,0 +1,154 @@
+"""The lean_pool server through an in-memory MCP client: every tool, good and bad input."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+
+from burnqed.config import BurnqedConfig, load_config
+from burnqed.tools.calllog import ToolCallLog
+from burnqed.tools.lean_server import build_server
+from burnqed.tools.serving import call_log_path
+
+pytestmark = pytest.mark.anyio
+
+STATEMENT = "∀ (n : Nat), n + 0 = n"
+
+
+@pytest.fixture
+async def client(tools_config: BurnqedConfig) -> AsyncIterator[Client]:
+    async with Client(build_server(tools_config)) as c:
+        yield c
+
+
+async def call(client: Client, tool: str, **args: Any) -> Any:
+    with anyio.fail_after(20):
+        return await client.call_tool(tool, args)
+
+
+async def test_tools_are_listed_with_schemas_and_read_only_annotations(client: Client) -> None:
+    tools = {t.name: t for t in (await client.list_tools()).tools}
+    assert set(tools) == {"start_proof", "run_tactic", "close_proof", "verify_proof", "pool_status"}
+    assert tools["verify_proof"].annotations.read_only_hint is True
+    assert tools["pool_status"].annotations.read_only_hint is True
+    assert tools["run_tactic"].annotations.read_only_hint is False
+    assert tools["run_tactic"].output_schema is not None
+    assert "state_id" in tools["run_tactic"].input_schema["properties"]
+
+
+async def test_a_proof_step_by_step_with_branching(client: Client) -> None:
+    start = await call(client, "start_proof", statement=STATEMENT)
+    assert not start.is_error
+    s = start.structured_content
+    assert s["goals_text"] == "⊢ ∀ (n : Nat), n + 0 = n" and s["goals"][0]["target"] == STATEMENT
+    handle, root = s["handle"], s["state_id"]
+    step = (await call(client, "run_tactic", handle=handle, state_id=root, tactic="intro n")).structured_content
+    assert step["status"] == "success" and step["goals"][0]["hypotheses"] == [{"name": "n", "type": "Nat", "value": None}]
+    assert step["goals_text"] == "n : Nat\n⊢ n + 0 = n" and not step["proof_complete"]
+    failed = (await call(client, "run_tactic", handle=handle, state_id=step["next_state_id"], tactic="fail here")).structured_content
+    assert failed["status"] == "failed" and failed["messages"] and failed["next_state_id"] is None
+    # states are immutable: branch from the same state again
+    done = await call(client, "run_tactic", handle=handle, state_id=step["next_state_id"], tactic="rfl")
+    assert done.structured_content["proof_complete"] is True
+    assert "proof complete" in done.content[0].text
+    closed = await call(client, "close_proof", handle=handle)
+    assert closed.structured_content == {"handle": handle, "closed": True}
+
+
+async def test_start_proof_by_name(client: Client) -> None:
+    result = await call(client, "start_proof", name="Nat.add_zero")
+    assert not result.is_error and result.structured_content["goals"][0]["target"] == STATEMENT
+
+
+async def test_verify_proof_accepts_a_proof_and_rejects_sorry_free_failures(client: Client) -> None:
+    ok = await call(client, "verify_proof", statement=STATEMENT, tactics=["intro n", "rfl"])
+    assert ok.structured_content["ok"] is True and ok.structured_content["steps"] == 2
+    bad = await call(client, "verify_proof", statement=STATEMENT, tactics=["intro n"])
+    assert bad.structured_content["ok"] is False and bad.structured_content["reason"]
+
+
+async def test_pool_status_counts_handles(client: Client) -> None:
+    await call(client, "start_proof", statement=STATEMENT)
+    status = (await call(client, "pool_status")).structured_content
+    assert status["live_handles"] == 1 and status["pool"]["workers"] == 2
+    assert len(status["worker_pids"]) == 2
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "fragment"),
+    [
+        ("run_tactic", {"handle": "h-000000000000", "state_id": 0, "tactic": "rfl"}, "unknown proof handle"),
+        ("close_proof", {"handle": "nope"}, "unknown proof handle"),
+        ("start_proof", {"statement": "(n + "}, "Lean rejected the statement"),
+        ("start_proof", {}, "exactly one of statement or name"),
+        ("start_proof", {"statement": "#eval 1 = 1"}, "denied by the tactic policy"),
+        ("verify_proof", {"statement": STATEMENT, "tactics": ["sorry"]}, "denied by the tactic policy"),
+        ("verify_proof", {"statement": STATEMENT, "tactics": []}, "validation error"),
+        ("run_tactic", {"handle": "x", "state_id": -1, "tactic": "rfl"}, "validation error"),
+    ],
+)
+async def test_bad_input_is_an_error_result_the_model_can_read(
+    client: Client, tool: str, args: dict[str, Any], fragment: str
+) -> None:
+    result = await call(client, tool, **args)
+    assert result.is_error
+    assert fragment in result.content[0].text
+
+
+async def test_denied_tactic_and_foreign_state_on_a_live_handle(client: Client) -> None:
+    handle = (await call(client, "start_proof", statement=STATEMENT)).structured_content["handle"]
+    denied = await call(client, "run_tactic", handle=handle, state_id=0, tactic="run_tac pure ()")
+    assert denied.is_error and "run_tac" in denied.content[0].text
+    foreign = await call(client, "run_tactic", handle=handle, state_id=99, tactic="intro n")
+    assert foreign.is_error and "does not belong" in foreign.content[0].text
+    # the handle still works after refusals
+    ok = await call(client, "run_tactic", handle=handle, state_id=0, tactic="intro n")
+    assert ok.structured_content["status"] == "success"
+
+
+async def test_a_crashed_worker_loses_the_handle_and_the_pool_heals(client: Client) -> None:
+    handle = (await call(client, "start_proof", statement=STATEMENT)).structured_content["handle"]
+    lost = (await call(client, "run_tactic", handle=handle, state_id=0, tactic="crash")).structured_content
+    assert lost["status"] == "lost" and lost["handle_alive"] is False
+    again = await call(client, "run_tactic", handle=handle, state_id=0, tactic="intro n")
+    assert again.is_error and "is lost" in again.content[0].text
+    fresh = await call(client, "start_proof", statement=STATEMENT)
+    assert not fresh.is_error
+
+
+async def test_the_cap_on_live_handles(tools_overrides: dict[str, Any]) -> None:
+    config = load_config(None, {**tools_overrides, "tools.max_live_handles": 1})
+    async with Client(build_server(config)) as client:
+        first = await call(client, "start_proof", statement=STATEMENT)
+        second = await call(client, "start_proof", statement=STATEMENT)
+        assert second.is_error and "cap is 1" in second.content[0].text
+        await call(client, "close_proof", handle=first.structured_content["handle"])
+        assert not (await call(client, "start_proof", statement=STATEMENT)).is_error
+
+
+async def test_an_abandoned_handle_expires_and_its_worker_returns_to_the_pool(tools_overrides: dict[str, Any]) -> None:
+    config = load_config(None, {**tools_overrides, "tools.handle_idle_timeout_s": 0.3})
+    async with Client(build_server(config)) as client:
+        handle = (await call(client, "start_proof", statement=STATEMENT)).structured_content["handle"]
+        busy = (await call(client, "pool_status")).structured_content
+        assert busy["live_handles"] == 1 and busy["pool"]["busy"] == 1
+        # the client goes quiet; the sweeper must close the handle
+        with anyio.fail_after(10):
+            while (status := (await call(client, "pool_status")).structured_content)["live_handles"]:
+                await anyio.sleep(0.05)
+        assert status["pool"]["busy"] == 0 and status["expired_handles"] == 1
+        expired = await call(client, "run_tactic", handle=handle, state_id=0, tactic="intro n")
+        assert expired.is_error and "expired" in expired.content[0].text
+
+
+async def test_every_call_is_in_the_call_log(tools_config: BurnqedConfig) -> None:
+    async with Client(build_server(tools_config)) as client:
+        await call(client, "pool_status")
+        await call(client, "close_proof", handle="nope")
+    records = list(ToolCallLog(call_log_path(tools_config)).read())
+    assert [(r.server, r.tool, r.ok) for r in records] == [("lean", "pool_status", True), ("lean", "close_proof", False)]
+    assert records[1].error and "unknown proof handle" in records[1].error

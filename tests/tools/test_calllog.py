@@ -1,0 +1,40 @@
+"""The tool-call log: one JSON line per call, arguments only as a digest."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from burnqed.tools.calllog import ToolCallLog, argument_digest
+
+
+def test_digest_is_canonical_over_key_order_and_spacing() -> None:
+    assert argument_digest({"a": 1, "b": "x"}) == argument_digest({"b": "x", "a": 1})
+    assert argument_digest({"a": 1}) != argument_digest({"a": 2})
+    assert argument_digest(None) == argument_digest({})
+    assert len(argument_digest({})) == 64
+
+
+def test_records_are_appended_as_json_lines_and_read_back(tmp_path: Path) -> None:
+    log = ToolCallLog(tmp_path / "logs" / "tool_calls.jsonl")
+    log.record("lean", "run_tactic", {"tactic": "secret text"}, True, 1.5, None)
+    log.record("search", "job_status", {"job_id": "j"}, False, 0.2, "unknown job")
+    lines = (tmp_path / "logs" / "tool_calls.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 2
+    first = json.loads(lines[0])
+    assert set(first) == {"time", "server", "tool", "args_sha256", "ok", "duration_ms", "error"}
+    assert "secret text" not in lines[0]
+    records = list(log.read())
+    assert [r.tool for r in records] == ["run_tactic", "job_status"]
+    assert records[1].ok is False and records[1].error == "unknown job"
+
+
+def test_malformed_lines_are_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "calls.jsonl"
+    log = ToolCallLog(path)
+    log.record("stats", "tool_usage", {}, True, 1.0, None)
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write("not json\n\n")
+    log.record("stats", "tool_usage", {}, True, 1.0, None)
+    assert len(list(log.read())) == 2
+    assert list(ToolCallLog(tmp_path / "missing.jsonl").read()) == []

@@ -1,0 +1,69 @@
+"""The tactic policy refuses text that reaches outside the proof, and is configurable."""
+
+from __future__ import annotations
+
+import pytest
+
+from burnqed.tools.config import ToolsConfig
+from burnqed.tools.errors import InvalidInput, PolicyViolation
+from burnqed.tools.policy import TacticPolicy
+
+DENIED = [
+    ("#eval IO.println 1", "#command"),
+    ('run_cmd logInfo "x"', "run_cmd"),
+    ("run_tac do pure ()", "run_tac"),
+    ("exact (unsafe (cast rfl))", "unsafe"),
+    ("open Lean in exact x", "open ... in"),
+    ("set_option maxHeartbeats 0 in simp", "set_option"),
+    ("import Mathlib", "import"),
+    ("macro \"x\" : tactic => `(tactic| rfl)", "macro"),
+    ("elab \"t\" : tactic => pure ()", "elab"),
+    ("axiom cheat : False", "axiom"),
+    ("sorry", "sorry"),
+    ("exact (admit)", "sorry"),
+    ("native_decide", "native_decide"),
+    ("theorem x : True := trivial", "declaration"),
+]
+
+
+@pytest.mark.parametrize(("text", "rule"), DENIED)
+def test_default_policy_denies_commands_and_meta_programs(text: str, rule: str) -> None:
+    with pytest.raises(PolicyViolation) as info:
+        TacticPolicy(ToolsConfig()).check_tactic(text)
+    assert info.value.rule == rule
+
+
+@pytest.mark.parametrize(
+    "text", ["intro n", "omega", "constructor <;> simp", "rcases h with ⟨x, hx⟩", "use 7\nnorm_num", "rw [h] at h2"]
+)
+def test_default_policy_allows_ordinary_tactics(text: str) -> None:
+    assert TacticPolicy(ToolsConfig()).check_tactic(f"  {text} ") == text
+
+
+def test_statements_are_checked_too() -> None:
+    policy = TacticPolicy(ToolsConfig())
+    assert policy.check_statement("∀ (n : Nat), n + 0 = n") == "∀ (n : Nat), n + 0 = n"
+    with pytest.raises(PolicyViolation):
+        policy.check_statement("(IO.println 1 = IO.println 1)")
+
+
+def test_lookalike_letters_are_normalised_before_matching() -> None:
+    # fullwidth letters NFKC-normalise to ASCII
+    with pytest.raises(PolicyViolation):
+        TacticPolicy(ToolsConfig()).check_tactic("ｓｏｒｒｙ")
+
+
+def test_policy_is_configurable() -> None:
+    config = ToolsConfig(allow_sorry=True, allowed_patterns=["native_decide"], extra_denied_patterns={"omega": r"\bomega\b"})
+    policy = TacticPolicy(config)
+    assert policy.check_tactic("sorry") == "sorry"
+    assert policy.check_tactic("native_decide") == "native_decide"
+    with pytest.raises(PolicyViolation):
+        policy.check_tactic("omega")
+    assert "omega" in policy.rules and "native_decide" not in policy.rules
+
+
+@pytest.mark.parametrize("text", ["", "   ", "simp\x00", "x" * 5000])
+def test_empty_overlong_or_control_text_is_invalid_input(text: str) -> None:
+    with pytest.raises(InvalidInput):
+        TacticPolicy(ToolsConfig()).check_tactic(text)
