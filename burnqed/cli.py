@@ -52,17 +52,18 @@ BENCHES: dict[str, str] = {
 
 
 def _common_parent() -> argparse.ArgumentParser:
-    parent = argparse.ArgumentParser(add_help=False)
+    # SUPPRESS: the options are accepted before and after the sub-command, and a
+    # sub-parser's default must not overwrite a value given before it
+    parent = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS)
     parent.add_argument("--config", metavar="TOML", help="config file (default: ./burnqed.toml if present)")
     parent.add_argument(
         "--set",
         dest="overrides",
         metavar="KEY=VALUE",
         action="append",
-        default=[],
         help="override one config value, e.g. --set search.max_nodes=200 (repeatable)",
     )
-    parent.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv: debug)")
+    parent.add_argument("-v", "--verbose", action="count", help="more logging (-vv: debug)")
     return parent
 
 
@@ -106,7 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``burnqed`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    _setup_logging(args.verbose)
+    _setup_logging(getattr(args, "verbose", 0))
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help()
@@ -115,8 +116,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # a command maps its own flags to dotted keys with set_defaults(config_overrides=fn);
         # they win over --set, which wins over the file
         flags: dict[str, Any] = getattr(args, "config_overrides", lambda a: {})(args)
-        overrides = list(args.overrides) + [f"{k}={_toml_value(v)}" for k, v in flags.items() if v is not None]
-        config = load_config(args.config, overrides)
+        given: list[str] = list(getattr(args, "overrides", []))
+        overrides = given + [f"{k}={_toml_value(v)}" for k, v in flags.items() if v is not None]
+        config = load_config(getattr(args, "config", None), overrides)
     except ConfigError as exc:
         print(f"burnqed: configuration error: {exc}", file=sys.stderr)
         return 2

@@ -3,6 +3,6 @@
 from burnqed.tools.serving import module_server
 from burnqed.tools.stats_server import build_server
 
-__all__ = ["build_server", "mcp"]
+__all__ = ["build_server", "mcp"]  # noqa: F822 - mcp is built on first access
 
 __getattr__ = module_server(build_server)

@@ -12,6 +12,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# One torch thread: on a shared 2-core runner, more threads spin against each other (10x slower).
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 # Fixture modules, one per area (each owns its fixtures).
 pytest_plugins = [

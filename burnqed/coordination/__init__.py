@@ -1,1 +1,27 @@
-"""burnqed.coordination: the coordinator daemon, sessions, brains and the agent loop."""
+"""burnqed.coordination: the coordinator daemon, its sessions, brains and allow-listed toolbox."""
+
+from burnqed.coordination.brain import (
+    Brain,
+    BrainError,
+    BrainFatalError,
+    BrainOutcome,
+    BrainTransientError,
+    SessionContext,
+)
+from burnqed.coordination.config import DEFAULT_ALLOWED_TOOLS, CoordinatorConfig
+from burnqed.coordination.toolbox import ToolResult, ToolSpec, Toolbox, ToolboxError
+
+__all__ = [
+    "DEFAULT_ALLOWED_TOOLS",
+    "Brain",
+    "BrainError",
+    "BrainFatalError",
+    "BrainOutcome",
+    "BrainTransientError",
+    "CoordinatorConfig",
+    "SessionContext",
+    "ToolResult",
+    "ToolSpec",
+    "Toolbox",
+    "ToolboxError",
+]

@@ -1,11 +1,149 @@
-"""Sub-commands of burnqed.coordination (none yet)."""
+"""Sub-commands: ``burnqed coordinator start|stop|status|logs|run-once|run`` and ``burnqed demo``."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from burnqed.config import BurnqedConfig
 
 __all__ = ["register"]
 
 
+def _flags(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "coordinator.brain": getattr(args, "brain", None),
+        "coordinator.max_sessions": getattr(args, "sessions", None),
+        "coordinator.model": getattr(args, "model", None),
+        "coordinator.base_url": getattr(args, "base_url", None),
+    }
+
+
+def _paths(args: argparse.Namespace, config: BurnqedConfig) -> Any:
+    from burnqed.coordination.control import DaemonPaths
+
+    return DaemonPaths(run_dir=Path(args.run_dir or config.paths.run_dir).resolve())
+
+
+def _start(args: argparse.Namespace, config: BurnqedConfig) -> int:
+    from burnqed.coordination.control import ControlError, start_detached
+    from burnqed.coordination.daemon import prepare_run_config, write_config_snapshot
+
+    paths = _paths(args, config)
+    snapshot = write_config_snapshot(prepare_run_config(config, paths.run_dir), paths.config_file)
+    try:
+        pid = start_detached(paths, ["--config", str(snapshot), "coordinator", "run", "--run-dir", str(paths.run_dir)])
+    except ControlError as exc:
+        print(f"burnqed: {exc}", file=sys.stderr)
+        return 1
+    print(f"coordinator started (pid {pid}); logs: {paths.log_file}")
+    return 0
+
+
+def _stop(args: argparse.Namespace, config: BurnqedConfig) -> int:
+    from burnqed.coordination.control import stop_daemon
+
+    result = stop_daemon(_paths(args, config), wait_s=args.wait)
+    print(json.dumps(result))
+    return 0 if result["stopped"] or result.get("reason") == "not running" else 1
+
+
+def _status(args: argparse.Namespace, config: BurnqedConfig) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from burnqed.coordination.control import describe
+
+    info = describe(_paths(args, config))
+    if args.json:
+        print(json.dumps(info, indent=2, default=str))
+        return 0
+    table = Table(title="burnqed coordinator", show_header=False)
+    best = info.get("best_held_out")
+    rows = {
+        "running": f"yes (pid {info['pid']})" if info["running"] else "no",
+        "status": info["status"],
+        "current session": str(info["session"]),
+        "sessions done": str(info["sessions_done"]),
+        "last iteration": info.get("last_iteration") or "-",
+        "best held-out solve rate": "-" if best is None else f"{100 * best:.1f}% ({info.get('best_held_out_iteration')})",
+        "last error": info.get("last_error") or "-",
+    }
+    for key, value in rows.items():
+        table.add_row(key, value)
+    Console().print(table)
+    return 0
+
+
+def _logs(args: argparse.Namespace, config: BurnqedConfig) -> int:
+    from burnqed.coordination.log import read_jsonl
+
+    paths = _paths(args, config)
+    if args.session is not None:
+        records = read_jsonl(paths.turns_file(args.session))
+    else:
+        records = read_jsonl(paths.sessions_file)
+    for record in records[-args.lines :]:
+        print(json.dumps(record, ensure_ascii=False, default=str))
+    return 0
+
+
+async def _run(args: argparse.Namespace, config: BurnqedConfig) -> int:
+    from burnqed.coordination.daemon import Daemon
+
+    return await Daemon(config, _paths(args, config).run_dir).run()
+
+
+async def _run_once(args: argparse.Namespace, config: BurnqedConfig) -> int:
+    from burnqed.coordination.daemon import Daemon
+
+    daemon = Daemon(config, _paths(args, config).run_dir)
+    record = await daemon.run_session()
+    print(json.dumps(record.model_dump(exclude={"handover"}), indent=2, default=str))
+    print(record.handover)
+    return 0
+
+
+async def _demo(args: argparse.Namespace, config: BurnqedConfig) -> int:
+    from burnqed.coordination.demo import run_demo
+
+    return await run_demo(config, Path(args.run_dir), sessions=args.sessions, fresh=args.fresh)
+
+
 def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
-    """Add this package's sub-commands to the burnqed parser."""
+    """Add ``coordinator`` and ``demo``."""
+    coord = sub.add_parser("coordinator", parents=[parent], help="the autonomous coordinator daemon")
+    csub = coord.add_subparsers(dest="coordinator_command", metavar="ACTION", required=True)
+
+    def action(name: str, handler: Any, help_text: str) -> argparse.ArgumentParser:
+        p = csub.add_parser(name, parents=[parent], help=help_text)
+        p.add_argument("--run-dir", help="the run directory (default: paths.run_dir)")
+        p.set_defaults(handler=handler, config_overrides=_flags)
+        return p
+
+    for name, handler, text in (
+        ("start", _start, "start the daemon detached"),
+        ("run", _run, "run the daemon in the foreground"),
+        ("run-once", _run_once, "one session and its iterations, in the foreground"),
+    ):
+        p = action(name, handler, text)
+        p.add_argument("--brain", choices=["scripted", "anthropic"], help="coordinator.brain")
+        p.add_argument("--sessions", type=int, help="coordinator.max_sessions")
+        p.add_argument("--model", help="coordinator.model (anthropic brain)")
+        p.add_argument("--base-url", help="coordinator.base_url (anthropic brain)")
+    action("stop", _stop, "stop the daemon (SIGTERM)").add_argument("--wait", type=float, default=120.0)
+    action("status", _status, "current session, last iteration, best held-out rate").add_argument(
+        "--json", action="store_true"
+    )
+    logs = action("logs", _logs, "session records, or one session's turns")
+    logs.add_argument("--session", type=int, help="show this session's turn log")
+    logs.add_argument("-n", "--lines", type=int, default=20)
+
+    demo = sub.add_parser("demo", parents=[parent], help="the main job: a few expert iterations on the embedded benchmark")
+    demo.add_argument("--run-dir", default="runs/demo")
+    demo.add_argument("--sessions", type=int, default=3, help="coordinator sessions (one iteration each)")
+    demo.add_argument("--fresh", action="store_true", help="start over instead of resuming the run dir")
+    demo.set_defaults(handler=_demo)

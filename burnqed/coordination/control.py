@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -143,23 +142,31 @@ def start_detached(paths: DaemonPaths, argv: list[str], *, wait_s: float = 30.0)
     if existing is not None:
         raise ControlError(f"a coordinator is already running for {paths.run_dir} (pid {existing})")
     paths.root.mkdir(parents=True, exist_ok=True)
-    with paths.log_file.open("ab") as log:
-        proc = subprocess.Popen(  # noqa: S603 - our own interpreter and module
+    log_fd = os.open(paths.log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        # posix_spawn with setsid: detached in its own session, and no Popen object that
+        # would complain about a child still running when it is collected
+        pid = os.posix_spawn(
+            sys.executable,
             [sys.executable, "-m", "burnqed.cli", *argv],
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=log,
-            start_new_session=True,
+            os.environ,
+            file_actions=[
+                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                (os.POSIX_SPAWN_DUP2, log_fd, 1),
+                (os.POSIX_SPAWN_DUP2, log_fd, 2),
+            ],
+            setsid=True,
         )
+    finally:
+        os.close(log_fd)
     deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
-        pid = read_pid(paths)
-        if pid == proc.pid:
+        if read_pid(paths) == pid:
             return pid
-        if proc.poll() is not None:
-            raise ControlError(f"the daemon exited at once (code {proc.returncode}); see {paths.log_file}")
+        if not pid_alive(pid):
+            raise ControlError(f"the daemon exited at once; see {paths.log_file}")
         time.sleep(0.05)
-    proc.terminate()
+    os.kill(pid, signal.SIGTERM)
     raise ControlError(f"the daemon did not start within {wait_s:.0f} s; see {paths.log_file}")
 
 

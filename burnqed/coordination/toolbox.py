@@ -70,9 +70,19 @@ def server_parameters(server: str, config_path: Path | None, cwd: Path | None = 
     return StdioServerParameters(command=sys.executable, args=args, cwd=str(cwd) if cwd else None)
 
 
+def _normalise(value: Any) -> Any:
+    """Arguments up to case and whitespace, so near-identical calls compare equal."""
+    if isinstance(value, str):
+        return " ".join(value.lower().split())
+    if isinstance(value, dict):
+        return {str(k): _normalise(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list | tuple):
+        return [_normalise(v) for v in value]
+    return value
+
+
 def _digest(name: str, arguments: dict[str, Any]) -> str:
-    normal = json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str).lower()
-    normal = " ".join(normal.split())
+    normal = json.dumps(_normalise(arguments), sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(f"{name}:{normal}".encode()).hexdigest()[:16]
 
 

@@ -83,12 +83,12 @@ def _linear_forall(rng: random.Random) -> Draft:
     c = rng.randint(1, 9)
     form = rng.randrange(3)
     if form == 0:
-        stmt = f"∀ ({x} {y} : {_ty(rng)}), {x} < {y} → {x} + {c} ≤ {y} + {c - 1}"
+        stmt, intro = f"∀ ({x} {y} : {_ty(rng)}), {x} < {y} → {x} + {c} ≤ {y} + {c - 1}", f"intro {x} {y} h"
     elif form == 1:
-        stmt = f"∀ ({x} : {_ty(rng)}), {x} + {c} > {x}"
+        stmt, intro = f"∀ ({x} : {_ty(rng)}), {x} + {c} > {x}", f"intro {x}"
     else:
-        stmt = f"∀ ({x} {y} : {_ty(rng)}), {x} ≤ {y} → {c} * {x} ≤ {c} * {y}"
-    return Draft(stmt, ["omega"])
+        stmt, intro = f"∀ ({x} {y} : {_ty(rng)}), {x} ≤ {y} → {c} * {x} ≤ {c} * {y}", f"intro {x} {y} h"
+    return Draft(stmt, [intro, "omega"])
 
 
 def _exists_witness(rng: random.Random) -> Draft:
@@ -195,6 +195,25 @@ def _and_exists_fact(rng: random.Random) -> Draft:
     return Draft(f"{fact} ∧ ({ex})", ["constructor", "norm_num", f"use {w}"])
 
 
+def _lt_exists_gap(rng: random.Random) -> Draft:
+    x, y, d = rng.sample(("a", "b", "x", "y", "n", "m", "d"), 3)
+    form = rng.randrange(2)
+    if form == 0:
+        stmt = f"∀ ({x} {y} : ℕ), {x} < {y} → ∃ ({d} : ℕ), {y} = {x} + {d} + 1"
+        witness = f"{y} - {x} - 1"
+    else:
+        stmt = f"∀ ({x} {y} : ℕ), {x} ≤ {y} → ∃ ({d} : ℕ), {x} + {d} = {y}"
+        witness = f"{y} - {x}"
+    return Draft(stmt, [f"intro {x} {y} h", f"use {witness}", "omega"])
+
+
+def _mod_exists(rng: random.Random) -> Draft:
+    n, k = rng.sample(("n", "m", "k", "a", "q"), 2)
+    c = rng.randint(2, 9)
+    r = rng.randint(0, c - 1)
+    return Draft(f"∀ ({n} : ℕ), {n} % {c} = {r} → ∃ ({k} : ℕ), {n} = {c} * {k} + {r}", [f"intro {n} h", f"use {n} / {c}", "omega"])
+
+
 # ---------------------------------------------------------------- level 4
 
 
@@ -211,6 +230,20 @@ def _exists_from_exists(rng: random.Random) -> Draft:
     c, j = rng.randint(2, 7), rng.randint(1, 5)
     stmt = f"∀ ({n} : ℕ), (∃ ({k} : ℕ), {n} = {c} * {k}) → ∃ ({m} : ℕ), {n} + {c * j} = {c} * {m}"
     return Draft(stmt, [f"intro {n} h", f"obtain ⟨{k}, h{k}⟩ := h", f"use {k} + {j}", "omega"])
+
+
+def _and_hyp_rw2(rng: random.Random) -> Draft:
+    x, y = _names(rng, 2)
+    c, d = rng.randint(1, 9), rng.randint(1, 9)
+    stmt = f"∀ ({x} {y} : {_ty(rng)}), {x} = {y} + {c} ∧ {y} = {d} → {x} * {x} = {(c + d) ** 2}"
+    return Draft(stmt, [f"intro {x} {y} h", "obtain ⟨h₁, h₂⟩ := h", "rw [h₁]", "rw [h₂]", "norm_num"])
+
+
+def _exists_from_and(rng: random.Random) -> Draft:
+    a, b, d = rng.sample(("a", "b", "x", "y", "d", "k"), 3)
+    c = rng.randint(5, 30)
+    stmt = f"∀ ({a} {b} : ℕ), {a} < {b} ∧ {b} < {c} → ∃ ({d} : ℕ), {a} + {d} = {b} ∧ {d} < {c}"
+    return Draft(stmt, [f"intro {a} {b} h", "obtain ⟨h₁, h₂⟩ := h", f"use {b} - {a}", "omega"])
 
 
 def _exists_two_facts(rng: random.Random) -> Draft:
@@ -245,7 +278,29 @@ def _or_cases(rng: random.Random) -> Draft:
     return Draft(stmt, [f"intro {n} h", "rcases h with h | h", "rw [h]", "norm_num", "rw [h]", "norm_num"])
 
 
+def _exists_square_transfer(rng: random.Random) -> Draft:
+    x, k, m = rng.sample(("x", "n", "k", "j", "m"), 3)
+    c = rng.randint(2, 6)
+    stmt = f"∀ ({x} : ℕ), (∃ ({k} : ℕ), {x} = {k} * {k}) → ∃ ({m} : ℕ), {x} * {c * c} = {m} * {m}"
+    return Draft(stmt, [f"intro {x} h", f"obtain ⟨{k}, h{k}⟩ := h", f"use {c} * {k}", f"rw [h{k}]", "ring"])
+
+
 # ---------------------------------------------------------------- level 6
+
+
+def _exists_split(rng: random.Random) -> Draft:
+    a, b, c = rng.choice((("n", "a", "b"), ("m", "x", "y"), ("k", "p", "q"), ("a", "b", "c")))
+    form = rng.randrange(2)
+    if form == 0:
+        stmt = f"∀ ({a} : ℕ), ∃ ({b} {c} : ℕ), {b} + {c} = {a} ∧ {b} ≤ {c}"
+        wb, wc = f"{a} / 2", f"{a} - {a} / 2"
+    else:
+        k = rng.randint(2, 5)
+        stmt = f"∀ ({a} : ℕ), ∃ ({b} {c} : ℕ), {a} = {k} * {b} + {c} ∧ {c} < {k}"
+        wb, wc = f"{a} / {k}", f"{a} % {k}"
+    return Draft(stmt, [f"intro {a}", f"use {wb}", f"use {wc}", "constructor", "omega", "omega"])
+
+
 
 
 def _iff_exists(rng: random.Random) -> Draft:
@@ -280,7 +335,7 @@ FAMILIES: dict[str, Family] = {
     f.name: f
     for f in (
         Family("numeral_eval", 1, _numeral_eval),
-        Family("linear_forall", 1, _linear_forall),
+        Family("linear_forall", 2, _linear_forall),
         Family("exists_witness", 1, _exists_witness),
         Family("exists_int", 1, _exists_int),
         Family("intro_ring", 2, _intro_ring),
@@ -290,12 +345,18 @@ FAMILIES: dict[str, Family] = {
         Family("forall_exists_square", 3, _forall_exists_square),
         Family("rw_square", 3, _rw_square),
         Family("and_exists_fact", 3, _and_exists_fact),
-        Family("and_hyp_rw", 4, _and_hyp_rw),
+        Family("lt_exists_gap", 3, _lt_exists_gap),
+        Family("mod_exists", 3, _mod_exists),
+        Family("and_hyp_rw", 3, _and_hyp_rw),
         Family("exists_from_exists", 4, _exists_from_exists),
-        Family("exists_two_facts", 4, _exists_two_facts),
+        Family("and_hyp_rw2", 4, _and_hyp_rw2),
+        Family("exists_from_and", 4, _exists_from_and),
+        Family("exists_two_facts", 5, _exists_two_facts),
         Family("exists_mul_transfer", 5, _exists_mul_transfer),
         Family("exists_lower", 5, _exists_lower),
         Family("exists_sum_split", 5, _exists_sum_split),
+        Family("exists_square_transfer", 5, _exists_square_transfer),
+        Family("exists_split", 6, _exists_split),
         Family("or_cases", 6, _or_cases),
         Family("iff_exists", 6, _iff_exists),
         Family("and_or_hyp", 6, _and_or_hyp),

@@ -31,7 +31,12 @@ if TYPE_CHECKING:
     )
     from burnqed.ebm.head import EnergyHead, EnergyHeadConfig, GroupLoss
     from burnqed.ebm.losses import depth_regression_loss, info_nce_loss
-    from burnqed.ebm.sampler import ContrastiveGroup, ContrastiveSampler, NegativeKind, SamplerStats
+    from burnqed.ebm.sampler import (
+        ContrastiveGroup,
+        ContrastiveSampler,
+        NegativeKind,
+        SamplerStats,
+    )
     from burnqed.ebm.scorer import EBMScorer
     from burnqed.ebm.trainer import EBMTrainer, TrainReport, train_energy_head
 

@@ -59,6 +59,7 @@ async def bench(config: BurnqedConfig, quick: bool) -> dict[str, Any]:
     group_size = 1 + ebm.num_negatives
     return {
         "device": "cpu",
+        "torch_threads": torch.get_num_threads(),
         "embedding_dim": dim,
         "hidden_dims": ebm.hidden_dims,
         "states": len(states),

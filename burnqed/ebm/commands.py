@@ -21,14 +21,23 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
         help="train the energy head on trajectory Parquet files",
         description="Train (or resume) the energy head on trajectories; prints the TrainReport as JSON.",
     )
-    p.add_argument("--trajectories", nargs="+", required=True, type=Path, metavar="FILE", help="trajectory Parquet files or folders")
+    p.add_argument(
+        "--trajectories",
+        nargs="+",
+        required=True,
+        type=Path,
+        metavar="FILE",
+        help="trajectory Parquet files or folders",
+    )
     p.add_argument(
         "--encoder",
         required=True,
         metavar="DIR",
         help="policy model folder whose embeddings the head reads, or hashing:DIM for the offline n-gram encoder",
     )
-    p.add_argument("--output", required=True, type=Path, metavar="CKPT", help="checkpoint folder (resumed if it holds one)")
+    p.add_argument(
+        "--output", required=True, type=Path, metavar="CKPT", help="checkpoint folder (resumed if it holds one)"
+    )
     p.add_argument("--epochs", type=int, help="training epochs (ebm.epochs)")
     p.add_argument("--cache-dir", type=Path, metavar="DIR", help="embedding cache root (default: CKPT/embeddings)")
     p.add_argument("--no-resume", action="store_true", help="start from scratch even if CKPT holds a training state")

@@ -41,6 +41,17 @@ class HashingEncoder:
         self.ngram = ngram
         self.fingerprint = f"hashing-ngram/v1/n={ngram}/dim={dim}"
 
+    @classmethod
+    def from_fingerprint(cls, fingerprint: str) -> HashingEncoder | None:
+        """The hashing encoder that has this fingerprint, or None if it names another encoder."""
+        parts = dict(p.split("=", 1) for p in fingerprint.split("/")[2:] if "=" in p)
+        if not fingerprint.startswith("hashing-ngram/v1/") or set(parts) != {"n", "dim"}:
+            return None
+        try:
+            return cls(dim=int(parts["dim"]), ngram=int(parts["n"]))
+        except ValueError:
+            return None
+
     def _vector(self, state: str) -> torch.Tensor:
         vec = torch.zeros(self.dim)
         text = f"\x02{state}\x03"  # boundary marks make short states distinct

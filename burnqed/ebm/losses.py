@@ -18,9 +18,7 @@ def info_nce_loss(energies: torch.Tensor, temperature: torch.Tensor | float) -> 
     return F.cross_entropy(logits, target)
 
 
-def depth_regression_loss(
-    energies: torch.Tensor, remaining_depth: torch.Tensor, *, scale: float = 0.1
-) -> torch.Tensor:
+def depth_regression_loss(energies: torch.Tensor, remaining_depth: torch.Tensor, *, scale: float = 0.1) -> torch.Tensor:
     """Mean squared error between positives' energies and ``scale * remaining_depth``.
 
     InfoNCE only fixes energy differences inside a group; this anchors the absolute level so

@@ -36,7 +36,17 @@ __all__ = ["ContrastiveGroup", "ContrastiveSampler", "NegativeKind", "SamplerSta
 
 NegativeKind = Literal["hard", "medium", "easy"]
 _KINDS: tuple[NegativeKind, ...] = ("hard", "medium", "easy")
-_COLUMNS = ["theorem", "node_id", "parent_id", "state", "depth", "remaining_depth", "label", "proof_complete", "iteration"]
+_COLUMNS = [
+    "theorem",
+    "node_id",
+    "parent_id",
+    "state",
+    "depth",
+    "remaining_depth",
+    "label",
+    "proof_complete",
+    "iteration",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +193,7 @@ class ContrastiveSampler:
     def split(self, fraction: float, seed: int = 0) -> tuple[ContrastiveSampler, ContrastiveSampler | None]:
         """(train, held-out) samplers split by theorem; held-out is None when too few theorems."""
         names = self.theorems
-        n_val = int(round(len(names) * fraction))
+        n_val = round(len(names) * fraction)
         if fraction <= 0 or n_val < 1 or len(names) - n_val < 1:
             return self, None
         random.Random(seed).shuffle(names)
@@ -250,4 +260,3 @@ class ContrastiveSampler:
     def __len__(self) -> int:
         """Groups per epoch."""
         return len(self._positives)
-

@@ -29,6 +29,26 @@ def _goal(template: str, x: str, a: int, hyps: list[str]) -> str:
     return "\n".join([*hyps, "⊢ " + template.format(x=x, a=a)])
 
 
+class _Adder:
+    """Appends one search's records; node ids are positions in the list."""
+
+    def __init__(self, records: list[TrajectoryRecord], base: dict[str, object]) -> None:
+        self.records, self.base = records, base
+
+    def __call__(
+        self, parent: int | None, level: int, state: str, label: int, remaining: int | None, done: bool = False
+    ) -> int:
+        node = len(self.records)
+        tactic = None if parent is None else f"tac{node}"
+        self.records.append(
+            TrajectoryRecord.model_validate(
+                {**self.base, "node_id": node, "parent_id": parent, "state": state, "tactic": tactic, "depth": level,
+                 "remaining_depth": remaining, "label": label, "proof_complete": done}
+            )
+        )  # fmt: skip
+        return node
+
+
 def synthetic_trajectories(
     n_theorems: int, *, seed: int = 0, prefix: str = "synth", max_siblings: int = 3, iteration: int = 0
 ) -> pa.Table:
@@ -43,18 +63,14 @@ def synthetic_trajectories(
         sha = hashlib.sha256(name.encode()).hexdigest()
         depth = rng.randint(2, 4)
         records: list[TrajectoryRecord] = []
-
-        def add(parent: int | None, level: int, state: str, label: int, remaining: int | None, done: bool = False) -> int:
-            node = len(records)
-            records.append(
-                TrajectoryRecord(
-                    theorem=name, statement_sha=sha, node_id=node, parent_id=parent, state=state,
-                    tactic=None if parent is None else f"tac{node}", depth=level, remaining_depth=remaining,
-                    label=label, proof_complete=done, iteration=iteration, backend="embedded", timestamp=stamp,
-                )
-            )  # fmt: skip
-            return node
-
+        base = {
+            "theorem": name,
+            "statement_sha": sha,
+            "iteration": iteration,
+            "backend": "embedded",
+            "timestamp": stamp,
+        }
+        add = _Adder(records, base)
         parent = add(None, 0, _goal(rng.choice(_GOOD), x, rng.randint(1, 20), hyps), POSITIVE, depth)
         for level in range(1, depth + 1):
             for _ in range(rng.randint(1, max_siblings)):  # dead-end siblings of the next proof step

@@ -141,15 +141,19 @@ class EBMTrainer:
             raise NonFiniteLoss(f"gradient norm is {grad_norm}", step=self.step)
         if grad_norm > c.grad_norm_warn:
             self.grad_explosions += 1
-            log.warning("energy head step %d: gradient norm %.3g (clipped to %g)", self.step, grad_norm, c.max_grad_norm)
-            self.log_metrics({"event": "warning", "step": self.step, "kind": "exploding_gradient", "grad_norm": grad_norm})
-        lr = self.scheduler.get_last_lr()[0]
+            log.warning(
+                "energy head step %d: gradient norm %.3g (clipped to %g)", self.step, grad_norm, c.max_grad_norm
+            )
+            self.log_metrics(
+                {"event": "warning", "step": self.step, "kind": "exploding_gradient", "grad_norm": grad_norm}
+            )
+        lr = float(self.scheduler.get_last_lr()[0])
         self.optimizer.step()
         self.scheduler.step()
         self.step += 1
         temperature = self.head.temperature.detach().item()
         top1 = (energies.detach().argmin(dim=1) == 0).float().mean().item()
-        metrics = {
+        metrics: dict[str, float] = {
             "loss": loss.total.detach().item(),
             "nce": loss.nce.detach().item(),
             "depth": loss.depth.detach().item(),
@@ -165,7 +169,9 @@ class EBMTrainer:
     def _check_temperature(self, temperature: float) -> None:
         if temperature >= self.config.min_temperature:
             return
-        self.log_metrics({"event": "warning", "step": self.step, "kind": "temperature_collapse", "temperature": temperature})
+        self.log_metrics(
+            {"event": "warning", "step": self.step, "kind": "temperature_collapse", "temperature": temperature}
+        )
         if self.config.on_temperature_collapse == "stop":
             raise TemperatureCollapsed(
                 f"temperature {temperature:.3g} < min_temperature {self.config.min_temperature}", step=self.step
@@ -230,7 +236,9 @@ class EBMTrainer:
         save_trainer_state(self.output_dir, self.state_dict())
 
 
-def _gather(groups: Sequence[ContrastiveGroup], rows: dict[str, int], emb: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def _gather(
+    groups: Sequence[ContrastiveGroup], rows: dict[str, int], emb: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Embeddings (B, 1+K, d) and remaining depths (B,) of a batch of groups."""
     index = torch.tensor([[rows[g.positive], *(rows[n] for n in g.negatives)] for g in groups])  # (B, G)
     depth = torch.tensor([g.remaining_depth for g in groups], dtype=torch.float32)  # (B,)
@@ -277,7 +285,9 @@ async def train_energy_head(
     resumed_from = trainer.step
     val_groups = val.groups(0) if val is not None else []
     val_emb = _gather(val_groups, rows, emb)[0] if val_groups else None
-    task = progress.add_task("energy head", total=per_epoch * config.epochs, completed=trainer.step) if progress else None
+    task = (
+        progress.add_task("energy head", total=per_epoch * config.epochs, completed=trainer.step) if progress else None
+    )
 
     metrics: dict[str, float] = {}
     trained = 0
@@ -298,7 +308,13 @@ async def train_energy_head(
         trainer.batch_in_epoch = 0
         val_top1 = trainer.top1(val_emb) if val_emb is not None else None
         trainer.log_metrics(
-            {"event": "epoch", "step": trainer.step, "epoch": trainer.epoch, "train_top1": top1_sum / max(1, top1_n), "val_top1": val_top1}
+            {
+                "event": "epoch",
+                "step": trainer.step,
+                "epoch": trainer.epoch,
+                "train_top1": top1_sum / max(1, top1_n),
+                "val_top1": val_top1,
+            }
         )
         trainer.save()
 

@@ -32,4 +32,7 @@ class IterationConfig(BaseModel):
     reference_pairs: Literal["first", "always"] = Field(
         default="always", description="train on the reference proofs only in iteration 0, or in every iteration"
     )
+    torch_threads: int = Field(
+        default=0, ge=0, description="torch CPU threads while iterating; 0 = half the CPU cores (Lean gets the rest)"
+    )
     ebm_min_positives: int = Field(default=4, ge=1, description="proof-path states needed to train an energy head")

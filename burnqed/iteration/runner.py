@@ -167,6 +167,14 @@ class IterationRunner:
         """The steps of iteration ``index`` that have not finished yet."""
         config = apply_plan(self.config, plan)
         it = config.iteration
+        previous_threads = _set_torch_threads(it.torch_threads)
+        try:
+            return await self._steps(config, index, label)
+        finally:
+            _set_torch_threads(previous_threads)
+
+    async def _steps(self, config: BurnqedConfig, index: int, label: str | None) -> IterationReport:
+        it = config.iteration
         started = time.perf_counter()
         ctx = IterationContext(
             config=config,
@@ -215,6 +223,17 @@ class IterationRunner:
     def _finished_report(self, index: int, label: str) -> IterationReport:
         steps = {s: m for s in STEPS if (m := self.layout.read_marker(index, s)) is not None}
         return IterationReport(index=index, label=label, executed=[], skipped=list(steps), steps=steps, seconds=0.0)
+
+
+def _set_torch_threads(threads: int) -> int:
+    """Bound torch's CPU threads (oversubscribed threads on a small, shared CPU slow training ~10x); returns the old count."""
+    import os
+
+    import torch
+
+    previous = torch.get_num_threads()
+    torch.set_num_threads(threads or max(1, (os.cpu_count() or 2) // 2))
+    return previous
 
 
 def _summary_line(report: IterationReport) -> str:

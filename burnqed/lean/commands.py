@@ -56,9 +56,13 @@ async def _check(args: argparse.Namespace, config: BurnqedConfig) -> int:
     try:
         async with LeanPool(config.lean) as pool:
 
+            # one proof per worker at a time, so each row's time is its own replay, not queueing
+            limiter = anyio.CapacityLimiter(config.lean.num_workers)
+
             async def one(theorem: Any) -> None:
-                t0 = time.perf_counter()
-                verdict = await pool.verify_proof(theorem.statement, theorem.proof)
+                async with limiter:
+                    t0 = time.perf_counter()
+                    verdict = await pool.verify_proof(theorem.statement, theorem.proof)
                 results[theorem.name] = (verdict, time.perf_counter() - t0)
                 progress.advance(task)
 

@@ -14,7 +14,7 @@ import itertools
 import logging
 import uuid
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from types import TracebackType
 
 import anyio
@@ -204,6 +204,8 @@ class LeanPool:
                 await waiter.event.wait()
         except BaseException as exc:
             waiter.gone = True
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)  # a dead entry at the front would block idle workers
             handed, waiter.worker = waiter.worker, None
             if handed is not None:
                 if isinstance(exc, TimeoutError):
@@ -246,9 +248,18 @@ class LeanPool:
     def _forget(self, handle: ProofHandle) -> None:
         self._handles.pop(handle.id, None)
 
-    def _spawn(self, func: object, *args: object) -> None:
+    def _spawn(self, func: Callable[[], Awaitable[None]]) -> None:
+        """Run ``func`` in the pool's task group; its failures are logged, never raised into the owner."""
         if self._tg is not None:
-            self._tg.start_soon(func, *args)  # type: ignore[arg-type]
+            self._tg.start_soon(self._guarded, func)
+
+    @staticmethod
+    async def _guarded(func: Callable[[], Awaitable[None]]) -> None:
+        try:
+            await func()
+        except Exception:
+            # an exception here would cancel the task that owns the pool
+            log.exception("background task %s of the Lean pool failed", getattr(func, "__name__", func))
 
     def _replace(self, old: LeanWorker) -> None:
         """Retire ``old`` and start a replacement in the background."""

@@ -1,11 +1,125 @@
-"""Sub-commands of burnqed.policy (none yet)."""
+"""Sub-commands of burnqed.policy: ``policy build-tiny``, ``policy sft``, ``policy generate``."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
 
-__all__ = ["register"]
+from burnqed.config import BurnqedConfig
+
+__all__ = ["register", "resolve_base"]
+
+NAMED_BASES = ("tiny", "smollm2-135m")
 
 
 def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
     """Add this package's sub-commands to the burnqed parser."""
+    policy = sub.add_parser("policy", help="the policy model: build, fine-tune, sample")
+    psub = policy.add_subparsers(dest="policy_command", metavar="ACTION", required=True)
+
+    p = psub.add_parser("build-tiny", parents=[parent], help="build the offline tiny model (tokenizer + Llama)")
+    p.add_argument("--output", type=Path, metavar="DIR", help="where to build it (default: paths.home/models/tiny)")
+    p.add_argument("--force", action="store_true", help="rebuild even if the directory exists")
+    p.set_defaults(handler=_build_tiny)
+
+    p = psub.add_parser("sft", parents=[parent], help="fine-tune a policy on (state, tactic) pairs")
+    p.add_argument("--pairs", type=Path, required=True, metavar="FILE", help=".jsonl {state, tactic} or trajectory .parquet")
+    p.add_argument("--base", default="tiny", metavar="DIR|NAME", help=f"model directory or one of {', '.join(NAMED_BASES)}")
+    p.add_argument("--output", type=Path, required=True, metavar="DIR", help="where the fine-tuned model goes")
+    p.add_argument("--epochs", type=int, help="policy.sft.epochs")
+    p.add_argument("--lr", type=float, help="policy.sft.learning_rate")
+    p.add_argument("--batch-size", type=int, help="policy.sft.batch_size")
+    p.add_argument("--lora", action="store_true", default=None, help="train LoRA adapters (needs burnqed[lora])")
+    p.set_defaults(
+        handler=_sft,
+        config_overrides=lambda a: {
+            "policy.sft.epochs": a.epochs,
+            "policy.sft.learning_rate": a.lr,
+            "policy.sft.batch_size": a.batch_size,
+            "policy.sft.lora": a.lora,
+        },
+    )
+
+    p = psub.add_parser("generate", parents=[parent], help="sample tactics for proof states")
+    p.add_argument("states", nargs="+", metavar="STATE", help="rendered proof state, e.g. 'n : ℕ\\n⊢ n + 0 = n'")
+    p.add_argument("--model", default=None, metavar="DIR|NAME", help="model directory (default: policy.model_dir or tiny)")
+    p.add_argument("-n", type=int, default=4, help="samples per state")
+    p.add_argument("--temperature", type=float, help="policy.temperature (0 = greedy)")
+    p.add_argument("--format", dest="prompt_format", choices=["plain", "deepseek-v2"], help="policy.prompt_format")
+    p.set_defaults(
+        handler=_generate,
+        config_overrides=lambda a: {"policy.temperature": a.temperature, "policy.prompt_format": a.prompt_format},
+    )
+
+
+def resolve_base(spec: str | Path | None, config: BurnqedConfig) -> Path:
+    """A model directory from a path or a name (``tiny``, ``smollm2-135m``), building it if needed."""
+    if spec is None:
+        spec = config.policy.model_dir or "tiny"
+    if str(spec) == "tiny":
+        from burnqed.policy.tiny import ensure_tiny_model
+
+        return ensure_tiny_model(config)
+    if str(spec) == "smollm2-135m":
+        from burnqed.policy.smollm2 import ensure_smollm2
+
+        return ensure_smollm2(config)
+    return Path(spec)
+
+
+def _build_tiny(args: argparse.Namespace, config: BurnqedConfig) -> int:
+    from burnqed.policy.tiny import build_tiny_model, tiny_corpus
+
+    out = args.output or config.paths.tiny_model_dir
+    if (Path(out) / "config.json").is_file() and not args.force:
+        print(f"{out} already holds a model (use --force to rebuild)")
+        return 0
+    corpus = tiny_corpus(sets=config.policy.tiny.corpus_sets, home=config.paths.home)
+    path = build_tiny_model(out, corpus, config=config.policy.tiny)
+    print(path)
+    return 0
+
+
+def _sft(args: argparse.Namespace, config: BurnqedConfig) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from burnqed.policy.errors import PolicyError
+    from burnqed.policy.sft import load_pairs, sft_policy
+
+    try:
+        base = resolve_base(args.base, config)
+        pairs = load_pairs(args.pairs)
+        columns = [TextColumn("sft"), BarColumn(), TextColumn("{task.completed}/{task.total} loss {task.fields[loss]:.3f}")]
+        with Progress(*columns, TimeRemainingColumn(), console=Console(stderr=True), transient=True) as progress:
+            task = progress.add_task("sft", total=None, loss=float("nan"))
+
+            def tick(step: int, total: int, loss: float) -> None:
+                progress.update(task, completed=step, total=total, loss=loss)
+
+            report = sft_policy(base, pairs, args.output, config.policy.sft, policy_config=config.policy, progress=tick)
+    except (PolicyError, OSError) as exc:
+        print(f"burnqed policy sft: {exc}", file=sys.stderr)
+        return 1
+    summary: dict[str, Any] = report.model_dump(exclude={"loss_curve"})
+    summary["final_loss"] = report.final_loss
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
+def _generate(args: argparse.Namespace, config: BurnqedConfig) -> int:
+    from burnqed.policy.errors import PolicyError
+    from burnqed.policy.model import PolicyModel
+
+    try:
+        model = PolicyModel.load(resolve_base(args.model, config), config.policy)
+        results = model.generate([s.replace("\\n", "\n") for s in args.states], args.n)
+    except (PolicyError, OSError) as exc:
+        print(f"burnqed policy generate: {exc}", file=sys.stderr)
+        return 1
+    for state, cands in zip(args.states, results, strict=True):
+        print(json.dumps({"state": state, "candidates": [c.model_dump() for c in cands]}, ensure_ascii=False))
+    return 0

@@ -22,6 +22,10 @@ class TinyModelConfig(BaseModel):
     num_heads: int = Field(default=4, ge=1)
     num_kv_heads: int = Field(default=2, ge=1)
     max_position_embeddings: int = Field(default=256, ge=32)
+    corpus_sets: list[str] = Field(
+        default_factory=lambda: ["core", "benchmark-train"],
+        description="built-in theorem sets whose text trains the tokenizer (plus template text)",
+    )
     seed: int = 0
 
 

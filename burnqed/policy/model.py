@@ -204,7 +204,9 @@ class PolicyModel:
             enc = self._batch(prompts)
             ids, mask = enc["input_ids"], enc["attention_mask"]  # (B, T)
             positions = (mask.cumsum(-1) - 1).clamp(min=0)
-            out = self.model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True)
+            out = self.model(
+                input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True, logits_to_keep=1
+            )
             cache = out.past_key_values
             logits = out.logits[:, -1, :].float()  # (B, V)
             if n > 1:  # one prefill per state; the cache is shared out to its n samples
@@ -282,7 +284,7 @@ class PolicyModel:
                 positions = (mask.cumsum(-1) - 1).clamp(min=0)
                 base = self.model.get_decoder() if hasattr(self.model, "get_decoder") else self.model.base_model
                 hidden = base(
-                    input_ids=enc["input_ids"], attention_mask=mask, position_ids=positions
+                    input_ids=enc["input_ids"], attention_mask=mask, position_ids=positions, use_cache=False
                 ).last_hidden_state.float()  # (B, T, d)
                 weights = mask.unsqueeze(-1).to(hidden.dtype)  # (B, T, 1)
                 pooled = (hidden * weights).sum(1) / weights.sum(1).clamp(min=1.0)  # (B, d)

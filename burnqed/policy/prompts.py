@@ -84,7 +84,8 @@ def fit_state(state: str, tokenizer: Any, max_tokens: int) -> str:
     only if they fit whole; a target that alone is too long is cut at a token boundary.
     Every omission is marked with ``…``.
     """
-    if _count(tokenizer, state) <= max_tokens:
+    # a byte-level token covers at least one byte: short texts need no tokenizer call
+    if len(state.encode("utf-8")) < max_tokens or _count(tokenizer, state) <= max_tokens:
         return state
     goals = [g for g in re.split(r"\n\s*\n", state.strip("\n")) if g.strip()]
     hyps, target_lines = _split_goal(goals[0])

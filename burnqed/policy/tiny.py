@@ -105,16 +105,18 @@ def template_corpus(count: int = 600, seed: int = 0) -> list[str]:
     return texts
 
 
-def _builtin_corpus() -> list[str]:
-    """Statements and reference proofs of the built-in theorem sets, if that module exists."""
+def _builtin_corpus(names: Sequence[str], home: Path | None) -> list[str]:
+    """Statements and reference proofs of built-in theorem sets, if the data package has them."""
+    if not names:
+        return []
     try:
         sets = importlib.import_module("burnqed.data.sets")
     except ImportError:
         return []
     texts: list[str] = []
-    for name in ("core", "benchmark-train"):
+    for name in names:
         try:
-            theorems = sets.load_builtin(name)
+            theorems = sets.load_builtin(name, home=home)
         except Exception as exc:  # noqa: BLE001 - a missing or broken optional set only shrinks the corpus
             log.info("built-in set %s not usable for the tiny corpus: %s", name, exc)
             continue
@@ -125,9 +127,11 @@ def _builtin_corpus() -> list[str]:
     return texts
 
 
-def tiny_corpus(extra: Iterable[str] = ()) -> list[str]:
-    """The tokenizer corpus: built-in theorem sets when available, plus template text."""
-    return [*_builtin_corpus(), *template_corpus(), *extra]
+def tiny_corpus(
+    extra: Iterable[str] = (), *, sets: Sequence[str] = ("core", "benchmark-train"), home: Path | None = None
+) -> list[str]:
+    """The tokenizer corpus: the named built-in sets (cached under ``home``) plus template text."""
+    return [*_builtin_corpus(sets, home), *template_corpus(), *extra]
 
 
 def _train_tokenizer(corpus: Sequence[str], vocab_size: int) -> Any:
@@ -211,6 +215,7 @@ def ensure_tiny_model(config: BurnqedConfig) -> Path:
     if (out / "config.json").is_file():
         return out
     try:
-        return build_tiny_model(out, tiny_corpus(), config=config.policy.tiny)
+        corpus = tiny_corpus(sets=config.policy.tiny.corpus_sets, home=config.paths.home)
+        return build_tiny_model(out, corpus, config=config.policy.tiny)
     except OSError as exc:
         raise PolicyLoadError(f"cannot build the tiny model in {out}: {exc}") from exc

@@ -1,19 +1,28 @@
 """burnqed.search: best-first proof search, the rule-based policy, and evaluation."""
 
 from burnqed.search.config import SearchConfig
-from burnqed.search.engine import BestFirstSearch
-from burnqed.search.protocols import StateScorer, TacticGenerator
-from burnqed.search.results import SearchResult, SearchStats
+from burnqed.search.engine import BY_NAME_TAG, BestFirstSearch
+from burnqed.search.evaluation import EvalReport, ReportComparison, TheoremOutcome, compare_reports, evaluate
+from burnqed.search.protocols import ProofPool, StateScorer, TacticGenerator
+from burnqed.search.results import SearchReason, SearchResult, SearchStats
 from burnqed.search.rules import RuleGenerator
 from burnqed.search.runner import search_theorems
 
 __all__ = [
+    "BY_NAME_TAG",
     "BestFirstSearch",
+    "EvalReport",
+    "ProofPool",
+    "ReportComparison",
     "RuleGenerator",
     "SearchConfig",
+    "SearchReason",
     "SearchResult",
     "SearchStats",
     "StateScorer",
     "TacticGenerator",
+    "TheoremOutcome",
+    "compare_reports",
+    "evaluate",
     "search_theorems",
 ]

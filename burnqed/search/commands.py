@@ -153,7 +153,13 @@ class _Interrupt:
 
 def _progress() -> Any:
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
     return Progress(
         TextColumn("{task.description}"),
@@ -179,7 +185,7 @@ async def _run_set(
 
     results: list[Any] = []
     interrupt = _Interrupt()
-    backend = config.lean.backend
+    backend: str = config.lean.backend
     skip = writer.done_theorems() if writer is not None else set()
     todo = [t for t in theorems if t.name not in skip]
     async with anyio.create_task_group() as tg:
@@ -261,8 +267,8 @@ async def _search(args: argparse.Namespace, config: BurnqedConfig) -> int:
     try:
         results, backend, _, interrupt = await _run_set(args, config, theorems, writer)
     finally:
-        with anyio.CancelScope(shield=True):
-            writer.finalize()
+        # synchronous: a cancellation cannot cut the merge short
+        writer.finalize()
     proved = sum(r.proved for r in results)
     status = "interrupted" if interrupt.signal is not None else "done"
     print(f"{status}: searched {len(results)} theorems ({skipped} already done), proved {proved}; backend {backend}")

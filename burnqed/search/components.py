@@ -44,8 +44,8 @@ async def open_components(
     """The policy (``none``: the rule-based automation policy) and the optional energy head."""
     if policy == "none":
         if ebm is not None:
-            scorer, ebm_id = await _load_scorer(None, None, ebm)
-            yield Components(RuleGenerator(), scorer, "none", ebm_id, "automation_ebm")
+            rule_scorer, rule_ebm = await _load_scorer(None, None, ebm)
+            yield Components(RuleGenerator(), rule_scorer, "none", rule_ebm, "automation_ebm")
         else:
             yield Components(RuleGenerator(), None, "none", None, "automation")
         return
@@ -57,7 +57,8 @@ async def open_components(
     model = PolicyModel.load(directory, config.policy)
     policy_id = f"{directory} ({model.fingerprint})"
     async with _service(model, config) as generator:
-        scorer, ebm_id = (None, None)
+        scorer: StateScorer | None = None
+        ebm_id: str | None = None
         if ebm is not None:
             source = generator if hasattr(generator, "encode") else model
             scorer, ebm_id = await _load_scorer(source, model, ebm)

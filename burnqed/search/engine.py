@@ -33,7 +33,12 @@ from burnqed.lean.errors import (
 from burnqed.lean.protocol import render_goals
 from burnqed.policy.types import TacticCandidate
 from burnqed.search.config import SearchConfig
-from burnqed.search.protocols import ProofPool, ProofSession, StateScorer, TacticGenerator
+from burnqed.search.protocols import (
+    ProofPool,
+    ProofSession,
+    StateScorer,
+    TacticGenerator,
+)
 from burnqed.search.results import SearchReason, SearchResult, SearchStats
 from burnqed.search.tree import SearchNode, SearchTree
 
@@ -44,17 +49,21 @@ log = logging.getLogger(__name__)
 # A theorem tagged so is started from the constant of its name (goal.start copyFrom).
 BY_NAME_TAG = "by-name"
 
-_LOST_ERRORS: tuple[type[BaseException], ...] = (
+
+
+class SearchLost(Exception):
+    """The worker behind a search died mid-attempt (internal: the attempt is retried)."""
+
+
+# errors after which the handle (and its worker) are gone: the attempt is retried
+_LOST_ERRORS: tuple[type[Exception], ...] = (
+    SearchLost,
     HandleLost,
     LeanProcessDied,
     LeanTimeout,
     LeanProtocolError,
     LeanStartupError,
 )
-
-
-class SearchLost(Exception):
-    """The worker behind a search died mid-attempt (internal: the attempt is retried)."""
 
 
 @dataclass(slots=True)
@@ -118,7 +127,7 @@ class BestFirstSearch:
                 return self._result(theorem, tree, clock, None, iteration, attempts, "invalid_statement", str(exc))
             except PoolClosed:
                 raise
-            except (SearchLost, *_LOST_ERRORS) as exc:
+            except _LOST_ERRORS as exc:
                 log.warning("search of %s lost its worker (attempt %d): %s", theorem.name, attempts, exc)
                 if attempts > self.config.lost_retries:
                     return self._result(theorem, tree, clock, None, iteration, attempts, "lost", str(exc))

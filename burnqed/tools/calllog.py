@@ -29,7 +29,9 @@ _MAX_ERROR_CHARS = 500
 
 def argument_digest(arguments: Mapping[str, Any] | None) -> str:
     """SHA-256 of the canonical JSON of the arguments (sorted keys, compact, UTF-8)."""
-    canonical = json.dumps(dict(arguments or {}), sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    canonical = json.dumps(
+        dict(arguments or {}), sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+    )
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
@@ -65,7 +67,13 @@ class ToolCallLog:
             os.close(fd)
 
     def record(
-        self, server: str, tool: str, arguments: Mapping[str, Any] | None, ok: bool, duration_ms: float, error: str | None
+        self,
+        server: str,
+        tool: str,
+        arguments: Mapping[str, Any] | None,
+        ok: bool,
+        duration_ms: float,
+        error: str | None,
     ) -> ToolCallRecord:
         """Build and append a record; returns it."""
         rec = ToolCallRecord(
@@ -115,7 +123,14 @@ class ToolCallLog:
                 raise
             finally:
                 try:
-                    self.record(server, tool, arguments if isinstance(arguments, Mapping) else {}, ok, (time.perf_counter() - start) * 1000, error)
+                    self.record(
+                        server,
+                        tool,
+                        arguments if isinstance(arguments, Mapping) else {},
+                        ok,
+                        (time.perf_counter() - start) * 1000,
+                        error,
+                    )
                 except OSError:
                     log.exception("cannot append to the tool-call log %s", self.path)
 

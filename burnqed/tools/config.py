@@ -67,9 +67,14 @@ class ToolsConfig(BaseModel):
         description="theorem sets launch_search refuses unless show_held_out (the coordinator must not see them)",
     )
     ebm_checkpoint: Path | None = Field(
-        default=None, description="energy head for score_states / use_ebm; default: latest <run_dir>/checkpoints/ebm/iter_N"
+        default=None,
+        description="energy head for score_states / use_ebm; default: latest <run_dir>/checkpoints/ebm/iter_N",
     )
     # stats and logging
-    show_held_out: bool = Field(default=False, description="expose held-out evaluation results (never to the coordinator)")
-    call_log: Path | None = Field(default=None, description="tool-call JSONL log; default <paths.logs_dir>/tool_calls.jsonl")
+    show_held_out: bool = Field(
+        default=False, description="expose held-out evaluation results (never to the coordinator)"
+    )
+    call_log: Path | None = Field(
+        default=None, description="tool-call JSONL log; default <paths.logs_dir>/tool_calls.jsonl"
+    )
     server_log_level: str = Field(default="WARNING", description="log level of the MCP SDK inside servers")

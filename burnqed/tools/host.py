@@ -48,7 +48,7 @@ class ContextHost:
                 async for request in self._recv:
                     try:
                         request.value = await stack.enter_async_context(request.factory())
-                    except Exception as exc:  # handed to the caller, which raises it
+                    except Exception as exc:  # noqa: BLE001 - handed to the caller, which raises it
                         request.error = exc
                     request.done.set()
             finally:

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 import anyio
 from anyio.abc import TaskGroup
@@ -144,7 +144,7 @@ class JobManager:
         self._live: dict[str, _LiveJob] = {}
         self._tg: TaskGroup | None = None
 
-    async def __aenter__(self) -> JobManager:
+    async def __aenter__(self) -> Self:
         self.jobs_dir.mkdir(parents=True, exist_ok=True)
         self.mark_interrupted()
         self._tg = anyio.create_task_group()
@@ -267,7 +267,9 @@ class JobManager:
                 )
         except Exception as exc:  # a failed job is data: its record says why
             log.exception("job %s failed", live.record.job_id)
-            self._update(live, status=JobStatus.FAILED, finished=datetime.now(UTC), error=f"{type(exc).__name__}: {exc}")
+            self._update(
+                live, status=JobStatus.FAILED, finished=datetime.now(UTC), error=f"{type(exc).__name__}: {exc}"
+            )
         finally:
             live.done.set()
 

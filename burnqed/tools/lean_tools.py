@@ -252,7 +252,9 @@ def _worker_pids(pool: ProofPool) -> list[int]:
 class LeanTools:
     """Proof handles as leases, under the tactic policy."""
 
-    def __init__(self, pool: ProofPool, registry: HandleRegistry[Any], policy: TacticPolicy, config: ToolsConfig) -> None:
+    def __init__(
+        self, pool: ProofPool, registry: HandleRegistry[Any], policy: TacticPolicy, config: ToolsConfig
+    ) -> None:
         self.pool = pool
         self.registry = registry
         self.policy = policy

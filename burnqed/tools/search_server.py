@@ -96,7 +96,10 @@ def build_server(config: BurnqedConfig) -> MCPServer[Any]:
     async def job_status(
         ctx: Context[Any, Any],
         job_id: JobId,
-        wait_s: Annotated[float, Field(ge=0, le=30, description="wait up to this long (capped at a few seconds) for the job to finish")] = 0.0,
+        wait_s: Annotated[
+            float,
+            Field(ge=0, le=30, description="wait up to this long (capped at a few seconds) for the job to finish"),
+        ] = 0.0,
     ) -> Annotated[CallToolResult, JobView]:
         """A job's status (running / succeeded / failed / cancelled / interrupted) and progress."""
 
@@ -110,7 +113,9 @@ def build_server(config: BurnqedConfig) -> MCPServer[Any]:
     async def job_result(
         ctx: Context[Any, Any],
         job_id: JobId,
-        detail: Annotated[Literal["summary", "full"], Field(description="full: every theorem's outcome and proof")] = "summary",
+        detail: Annotated[
+            Literal["summary", "full"], Field(description="full: every theorem's outcome and proof")
+        ] = "summary",
     ) -> Annotated[CallToolResult, JobResultView]:
         """A finished job's result: solve rate and budget (detail='full': the whole evaluation report)."""
         return tool_result(search(ctx).job_result(job_id, detail))

@@ -203,7 +203,9 @@ class SearchTools:
 
     # ------------------------------------------------------------------ theorems
 
-    def resolve_theorems(self, theorem_set: str | None, statements: list[str] | None, limit: int | None) -> list[Theorem]:
+    def resolve_theorems(
+        self, theorem_set: str | None, statements: list[str] | None, limit: int | None
+    ) -> list[Theorem]:
         """The theorems of a built-in set or of a statement list, under the policy."""
         from burnqed.data.sets import builtin_sets, load_builtin
 
@@ -286,11 +288,16 @@ class SearchTools:
             )
             try:
                 results = await search_theorems(
-                    self.pool, comps.generator, comps.scorer, theorems, search_config, writer=writer, on_result=on_result
+                    self.pool,
+                    comps.generator,
+                    comps.scorer,
+                    theorems,
+                    search_config,
+                    writer=writer,
+                    on_result=on_result,
                 )
             finally:
-                with anyio.CancelScope(shield=True):
-                    writer.finalize()
+                writer.finalize()  # synchronous: a cancelled job still keeps what it found
             report = report_from_results(
                 results,
                 label=comps.label,

@@ -104,7 +104,6 @@ def _summary(model: BaseModel) -> str:
     return model.model_dump_json(exclude_none=True)
 
 
-
 def module_server(build: Callable[[BurnqedConfig], MCPServer[Any]]) -> Callable[[str], Any]:
     """A module ``__getattr__`` that builds the module's ``mcp`` server on first access.
 
@@ -114,7 +113,7 @@ def module_server(build: Callable[[BurnqedConfig], MCPServer[Any]]) -> Callable[
     """
     cache: dict[str, MCPServer[Any]] = {}
 
-    def __getattr__(name: str) -> Any:  # noqa: N807 - a module __getattr__
+    def __getattr__(name: str) -> Any:
         if name != "mcp":
             raise AttributeError(name)
         if "mcp" not in cache:

@@ -21,10 +21,9 @@ import os
 import shutil
 import time
 from collections.abc import Iterable, Sequence
-from operator import itemgetter
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Self
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -37,6 +36,7 @@ __all__ = ["TrajectoryWriteError", "TrajectoryWriter", "parts_dir", "records_to_
 log = logging.getLogger(__name__)
 
 _PART_GLOB = "part-*.parquet"
+_ROW = pa.struct(list(SCHEMA))
 
 
 class TrajectoryWriteError(OSError):
@@ -51,10 +51,10 @@ def parts_dir(path: str | Path) -> Path:
 
 def records_to_table(records: Sequence[TrajectoryRecord]) -> pa.Table:
     """Columnar conversion of records to a table of SCHEMA."""
-    # one pass to the instance dicts, then C-level itemgetter maps: ~3x a getattr loop
+    # the instance dicts go to Arrow as one struct array: the per-field work happens in C
     dicts = [r.__dict__ for r in records]
-    columns: dict[str, list[Any]] = {name: list(map(itemgetter(name), dicts)) for name in SCHEMA.names}
-    return pa.Table.from_pydict(columns, schema=SCHEMA)
+    table = pa.Table.from_struct_array(pa.array(dicts, type=_ROW))
+    return table if table.schema.equals(SCHEMA) else table.cast(SCHEMA)
 
 
 class TrajectoryWriter:
@@ -183,7 +183,7 @@ class TrajectoryWriter:
             sources.extend(sorted(self.parts.glob(_PART_GLOB)))
         return sources
 
-    def __enter__(self) -> TrajectoryWriter:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(

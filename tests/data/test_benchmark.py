@@ -80,3 +80,12 @@ def test_the_shipped_held_out_proofs_check_on_a_sample(data_checker: CheckerLike
     for theorem in shipped[::15]:
         verdict = check_proof(data_checker, theorem.statement, theorem.proof or [])
         assert verdict.ok, (theorem.name, theorem.statement, verdict.error)
+
+
+def test_generate_test_reproduces_the_shipped_file_byte_for_byte(tmp_path, data_checker: CheckerLike) -> None:
+    from burnqed.data.benchmark import generate_test
+    from burnqed.data.sets import shipped_path
+    from burnqed.data.theorems import save_theorems
+
+    save_theorems(tmp_path / "test.jsonl", generate_test(checker=data_checker))
+    assert (tmp_path / "test.jsonl").read_bytes() == shipped_path("benchmark-test").read_bytes()

@@ -50,7 +50,7 @@ def test_data_automation_share_reports_each_tactic_and_the_union(
             for n, s, f in [
                 ("a", "2 + 2 = 4", "num"),
                 ("b", "∃ (n : Nat), n * n = 49", "ex"),
-                ("c", "∀ (x y : Nat), x < y → x + 1 ≤ y", "lin"),
+                ("c", "3 * 4 ≤ 13 ∧ 2 < 3", "lin"),
             ]
         ),
         encoding="utf-8",

@@ -9,12 +9,22 @@ import pytest
 
 from burnqed.cli import main
 
+pytestmark = pytest.mark.usefixtures("torch_single_thread")
+
 
 def test_train_ebm_writes_a_checkpoint_and_prints_the_report(
     tmp_path: Path, synthetic_trajectory_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "ckpt"
-    args = ["train-ebm", "--trajectories", str(synthetic_trajectory_file), "--encoder", "hashing:32", "--output", str(out)]
+    args = [
+        "train-ebm",
+        "--trajectories",
+        str(synthetic_trajectory_file),
+        "--encoder",
+        "hashing:32",
+        "--output",
+        str(out),
+    ]
     small = ["--set", "ebm.hidden_dims=[16]", "--set", "ebm.batch_size=8"]
     assert main([*args, "--epochs", "2", *small]) == 0
     report = json.loads(capsys.readouterr().out)
@@ -37,7 +47,17 @@ def test_train_ebm_with_the_tiny_policy_as_encoder(
 
 
 def test_train_ebm_reports_unusable_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["train-ebm", "--trajectories", str(tmp_path / "none.parquet"), "--encoder", "hashing:8", "--output", str(tmp_path / "c")])
+    code = main(
+        [
+            "train-ebm",
+            "--trajectories",
+            str(tmp_path / "none.parquet"),
+            "--encoder",
+            "hashing:8",
+            "--output",
+            str(tmp_path / "c"),
+        ]
+    )
     assert code == 1
     assert "cannot read trajectories" in capsys.readouterr().err
 

@@ -10,6 +10,8 @@ import torch
 
 from burnqed.ebm import Encoder, HashingEncoder, PolicyEncoder
 
+pytestmark = pytest.mark.usefixtures("torch_single_thread")
+
 
 @pytest.mark.anyio
 async def test_hashing_encoder_is_deterministic_and_normalised() -> None:
@@ -22,6 +24,12 @@ async def test_hashing_encoder_is_deterministic_and_normalised() -> None:
     assert not torch.equal(a[0], a[1])
     assert isinstance(enc, Encoder)
     assert enc.fingerprint != HashingEncoder(dim=32).fingerprint
+
+
+def test_hashing_encoder_is_rebuilt_from_its_fingerprint() -> None:
+    enc = HashingEncoder.from_fingerprint(HashingEncoder(dim=48, ngram=4).fingerprint)
+    assert enc is not None and (enc.dim, enc.ngram) == (48, 4)
+    assert HashingEncoder.from_fingerprint("tiny-llama@1234") is None
 
 
 class _AsyncSource:

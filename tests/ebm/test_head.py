@@ -13,7 +13,9 @@ from burnqed.ebm import EnergyHead, EnergyHeadConfig
 def test_forward_maps_embeddings_to_one_energy_each() -> None:
     head = EnergyHead(16, hidden=(32, 8), dropout=0.1)
     assert head(torch.randn(5, 16)).shape == (5,)
-    energies, loss = head.group_loss(torch.randn(3, 4, 16), torch.tensor([1.0, 2.0, 0.0]), depth_weight=0.5, depth_scale=0.1)
+    energies, loss = head.group_loss(
+        torch.randn(3, 4, 16), torch.tensor([1.0, 2.0, 0.0]), depth_weight=0.5, depth_scale=0.1
+    )
     assert energies.shape == (3, 4)
     assert loss.total.shape == ()
     assert torch.allclose(loss.total, loss.nce + 0.5 * loss.depth)

@@ -17,7 +17,15 @@ from burnqed.trajectory.schema import SCHEMA, TrajectoryRecord
 STAMP = datetime(2026, 1, 1, tzinfo=UTC)
 
 
-def _row(theorem: str, node: int, parent: int | None, state: str, label: int, remaining: int | None = None, done: bool = False) -> dict:
+def _row(
+    theorem: str,
+    node: int,
+    parent: int | None,
+    state: str,
+    label: int,
+    remaining: int | None = None,
+    done: bool = False,
+) -> dict:
     return TrajectoryRecord(
         theorem=theorem, statement_sha="0" * 64, node_id=node, parent_id=parent, state=state, depth=0 if parent is None else 1,
         remaining_depth=remaining, label=label, proof_complete=done, backend="embedded", timestamp=STAMP,

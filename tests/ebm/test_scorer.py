@@ -19,6 +19,8 @@ from burnqed.ebm import (
 )
 from burnqed.search.protocols import StateScorer
 
+pytestmark = pytest.mark.usefixtures("torch_single_thread")
+
 STATES = [f"x : ℕ\n⊢ x + {i} = {i} + x" for i in range(7)] + ["⊢ False", "no goals", "⊢ 1 < 0"]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 from pathlib import Path
@@ -27,6 +28,8 @@ from burnqed.ebm import (
 )
 from burnqed.ebm.synthetic import synthetic_trajectories, write_synthetic_trajectories
 
+pytestmark = pytest.mark.usefixtures("torch_single_thread")
+
 
 class _InterruptAfter(Progress):
     """A progress bar whose user presses Ctrl-C after ``n`` steps."""
@@ -45,7 +48,7 @@ class _InterruptAfter(Progress):
 async def test_trained_head_ranks_held_out_positives_first(tmp_path: Path) -> None:
     train_file = write_synthetic_trajectories(tmp_path / "train.parquet", 60, seed=1)
     held_out = synthetic_trajectories(20, seed=2, prefix="held")
-    config = EBMConfig(epochs=12, batch_size=16, warmup_steps=5, val_fraction=0.0, seed=0)
+    config = EBMConfig(epochs=6, batch_size=16, warmup_steps=5, val_fraction=0.0, seed=0)
     encoder = HashingEncoder(dim=256)
     with anyio.fail_after(120):
         report = await train_energy_head([train_file], encoder, tmp_path / "ckpt", config)
@@ -97,7 +100,11 @@ async def test_resume_continues_from_the_saved_step(
     assert second.resumed_from_step == first.steps
     assert second.steps == 4 * per_epoch and second.epochs == 4
     assert second.states_encoded == 0  # the embedding cache in the output folder was reused
-    steps = [json.loads(x)["step"] for x in (out / "metrics.jsonl").read_text().splitlines() if '"step"' in x and '"event": "step"' in x]
+    steps = [
+        json.loads(x)["step"]
+        for x in (out / "metrics.jsonl").read_text().splitlines()
+        if '"step"' in x and '"event": "step"' in x
+    ]
     assert steps == list(range(1, 4 * per_epoch + 1))  # no step repeated or skipped
 
 
@@ -126,7 +133,9 @@ async def test_resume_with_another_encoder_is_refused(
     with anyio.fail_after(60):
         await train_energy_head(synthetic_trajectory_file, HashingEncoder(dim=32), tmp_path / "c", ebm_config)
         with pytest.raises(EBMCheckpointError, match="encoder"):
-            await train_energy_head(synthetic_trajectory_file, HashingEncoder(dim=32, ngram=4), tmp_path / "c", ebm_config)
+            await train_energy_head(
+                synthetic_trajectory_file, HashingEncoder(dim=32, ngram=4), tmp_path / "c", ebm_config
+            )
 
 
 def _trainer(tmp_path: Path, **overrides: object) -> EBMTrainer:
@@ -170,5 +179,5 @@ def test_learning_rate_warms_up_then_decays(tmp_path: Path) -> None:
     trainer = _trainer(tmp_path, warmup_steps=3, learning_rate=1.0, min_lr_ratio=0.1)
     factors = [trainer._lr_factor(s) for s in range(12)]
     assert factors[0] < factors[1] < factors[2] < factors[3] == pytest.approx(1.0)
-    assert all(a >= b for a, b in zip(factors[3:], factors[4:], strict=False))
+    assert all(a >= b for a, b in itertools.pairwise(factors[3:]))
     assert factors[-1] == pytest.approx(0.1)

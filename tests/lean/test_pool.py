@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 import signal
 from collections.abc import Callable
+from pathlib import Path
 
 import anyio
 import pytest
 
 from burnqed.lean import (
+    ForeignState,
     HandleLost,
     LeanPool,
     LeanStartupError,
@@ -158,6 +160,9 @@ async def test_waiting_is_fifo_and_bounded() -> None:
             with pytest.raises(PoolExhausted):
                 await pool.open_proof("True")
             assert pool.status().waiting == 0
+        await holder.close()
+        with anyio.fail_after(10):  # the timed-out waiter must not block an idle worker
+            holder = await pool.open_proof("True")
         order: list[int] = []
         pool.config = pool.config.model_copy(update={"acquire_timeout_s": 10.0})
 
@@ -195,6 +200,18 @@ async def test_pool_startup_failure_raises_and_leaves_no_child(flag: str, fields
     assert pool.closed and pool.worker_pids() == []
 
 
+async def test_pool_whose_replacements_cannot_start_says_exhausted(tmp_path: Path) -> None:
+    marker = tmp_path / "broken"
+    async with LeanPool(fake_config(f"--fake-fail-if-exists={marker}", num_workers=1, restart_attempts=2)) as pool:
+        with anyio.fail_after(20):
+            marker.touch()
+            async with pool.start_proof("True") as proof:
+                assert (await proof.run_tactic(proof.state_id, "crash")).status is TacticStatus.LOST
+            with pytest.raises(PoolExhausted, match="no live Lean workers"):
+                await pool.open_proof("True")
+            assert pool.status().workers == 0
+
+
 async def test_closed_pool_refuses_new_proofs(fake_pool: LeanPool) -> None:
     handle: ProofHandle = await fake_pool.open_proof(name="Nat.add_zero")
     assert handle.goals[0].target.pp == "∀ (n : Nat), n + 0 = n"
@@ -202,3 +219,19 @@ async def test_closed_pool_refuses_new_proofs(fake_pool: LeanPool) -> None:
     assert handle.closed
     with pytest.raises(PoolClosed):
         await fake_pool.open_proof("True")
+
+
+async def test_release_states_deletes_only_own_non_root_states(fake_pool: LeanPool) -> None:
+    with anyio.fail_after(20):
+        async with fake_pool.start_proof("∀ (n : Nat), n + 0 = n") as proof:
+            assert fake_pool.handles() == [proof]
+            first = await proof.run_tactic(proof.state_id, "intro n")
+            second = await proof.run_tactic(proof.state_id, "intro m")
+            assert first.next_state_id is not None and second.next_state_id is not None
+            await proof.release_states([first.next_state_id])
+            assert proof.states == {proof.state_id, second.next_state_id}
+            with pytest.raises(ForeignState):
+                await proof.run_tactic(first.next_state_id, "omega")
+            with pytest.raises(ForeignState):
+                await proof.release_states([proof.state_id])
+            assert (await proof.run_tactic(second.next_state_id, "omega")).proof_complete

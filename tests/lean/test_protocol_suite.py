@@ -13,7 +13,6 @@ from burnqed.lean import (
     ForeignState,
     InvalidInput,
     InvalidStatement,
-    LeanConfig,
     LeanPool,
     TacticStatus,
     UnknownHandle,
@@ -25,8 +24,8 @@ pytestmark = pytest.mark.anyio
 ADD_ZERO = "∀ (n : Nat), n + 0 = n"
 
 
-async def test_start_intro_close_renders_goals_like_lean(protocol_config: LeanConfig) -> None:
-    async with LeanPool(protocol_config) as pool, pool.start_proof(ADD_ZERO) as proof:
+async def test_start_intro_close_renders_goals_like_lean(protocol_pool: LeanPool) -> None:
+    async with protocol_pool.start_proof(ADD_ZERO) as proof:
         with anyio.fail_after(30):
             assert proof.statement == ADD_ZERO and proof.state_id in proof.states
             assert [g.target.pp for g in proof.goals] == [ADD_ZERO]
@@ -39,8 +38,8 @@ async def test_start_intro_close_renders_goals_like_lean(protocol_config: LeanCo
             assert not printed.root_has_sorry and not printed.root_has_mvar
 
 
-async def test_branching_from_earlier_states(protocol_config: LeanConfig) -> None:
-    async with LeanPool(protocol_config) as pool, pool.start_proof(ADD_ZERO) as proof:
+async def test_branching_from_earlier_states(protocol_pool: LeanPool) -> None:
+    async with protocol_pool.start_proof(ADD_ZERO) as proof:
         with anyio.fail_after(30):
             first = await proof.run_tactic(proof.state_id, "intro n")
             second = await proof.run_tactic(proof.state_id, "intro m")
@@ -51,8 +50,8 @@ async def test_branching_from_earlier_states(protocol_config: LeanConfig) -> Non
             assert (await proof.run_tactic(second.next_state_id, "omega")).proof_complete  # type: ignore[arg-type]
 
 
-async def test_failed_and_unparsable_tactics_are_outcomes(protocol_config: LeanConfig) -> None:
-    async with LeanPool(protocol_config) as pool, pool.start_proof(ADD_ZERO) as proof:
+async def test_failed_and_unparsable_tactics_are_outcomes(protocol_pool: LeanPool) -> None:
+    async with protocol_pool.start_proof(ADD_ZERO) as proof:
         with anyio.fail_after(30):
             failed = await proof.run_tactic(proof.state_id, "exact nonexistent_lemma")
             assert failed.status is TacticStatus.FAILED and failed.next_state_id is None
@@ -62,75 +61,74 @@ async def test_failed_and_unparsable_tactics_are_outcomes(protocol_config: LeanC
             assert (await proof.run_tactic(proof.state_id, "intro n")).ok
 
 
-async def test_bad_input_never_wedges_a_worker(protocol_config: LeanConfig) -> None:
-    config = protocol_config.model_copy(update={"num_workers": 1})
-    async with LeanPool(config) as pool:
-        with anyio.fail_after(60):
-            for bad in ("p\x00q", "x" * 1_000_000):
-                with pytest.raises(InvalidInput):
-                    await pool.open_proof(bad)
-            with pytest.raises(InvalidStatement):
-                await pool.open_proof("(∀ (n : Nat), n = n")
-            try:
-                quoted = await pool.open_proof('"a\\"b" = "a\\"b"')
-                await quoted.close()
-            except InvalidStatement:
-                pass  # a backend without strings may refuse it; it must not wedge
-            async with pool.start_proof("∀ (n : Nat),\n  n + 0 = n") as proof:
-                for tactic in ("intro n\n", 'exact "x\\"', "intro \x00", "simp" + " " * 1_000_000):
-                    out = await proof.run_tactic(proof.state_id, tactic)
-                    assert out.status in {TacticStatus.SUCCESS, TacticStatus.FAILED, TacticStatus.PARSE_ERROR}
-                nul = await proof.run_tactic(proof.state_id, "intro \x00")
-                assert nul.status is TacticStatus.PARSE_ERROR
-                assert (await proof.run_tactic(proof.state_id, "intro n")).ok
-            assert pool.status().restarts == 0
+async def test_bad_input_never_wedges_a_worker(protocol_pool: LeanPool) -> None:
+    pool = protocol_pool
+    restarts = pool.status().restarts
+    with anyio.fail_after(60):
+        for bad in ("p\x00q", "x" * 1_000_000):
+            with pytest.raises(InvalidInput):
+                await pool.open_proof(bad)
+        with pytest.raises(InvalidStatement):
+            await pool.open_proof("(∀ (n : Nat), n = n")
+        try:
+            quoted = await pool.open_proof('"a\\"b" = "a\\"b"')
+            await quoted.close()
+        except InvalidStatement:
+            pass  # a backend without strings may refuse it; it must not wedge
+        async with pool.start_proof("∀ (n : Nat),\n  n + 0 = n") as proof:
+            for tactic in ("intro n\n", 'exact "x\\"', "intro \x00", "simp" + " " * 1_000_000):
+                out = await proof.run_tactic(proof.state_id, tactic)
+                assert out.status in {TacticStatus.SUCCESS, TacticStatus.FAILED, TacticStatus.PARSE_ERROR}
+            nul = await proof.run_tactic(proof.state_id, "intro \x00")
+            assert nul.status is TacticStatus.PARSE_ERROR
+            assert (await proof.run_tactic(proof.state_id, "intro n")).ok
+        assert pool.status().restarts == restarts
 
 
-async def test_unknown_closed_and_foreign_handles(protocol_config: LeanConfig) -> None:
-    async with LeanPool(protocol_config) as pool:
-        with anyio.fail_after(30):
-            with pytest.raises(UnknownHandle):
-                pool.get_handle("no-such-handle")
-            a = await pool.open_proof(ADD_ZERO)
-            b = await pool.open_proof(ADD_ZERO)
-            assert pool.get_handle(a.id) is a
-            step = await a.run_tactic(a.state_id, "intro n")
-            with pytest.raises(ForeignState):
-                await b.run_tactic(step.next_state_id, "omega")  # type: ignore[arg-type]
-            with pytest.raises(ForeignState):
-                await b.run_tactic(10_000, "omega")
-            await a.close()
-            await a.close()  # idempotent
-            with pytest.raises(UnknownHandle):
-                await a.run_tactic(a.state_id, "intro n")
-            with pytest.raises(UnknownHandle):
-                pool.get_handle(a.id)
-            await b.close()
+async def test_unknown_closed_and_foreign_handles(protocol_pool: LeanPool) -> None:
+    pool = protocol_pool
+    with anyio.fail_after(30):
+        with pytest.raises(UnknownHandle):
+            pool.get_handle("no-such-handle")
+        a = await pool.open_proof(ADD_ZERO)
+        b = await pool.open_proof(ADD_ZERO)
+        assert pool.get_handle(a.id) is a
+        step = await a.run_tactic(a.state_id, "intro n")
+        with pytest.raises(ForeignState):
+            await b.run_tactic(step.next_state_id, "omega")  # type: ignore[arg-type]
+        with pytest.raises(ForeignState):
+            await b.run_tactic(10_000, "omega")
+        await a.close()
+        await a.close()  # idempotent
+        with pytest.raises(UnknownHandle):
+            await a.run_tactic(a.state_id, "intro n")
+        with pytest.raises(UnknownHandle):
+            pool.get_handle(a.id)
+        await b.close()
 
 
-async def test_closing_a_handle_deletes_its_states(protocol_config: LeanConfig) -> None:
-    config = protocol_config.model_copy(update={"num_workers": 1})
-    async with LeanPool(config) as pool:
-        with anyio.fail_after(30):
-            proof = await pool.open_proof(ADD_ZERO)
-            worker = proof._worker
-            assert worker is not None
-            await proof.run_tactic(proof.state_id, "intro n")
-            await proof.run_tactic(proof.state_id, "intro m")
-            await proof.close()
-            assert (await worker.request(Stat())).n_goals == 0
+async def test_closing_a_handle_deletes_its_states(protocol_pool: LeanPool) -> None:
+    pool = protocol_pool
+    with anyio.fail_after(30):
+        proof = await pool.open_proof(ADD_ZERO)
+        worker = proof._worker
+        assert worker is not None
+        await proof.run_tactic(proof.state_id, "intro n")
+        await proof.run_tactic(proof.state_id, "intro m")
+        await proof.close()
+        assert (await worker.request(Stat())).n_goals == 0
 
 
-async def test_verify_proof_is_the_replay_gate(protocol_config: LeanConfig) -> None:
-    async with LeanPool(protocol_config) as pool:
-        with anyio.fail_after(30):
-            assert (await pool.verify_proof(ADD_ZERO, ["intro n", "omega"])).ok
-            left = await pool.verify_proof(ADD_ZERO, ["intro n"])
-            assert not left.ok and "goal" in left.reason and left.failed_step is None
-            bad = await pool.verify_proof(ADD_ZERO, ["intro n", "exact nonexistent_lemma"])
-            assert not bad.ok and bad.failed_step == 1
-            empty = await pool.verify_proof(ADD_ZERO, [])
-            assert not empty.ok
-            refused = await pool.verify_proof("(∀ (n : Nat)", ["omega"])
-            assert not refused.ok and "statement" in refused.reason
-            assert pool.status().open_handles == 0
+async def test_verify_proof_is_the_replay_gate(protocol_pool: LeanPool) -> None:
+    pool = protocol_pool
+    with anyio.fail_after(30):
+        assert (await pool.verify_proof(ADD_ZERO, ["intro n", "omega"])).ok
+        left = await pool.verify_proof(ADD_ZERO, ["intro n"])
+        assert not left.ok and "goal" in left.reason and left.failed_step is None
+        bad = await pool.verify_proof(ADD_ZERO, ["intro n", "exact nonexistent_lemma"])
+        assert not bad.ok and bad.failed_step == 1
+        empty = await pool.verify_proof(ADD_ZERO, [])
+        assert not empty.ok
+        refused = await pool.verify_proof("(∀ (n : Nat)", ["omega"])
+        assert not refused.ok and "statement" in refused.reason
+        assert pool.status().open_handles == 0

@@ -215,7 +215,7 @@ async def test_a_caller_cancelled_mid_batch_does_not_disturb_its_batchmates(gree
                 victim.cancel()
                 await anyio.wait_all_tasks_blocked()
                 spy.gate.set()
-            assert await service.generate([STATES[2]], 1) == greedy.generate([STATES[2]], 1)
+            assert await service.generate(STATES[2:4], 1) == greedy.generate(STATES[2:4], 1)  # a full batch
     assert kept == [greedy.generate([STATES[1]], 1)]
 
 
@@ -238,7 +238,7 @@ async def test_a_model_failure_reaches_every_caller_of_the_batch_and_the_service
                 tg.start_soon(one, 0)
                 tg.start_soon(one, 1)
             spy.fail = False
-            assert len(await service.generate([STATES[2]], 1)) == 1
+            assert len(await service.generate(STATES[2:4], 1)) == 2  # a full batch: no waiting
     assert len(errors) == 2
     assert "device on fire" in str(errors[0])
 

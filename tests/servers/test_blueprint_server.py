@@ -47,9 +47,13 @@ async def test_list_and_get_targets(tools_config: BurnqedConfig, store: Blueprin
         assert bad_status.is_error
 
 
-async def test_update_status_counts_attempts_until_exhausted(tools_config: BurnqedConfig, store: BlueprintStore) -> None:
+async def test_update_status_counts_attempts_until_exhausted(
+    tools_config: BurnqedConfig, store: BlueprintStore
+) -> None:
     async with Client(build_server(tools_config)) as client:
-        running = (await call(client, "update_status", label="add_zero", status="running", note="search 1")).structured_content
+        running = (
+            await call(client, "update_status", label="add_zero", status="running", note="search 1")
+        ).structured_content
         assert running["status"] == "running"
         await call(client, "update_status", label="add_zero", status="failed")
         await call(client, "update_status", label="add_zero", status="running")
@@ -64,7 +68,9 @@ async def test_schedule_iteration_and_iterations_are_not_the_agents_to_update(
     tools_config: BurnqedConfig, store: BlueprintStore
 ) -> None:
     async with Client(build_server(tools_config)) as client:
-        entry = (await call(client, "schedule_iteration", spec={"train_size": 10, "max_nodes": 20, "note": "probe"})).structured_content
+        entry = (
+            await call(client, "schedule_iteration", spec={"train_size": 10, "max_nodes": 20, "note": "probe"})
+        ).structured_content
         assert entry["label"] == "iter_0" and entry["status"] == "todo" and entry["plan"]["train_size"] == 10
         second = (await call(client, "schedule_iteration", spec={})).structured_content
         assert second["label"] == "iter_1"

@@ -47,9 +47,13 @@ async def test_a_proof_step_by_step_with_branching(client: Client) -> None:
     assert s["goals_text"] == "⊢ ∀ (n : Nat), n + 0 = n" and s["goals"][0]["target"] == STATEMENT
     handle, root = s["handle"], s["state_id"]
     step = (await call(client, "run_tactic", handle=handle, state_id=root, tactic="intro n")).structured_content
-    assert step["status"] == "success" and step["goals"][0]["hypotheses"] == [{"name": "n", "type": "Nat", "value": None}]
+    assert step["status"] == "success" and step["goals"][0]["hypotheses"] == [
+        {"name": "n", "type": "Nat", "value": None}
+    ]
     assert step["goals_text"] == "n : Nat\n⊢ n + 0 = n" and not step["proof_complete"]
-    failed = (await call(client, "run_tactic", handle=handle, state_id=step["next_state_id"], tactic="fail here")).structured_content
+    failed = (
+        await call(client, "run_tactic", handle=handle, state_id=step["next_state_id"], tactic="fail here")
+    ).structured_content
     assert failed["status"] == "failed" and failed["messages"] and failed["next_state_id"] is None
     # states are immutable: branch from the same state again
     done = await call(client, "run_tactic", handle=handle, state_id=step["next_state_id"], tactic="rfl")
@@ -150,5 +154,8 @@ async def test_every_call_is_in_the_call_log(tools_config: BurnqedConfig) -> Non
         await call(client, "pool_status")
         await call(client, "close_proof", handle="nope")
     records = list(ToolCallLog(call_log_path(tools_config)).read())
-    assert [(r.server, r.tool, r.ok) for r in records] == [("lean", "pool_status", True), ("lean", "close_proof", False)]
+    assert [(r.server, r.tool, r.ok) for r in records] == [
+        ("lean", "pool_status", True),
+        ("lean", "close_proof", False),
+    ]
     assert records[1].error and "unknown proof handle" in records[1].error

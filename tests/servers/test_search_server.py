@@ -25,7 +25,9 @@ async def call(client: Client, tool: str, progress: Any = None, **args: Any) -> 
 
 async def finish(client: Client, job_id: str) -> dict[str, Any]:
     with anyio.fail_after(60):
-        while (view := (await call(client, "job_status", job_id=job_id, wait_s=2)).structured_content)["status"] == "running":
+        while (view := (await call(client, "job_status", job_id=job_id, wait_s=2)).structured_content)[
+            "status"
+        ] == "running":
             pass
     return view
 
@@ -42,14 +44,22 @@ async def test_a_search_job_from_launch_to_full_result(tools_overrides: dict[str
         job = launched.structured_content
         assert job["status"] == "running" and job["total"] == 3
         with anyio.fail_after(60):
-            while (view := (await call(client, "job_status", on_progress, job_id=job["job_id"], wait_s=2)).structured_content)["status"] == "running":
+            while (
+                view := (
+                    await call(client, "job_status", on_progress, job_id=job["job_id"], wait_s=2)
+                ).structured_content
+            )["status"] == "running":
                 pass
         assert view["status"] == "succeeded" and view["done"] == 3 and view["proved"] == 2
         assert progress and progress[-1][1] == 3
         summary = await call(client, "job_result", job_id=job["job_id"])
         assert summary.structured_content["result"] is None and "2/3 proved" in summary.content[0].text
         full = (await call(client, "job_result", job_id=job["job_id"], detail="full")).structured_content["result"]
-        assert full["solved"] == 2 and {o["name"] for o in full["outcomes"]} == {"statement_0", "statement_1", "statement_2"}
+        assert full["solved"] == 2 and {o["name"] for o in full["outcomes"]} == {
+            "statement_0",
+            "statement_1",
+            "statement_2",
+        }
         listed = (await call(client, "list_jobs")).structured_content["jobs"]
         assert [j["job_id"] for j in listed] == [job["job_id"]]
         traj = Path(view["outcome"]["trajectories"])
@@ -117,25 +127,34 @@ async def test_generate_tactics_with_the_rule_policy(tools_overrides: dict[str, 
 
 
 async def test_generate_and_score_with_the_tiny_model_and_an_energy_head(
-    tools_overrides: dict[str, Any], tiny_model_dir: Path, tiny_policy: Any, synthetic_trajectory_file: Path,
-    ebm_config: Any, tmp_path: Path,
+    tools_overrides: dict[str, Any],
+    tiny_model_dir: Path,
+    tiny_policy: Any,
+    synthetic_trajectory_file: Path,
+    ebm_config: Any,
+    tmp_path: Path,
 ) -> None:
     from burnqed.ebm.encoder import PolicyEncoder
     from burnqed.ebm.trainer import train_energy_head
 
     await train_energy_head(synthetic_trajectory_file, PolicyEncoder(tiny_policy), tmp_path / "ebm", ebm_config)
-    config = load_config(None, {
-        **tools_overrides,
-        "policy.model_dir": str(tiny_model_dir),
-        "policy.device": "cpu",
-        "policy.max_new_tokens": 12,
-        "tools.ebm_checkpoint": str(tmp_path / "ebm"),
-        "tools.max_call_s": 30.0,
-    })
+    config = load_config(
+        None,
+        {
+            **tools_overrides,
+            "policy.model_dir": str(tiny_model_dir),
+            "policy.device": "cpu",
+            "policy.max_new_tokens": 12,
+            "tools.ebm_checkpoint": str(tmp_path / "ebm"),
+            "tools.max_call_s": 30.0,
+        },
+    )
     async with Client(build_server(config)) as client:
         generated = await call(client, "generate_tactics", state="n : Nat\n⊢ n + 0 = n", n=2)
         assert not generated.is_error, generated.content[0].text
-        assert generated.structured_content["candidates"] and str(tiny_model_dir) in generated.structured_content["policy"]
+        assert (
+            generated.structured_content["candidates"] and str(tiny_model_dir) in generated.structured_content["policy"]
+        )
         scored = await call(client, "score_states", states=["⊢ True", "n : Nat\n⊢ n + 0 = n"])
         assert not scored.is_error, scored.content[0].text
         assert len(scored.structured_content["energies"]) == 2

@@ -29,24 +29,45 @@ def write_iteration(run_dir: Path, iteration: int, proved: list[bool], held_out:
     for i, ok in enumerate(proved):
         records.append(
             TrajectoryRecord(
-                theorem=f"t{i}", statement_sha="0" * 64, node_id=0, state="⊢ True", depth=0,
-                label=POSITIVE if ok else NEGATIVE, proof_complete=ok, iteration=iteration,
-                backend="embedded", timestamp=now,
+                theorem=f"t{i}",
+                statement_sha="0" * 64,
+                node_id=0,
+                state="⊢ True",
+                depth=0,
+                label=POSITIVE if ok else NEGATIVE,
+                proof_complete=ok,
+                iteration=iteration,
+                backend="embedded",
+                timestamp=now,
             )
         )
     with TrajectoryWriter(run_dir / "trajectories" / f"iter_{iteration}.parquet") as writer:
         writer.write(records)
     for suffix, label in (("", "with_ebm"), ("_no_ebm", "no_ebm")):
         outcomes = [
-            TheoremOutcome(name=f"h{i}", statement_sha="0" * 64, proved=ok, nodes=3, wall_s=0.1,
-                           reason="proved" if ok else "node_budget")
+            TheoremOutcome(
+                name=f"h{i}",
+                statement_sha="0" * 64,
+                proved=ok,
+                nodes=3,
+                wall_s=0.1,
+                reason="proved" if ok else "node_budget",
+            )
             for i, ok in enumerate(held_out)
         ]
         solved = sum(held_out)
         report = EvalReport(
-            label=label, backend="embedded", iteration=iteration, theorem_set="benchmark-test",
-            total=len(held_out), solved=solved, solve_rate=solved / len(held_out), outcomes=outcomes,
-            budget=BudgetUsed(nodes_expanded=3 * len(held_out)), search=SearchConfig(), policy="tiny",
+            label=label,
+            backend="embedded",
+            iteration=iteration,
+            theorem_set="benchmark-test",
+            total=len(held_out),
+            solved=solved,
+            solve_rate=solved / len(held_out),
+            outcomes=outcomes,
+            budget=BudgetUsed(nodes_expanded=3 * len(held_out)),
+            search=SearchConfig(),
+            policy="tiny",
         )
         path = run_dir / "eval_results" / f"iter_{iteration}{suffix}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -114,7 +135,14 @@ async def test_tool_usage_reads_the_call_log(tools_config: BurnqedConfig) -> Non
     async with Client(build_server(tools_config)) as client:
         usage = (await call(client, "tool_usage", server_name="lean")).structured_content
         assert usage["total_calls"] == 2 and usage["total_errors"] == 1
-        assert usage["tools"][0] == {"server": "lean", "tool": "run_tactic", "calls": 2, "errors": 1, "p50_ms": 3.0, "max_ms": 4.0}
+        assert usage["tools"][0] == {
+            "server": "lean",
+            "tool": "run_tactic",
+            "calls": 2,
+            "errors": 1,
+            "p50_ms": 3.0,
+            "max_ms": 4.0,
+        }
         everything = (await call(client, "tool_usage")).structured_content
         # the first tool_usage call was itself logged
         assert everything["total_calls"] == 4

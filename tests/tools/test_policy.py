@@ -16,8 +16,8 @@ DENIED = [
     ("open Lean in exact x", "open ... in"),
     ("set_option maxHeartbeats 0 in simp", "set_option"),
     ("import Mathlib", "import"),
-    ("macro \"x\" : tactic => `(tactic| rfl)", "macro"),
-    ("elab \"t\" : tactic => pure ()", "elab"),
+    ('macro "x" : tactic => `(tactic| rfl)', "macro"),
+    ('elab "t" : tactic => pure ()', "elab"),
     ("axiom cheat : False", "axiom"),
     ("sorry", "sorry"),
     ("exact (admit)", "sorry"),
@@ -54,7 +54,9 @@ def test_lookalike_letters_are_normalised_before_matching() -> None:
 
 
 def test_policy_is_configurable() -> None:
-    config = ToolsConfig(allow_sorry=True, allowed_patterns=["native_decide"], extra_denied_patterns={"omega": r"\bomega\b"})
+    config = ToolsConfig(
+        allow_sorry=True, allowed_patterns=["native_decide"], extra_denied_patterns={"omega": r"\bomega\b"}
+    )
     policy = TacticPolicy(config)
     assert policy.check_tactic("sorry") == "sorry"
     assert policy.check_tactic("native_decide") == "native_decide"

@@ -7,9 +7,30 @@ refused with ``TooLarge`` rather than computed.
 
 from __future__ import annotations
 
-from burnqed.lean.embedded.terms import Binder, BVar, Conn, Const, FVar, MVar, Num, Op, Rel, Term
+from burnqed.lean.embedded.terms import (
+    Binder,
+    BVar,
+    Conn,
+    Const,
+    FVar,
+    MVar,
+    Num,
+    Op,
+    Rel,
+    Term,
+)
 
-__all__ = ["TooLarge", "ediv", "emod", "eval_num", "eval_prop", "is_closed", "lean_div", "lean_mod", "try_eval"]
+__all__ = [
+    "TooLarge",
+    "ediv",
+    "emod",
+    "eval_num",
+    "eval_prop",
+    "is_closed",
+    "lean_div",
+    "lean_mod",
+    "try_eval",
+]
 
 DEFAULT_MAX_BITS = 4096
 
@@ -64,7 +85,7 @@ def eval_num(t: Term, max_bits: int = DEFAULT_MAX_BITS) -> int:
     if isinstance(t, Num):
         return t.value
     if not isinstance(t, Op):
-        raise ValueError("not a closed number")
+        raise ValueError("not a closed number")  # noqa: TRY004 - callers treat it as "cannot evaluate"
     if t.op == "cast":
         return eval_num(t.args[0], max_bits)
     if t.op == "neg":

@@ -22,12 +22,12 @@ import threading
 import time
 from dataclasses import dataclass
 from types import FrameType
-from typing import Any
+from typing import Any, Self
 
 from pydantic import ValidationError
 
 # the tactic modules register themselves with the engine on import
-from burnqed.lean.embedded import tactics_basic, tactics_cases, tactics_auto  # noqa: F401
+from burnqed.lean.embedded import tactics_auto, tactics_basic, tactics_cases  # noqa: F401
 from burnqed.lean.embedded.config import EmbeddedConfig
 from burnqed.lean.embedded.elab import ElabError, elab_prop, position
 from burnqed.lean.embedded.engine import Engine, Interrupted, TacticContext
@@ -49,6 +49,7 @@ from burnqed.lean.protocol import (
     Message,
     OptionsSet,
     OptionsSetResult,
+    Position,
     ReplErrorAnswer,
     ResetResult,
     StatResult,
@@ -81,7 +82,11 @@ class Checker:
 
     def __init__(self, config: EmbeddedConfig | None = None) -> None:
         self.config = config or EmbeddedConfig()
-        self.limits = Limits(self.config.max_input_chars, self.config.max_depth, self.config.max_numeral_digits)
+        self.limits = Limits(
+            self.config.max_input_chars,
+            self.config.max_depth,
+            self.config.max_numeral_digits,
+        )
         self.states: dict[int, ProofState] = {}
         self.next_state = 0
         self._uniq = itertools.count(1)
@@ -116,9 +121,15 @@ class Checker:
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
         """Answer one request ``{"cmd": ..., "payload": {...}}`` as a dict."""
         if not isinstance(request, dict) or not isinstance(request.get("cmd"), str):
-            return _err("command", "Unable to parse json: expected an object with 'cmd' and 'payload'")
+            return _err(
+                "command",
+                "Unable to parse json: expected an object with 'cmd' and 'payload'",
+            )
         if "payload" not in request or not isinstance(request["payload"], dict):
-            return _err("command", f"Unable to parse json: missing field 'payload' in command {request['cmd']}")
+            return _err(
+                "command",
+                f"Unable to parse json: missing field 'payload' in command {request['cmd']}",
+            )
         cmd, payload = request["cmd"], request["payload"]
         handler = _COMMANDS.get(cmd)
         if handler is None:
@@ -127,7 +138,10 @@ class Checker:
             return handler(self, payload)
         except ValidationError as exc:
             first = exc.errors()[0]
-            return _err("command", f"Unable to parse payload of {cmd}: {first.get('loc')} {first.get('msg')}")
+            return _err(
+                "command",
+                f"Unable to parse payload of {cmd}: {first.get('loc')} {first.get('msg')}",
+            )
 
     # ---------------------------------------------------------------- convenience for data generation
     def check_proof(self, statement: str, tactics: list[str]) -> ProofCheck:
@@ -139,16 +153,26 @@ class Checker:
         created = [sid]
         try:
             for i, tac in enumerate(tactics):
-                ans = self.handle({"cmd": "goal.tactic", "payload": {"stateId": sid, "tactic": tac}})
+                ans = self.handle(
+                    {"cmd": "goal.tactic", "payload": {"stateId": sid, "tactic": tac}}
+                )
                 if "nextStateId" not in ans:
-                    why = ans.get("parseError") or ans.get("desc") or "; ".join(m["data"] for m in ans.get("messages", []))
+                    why = (
+                        ans.get("parseError")
+                        or ans.get("desc")
+                        or "; ".join(m["data"] for m in ans.get("messages", []))
+                    )
                     return ProofCheck(False, i, why)
                 sid = ans["nextStateId"]
                 created.append(sid)
-            flags = self.handle({"cmd": "goal.print", "payload": {"stateId": sid, "goals": True}})
+            flags = self.handle(
+                {"cmd": "goal.print", "payload": {"stateId": sid, "goals": True}}
+            )
             left = len(flags.get("goals") or [])
             ok = not flags["rootHasSorry"] and not flags["rootHasMVar"] and left == 0
-            return ProofCheck(ok, None, None if ok else "proof incomplete or uses sorry", left)
+            return ProofCheck(
+                ok, None, None if ok else "proof incomplete or uses sorry", left
+            )
         finally:
             self.handle({"cmd": "goal.delete", "payload": {"stateIds": created}})
 
@@ -190,13 +214,22 @@ class Checker:
         state = self.states.get(req.state_id)
         if state is None:
             return _err("index", f"Invalid state index {req.state_id}")
-        given = [f for f in ("tactic", "mode", "expr", "have", "let", "draft") if getattr(req, f) is not None]
+        given = [
+            f
+            for f in ("tactic", "mode", "expr", "have", "let", "draft")
+            if getattr(req, f) is not None
+        ]
         if len(given) != 1:
-            return _err("operation", "Exactly one of {tactic, mode, expr, have, let, draft} must be supplied")
+            return _err(
+                "operation",
+                "Exactly one of {tactic, mode, expr, have, let, draft} must be supplied",
+            )
         if req.mode is not None:
             if req.mode not in ("tactic", "conv", "calc"):
                 return _err("operation", f"Invalid mode {req.mode}")
-            return _err("operation", f"mode {req.mode} is not supported by the embedded checker")
+            return _err(
+                "operation", f"mode {req.mode} is not supported by the embedded checker"
+            )
         if req.draft is not None:
             return _err("operation", "draft is not supported by the embedded checker")
         if not state.goals:
@@ -214,11 +247,17 @@ class Checker:
             tac = parse_tactic(text, self.limits)
         except ParseError as exc:
             line, col = position(text, exc.pos)
-            return GoalTacticResult(parse_error=f"{_FILE}:{line}:{col}: {exc.message}").wire()
+            return GoalTacticResult(
+                parse_error=f"{_FILE}:{line}:{col}: {exc.message}"
+            ).wire()
         except RecursionError:
-            return GoalTacticResult(parse_error=f"{_FILE}:1:0: maximum nesting depth exceeded").wire()
+            return GoalTacticResult(
+                parse_error=f"{_FILE}:1:0: maximum nesting depth exceeded"
+            ).wire()
         goal = state.goals[goal_id]
         ctx = TacticContext(self.fresh, self.config)
+        if self.timeout_ms > 0:
+            _preload()  # never let the alarm land inside a half-done import of z3 or sympy
         try:
             with _Deadline(ctx, self.timeout_ms):
                 new_goals = Engine(ctx).run(tac, [goal])
@@ -226,21 +265,38 @@ class Checker:
             return dict(INTERRUPT)
         except TacticError as exc:
             return GoalTacticResult(
-                messages=[Message(severity="error", data=str(exc), pos={"line": 1, "column": 0})],
+                messages=[
+                    Message(
+                        severity="error", data=str(exc), pos=Position(line=1, column=0)
+                    )
+                ],
                 has_sorry=False,
                 has_unsafe=False,
             ).wire()
         except RecursionError:
             return GoalTacticResult(
-                messages=[Message(severity="error", data="maximum recursion depth has been reached")],
+                messages=[
+                    Message(
+                        severity="error",
+                        data="maximum recursion depth has been reached",
+                    )
+                ],
                 has_sorry=False,
                 has_unsafe=False,
             ).wire()
         others = [g for i, g in enumerate(state.goals) if i != goal_id]
         visible = tuple(new_goals) + (tuple(others) if self.automatic_mode else ())
         open_goals = (state.open_goals - {goal.uid}) | {g.uid for g in new_goals}
-        sid = self._new_state(ProofState(visible, frozenset(open_goals), state.has_sorry or ctx.used_sorry))
-        messages = [Message(severity="warning", data="declaration uses 'sorry'")] if ctx.used_sorry else []
+        sid = self._new_state(
+            ProofState(
+                visible, frozenset(open_goals), state.has_sorry or ctx.used_sorry
+            )
+        )
+        messages = (
+            [Message(severity="warning", data="declaration uses 'sorry'")]
+            if ctx.used_sorry
+            else []
+        )
         return GoalTacticResult(
             next_state_id=sid,
             goals=[to_wire(g) for g in visible],
@@ -264,7 +320,13 @@ class Checker:
             return _err("index", f"Invalid state index {req.state_id}")
         root = None
         if req.root_expr:
-            root = Expression(pp="sorry" if state.has_sorry and not state.open_goals else "⋯" if not state.open_goals else "?_")
+            root = Expression(
+                pp="sorry"
+                if state.has_sorry and not state.open_goals
+                else "⋯"
+                if not state.open_goals
+                else "?_"
+            )
         return GoalPrintResult(
             root=root,
             goals=[to_wire(g) for g in state.goals] if req.goals else None,
@@ -301,7 +363,9 @@ class Checker:
         """expr.echo: elaborate a proposition and print it back."""
         text = payload.get("expr")
         if not isinstance(text, str):
-            return _err("command", "Unable to parse payload of expr.echo: missing field 'expr'")
+            return _err(
+                "command", "Unable to parse payload of expr.echo: missing field 'expr'"
+            )
         try:
             term = elab_prop(parse_statement(text, self.limits), {})
         except ParseError as exc:
@@ -335,12 +399,14 @@ class _Deadline:
         self.armed = False
         self.previous: Any = None
 
-    def __enter__(self) -> _Deadline:
+    def __enter__(self) -> Self:
         if self.timeout_ms > 0:
             self.ctx.deadline = time.monotonic() + self.timeout_ms / 1000
-            if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+            if threading.current_thread() is threading.main_thread() and hasattr(
+                signal, "setitimer"
+            ):
                 self.previous = signal.signal(signal.SIGALRM, _on_alarm)
-                signal.setitimer(signal.ITIMER_REAL, self.timeout_ms / 1000 + 0.05)
+                signal.setitimer(signal.ITIMER_REAL, self.timeout_ms / 1000)
                 self.armed = True
         return self
 
@@ -348,6 +414,13 @@ class _Deadline:
         if self.armed:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, self.previous or signal.SIG_DFL)
+
+
+def _preload() -> None:
+    from burnqed.lean.embedded import poly, smt
+
+    smt._lib()
+    poly._lib()
 
 
 def _on_alarm(signum: int, frame: FrameType | None) -> None:

@@ -12,12 +12,26 @@ class EmbeddedConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    z3_timeout_ms: int = Field(default=2000, ge=1, description="time bound of one z3 call")
-    max_input_chars: int = Field(default=20_000, ge=16, description="longest statement or tactic text")
+    z3_timeout_ms: int = Field(
+        default=2000, ge=1, description="time bound of one z3 call"
+    )
+    max_input_chars: int = Field(
+        default=20_000, ge=16, description="longest statement or tactic text"
+    )
     max_depth: int = Field(default=200, ge=8, description="deepest nesting of a term")
-    max_numeral_digits: int = Field(default=200, ge=1, description="longest numeral literal")
-    max_bits: int = Field(default=4096, ge=64, description="largest closed arithmetic result computed, in bits")
-    max_expand_exponent: int = Field(default=32, ge=1, description="largest literal exponent expanded by ring/nlinarith")
+    max_numeral_digits: int = Field(
+        default=200, ge=1, description="longest numeral literal"
+    )
+    max_bits: int = Field(
+        default=4096,
+        ge=64,
+        description="largest closed arithmetic result computed, in bits",
+    )
+    max_expand_exponent: int = Field(
+        default=32,
+        ge=1,
+        description="largest literal exponent expanded by ring/nlinarith",
+    )
     max_repeat: int = Field(default=64, ge=1, description="iterations of `repeat`")
 
     @classmethod
@@ -26,7 +40,9 @@ class EmbeddedConfig(BaseModel):
         values: dict[str, int] = {}
         rest: list[str] = []
         for arg in argv:
-            name, sep, raw = arg[2:].partition("=") if arg.startswith("--") else ("", "", "")
+            name, sep, raw = (
+                arg[2:].partition("=") if arg.startswith("--") else ("", "", "")
+            )
             key = name.replace("-", "_")
             if sep and key in cls.model_fields:
                 values[key] = int(raw)

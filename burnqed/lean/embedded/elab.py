@@ -12,9 +12,27 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from burnqed.lean.embedded.syntax import Syn
-from burnqed.lean.embedded.terms import BVar, Binder, Conn, Const, FVar, Num, Op, Rel, Term, type_of
+from burnqed.lean.embedded.terms import (
+    Binder,
+    BVar,
+    Conn,
+    Const,
+    Num,
+    Op,
+    Rel,
+    Term,
+    type_of,
+)
 
-__all__ = ["ElabError", "Scope", "ScopeEntry", "elab_prop", "elab_type", "elab_value", "position"]
+__all__ = [
+    "ElabError",
+    "Scope",
+    "ScopeEntry",
+    "elab_prop",
+    "elab_type",
+    "elab_value",
+    "position",
+]
 
 ScopeEntry = tuple[str, Term]  # ("val", BVar/FVar) or ("proof", proposition)
 Scope = Mapping[str, ScopeEntry]
@@ -61,9 +79,13 @@ def elab_type(s: Syn, scope: Scope) -> str | Term:
     s = _strip(s)
     if s.kind == "ident" and s.value in _TYPES:
         return _TYPES[s.value]
-    if s.kind == "ident" and s.value not in scope and s.value not in ("True", "False"):
-        if s.value[:1].isupper() or s.value in ("ℝ", "ℚ", "ℂ"):
-            raise ElabError(f"unsupported type '{s.value}' (the fragment has Nat, Int and Prop)", s.pos)
+    unknown = (
+        s.kind == "ident" and s.value not in scope and s.value not in ("True", "False")
+    )
+    if unknown and (s.value[:1].isupper() or s.value in ("ℝ", "ℚ", "ℂ")):
+        raise ElabError(
+            f"unsupported type '{s.value}' (the fragment has Nat, Int and Prop)", s.pos
+        )
     return elab_prop(s, scope)
 
 
@@ -93,13 +115,17 @@ def elab_prop(s: Syn, scope: Scope) -> Term:
         if op in _RELS:
             ty = _tree_type(s, scope)
             return Rel(op, _arith(s.args[0], scope, ty), _arith(s.args[1], scope, ty))
-        raise ElabError(f"type mismatch: arithmetic '{op}' where a proposition is expected", s.pos)
+        raise ElabError(
+            f"type mismatch: arithmetic '{op}' where a proposition is expected", s.pos
+        )
     if k == "unop" and s.value == "¬":
         return Conn("¬", (elab_prop(s.args[0], scope),))
     if k == "binder":
         return _binder(s, scope)
     if k in ("num", "unop", "ascribe"):
-        raise ElabError("type mismatch: a number where a proposition is expected", s.pos)
+        raise ElabError(
+            "type mismatch: a number where a proposition is expected", s.pos
+        )
     raise _unsupported(s)
 
 
@@ -134,9 +160,7 @@ def _leaves(s: Syn, out: list[Syn]) -> None:
     if s.kind == "binop" and (s.value in _ARITH or s.value in _RELS):
         _leaves(s.args[0], out)
         _leaves(s.args[1], out)
-    elif s.kind == "binop" and s.value == "^":
-        _leaves(s.args[0], out)
-    elif s.kind == "unop" and s.value == "-":
+    elif s.kind == "binop" and s.value == "^" or s.kind == "unop" and s.value == "-":
         _leaves(s.args[0], out)
     else:
         out.append(s)
@@ -153,20 +177,26 @@ def _leaf_type(s: Syn, scope: Scope) -> str | None:
             raise ElabError(f"unknown identifier '{s.value}'", s.pos)
         kind, term = entry
         if kind != "val":
-            raise ElabError(f"type mismatch: '{s.value}' is a proof, not a number", s.pos)
+            raise ElabError(
+                f"type mismatch: '{s.value}' is a proof, not a number", s.pos
+            )
         ty = type_of(term)
         if ty == "Prop":
-            raise ElabError(f"type mismatch: '{s.value}' is a proposition, not a number", s.pos)
+            raise ElabError(
+                f"type mismatch: '{s.value}' is a proposition, not a number", s.pos
+            )
         return ty
     if s.kind == "ascribe":
-        ty = elab_type(s.args[1], scope)
-        if ty not in ("Nat", "Int"):
+        aty = elab_type(s.args[1], scope)
+        if not isinstance(aty, str) or aty not in ("Nat", "Int"):
             raise ElabError("type ascription to a non-number type", s.pos)
-        return ty  # type: ignore[return-value]
+        return aty
     if s.kind == "unop" and s.value == "↑":
         return "Int"
     if s.kind in ("binder", "unop") or (s.kind == "binop" and s.value in _CONNS):
-        raise ElabError("type mismatch: a proposition where a number is expected", s.pos)
+        raise ElabError(
+            "type mismatch: a proposition where a number is expected", s.pos
+        )
     raise _unsupported(s)
 
 
@@ -209,16 +239,22 @@ def _arith(s: Syn, scope: Scope, ty: str) -> Term:
             raise ElabError(f"unknown identifier '{s.value}'", s.pos)
         return _coerce(entry[1], ty, s.pos)
     if k == "binop" and s.value in _ARITH:
-        return Op(s.value, (_arith(s.args[0], scope, ty), _arith(s.args[1], scope, ty)), ty)
+        return Op(
+            s.value, (_arith(s.args[0], scope, ty), _arith(s.args[1], scope, ty)), ty
+        )
     if k == "binop" and s.value == "^":
         base = _arith(s.args[0], scope, ty)
         ety = _tree_type(s.args[1], scope)
         if ety != "Nat":
-            raise ElabError("unsupported: exponent of type Int (only Nat exponents)", s.args[1].pos)
+            raise ElabError(
+                "unsupported: exponent of type Int (only Nat exponents)", s.args[1].pos
+            )
         return Op("^", (base, _arith(s.args[1], scope, "Nat")), ty)
     if k == "unop" and s.value == "-":
         if ty != "Int":
-            raise ElabError("failed to synthesize Neg Nat (negation of a natural number)", s.pos)
+            raise ElabError(
+                "failed to synthesize Neg Nat (negation of a natural number)", s.pos
+            )
         inner = _arith(s.args[0], scope, ty)
         if isinstance(inner, Num):
             return Num(-inner.value, ty)
@@ -232,8 +268,14 @@ def _arith(s: Syn, scope: Scope, ty: str) -> Term:
             raise ElabError("type ascription to a non-number type", s.pos)
         inner = _arith(s.args[0], scope, aty)  # type: ignore[arg-type]
         return _coerce(inner, ty, s.pos)
-    if k in ("binder",) or (k == "binop" and (s.value in _CONNS or s.value in _RELS)) or (k == "unop" and s.value == "¬"):
-        raise ElabError("type mismatch: a proposition where a number is expected", s.pos)
+    if (
+        k in ("binder",)
+        or (k == "binop" and (s.value in _CONNS or s.value in _RELS))
+        or (k == "unop" and s.value == "¬")
+    ):
+        raise ElabError(
+            "type mismatch: a proposition where a number is expected", s.pos
+        )
     raise _unsupported(s)
 
 
@@ -248,7 +290,9 @@ def _mentions(s: Syn, name: str) -> bool:
         if any(g[0] == name for g in groups):
             return any(g[1] is not None and _mentions(g[1], name) for g in groups)
     if s.kind == "binder":
-        return _mentions(s.args[0], name) or any(g[1] is not None and _mentions(g[1], name) for g in s.value[1])
+        return _mentions(s.args[0], name) or any(
+            g[1] is not None and _mentions(g[1], name) for g in s.value[1]
+        )
     return any(_mentions(a, name) for a in s.args)
 
 
@@ -261,10 +305,14 @@ def _infer_binder(name: str, body: Syn, scope: Scope) -> str:
         if s.kind == "ident" and s.value == name:
             found.append("Prop")
             return
-        if s.kind == "binop" and (s.value in _RELS or s.value in _ARITH or s.value == "^"):
+        if s.kind == "binop" and (
+            s.value in _RELS or s.value in _ARITH or s.value == "^"
+        ):
             leaves: list[Syn] = []
             _leaves(s, leaves)
-            if any(_strip(x).kind == "ident" and _strip(x).value == name for x in leaves):
+            if any(
+                _strip(x).kind == "ident" and _strip(x).value == name for x in leaves
+            ):
                 others = set()
                 for leaf in leaves:
                     leaf = _strip(leaf)

@@ -162,7 +162,9 @@ class Engine:
             return goals
         fn = TACTICS.get(name)
         if fn is None:
-            raise TacticError(f"tactic '{name}' is not supported by the embedded checker")
+            raise TacticError(
+                f"tactic '{name}' is not supported by the embedded checker"
+            )
         main, rest = self._main(goals)
         return fn(self, main, tac) + rest
 

@@ -156,5 +156,8 @@ def lemma_instances(name: str) -> tuple[Term, ...]:
     if text is None:
         return ()
     if "{α}" in text:
-        return tuple(elab_prop(parse_statement(text.replace("{α}", ty), _LIMITS), {}) for ty in ("Nat", "Int"))
+        return tuple(
+            elab_prop(parse_statement(text.replace("{α}", ty), _LIMITS), {})
+            for ty in ("Nat", "Int")
+        )
     return (elab_prop(parse_statement(text, _LIMITS), {}),)

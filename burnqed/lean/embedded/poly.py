@@ -17,7 +17,7 @@ from burnqed.lean.embedded.terms import Op, Term, alpha_key
 
 __all__ = ["MAX_TERMS", "difference", "estimate_terms", "to_sympy"]
 
-MAX_TERMS = 20_000
+MAX_TERMS = 2_500
 _sympy: Any = None
 
 
@@ -63,11 +63,17 @@ def to_sympy(t: Term, atoms: dict[object, Any], max_expand: int = 32) -> Any:
         if op == "neg":
             return -to_sympy(args[0], atoms, max_expand)
         if op == "+":
-            return to_sympy(args[0], atoms, max_expand) + to_sympy(args[1], atoms, max_expand)
+            return to_sympy(args[0], atoms, max_expand) + to_sympy(
+                args[1], atoms, max_expand
+            )
         if op == "-" and t.ty == "Int":
-            return to_sympy(args[0], atoms, max_expand) - to_sympy(args[1], atoms, max_expand)
+            return to_sympy(args[0], atoms, max_expand) - to_sympy(
+                args[1], atoms, max_expand
+            )
         if op == "*":
-            return to_sympy(args[0], atoms, max_expand) * to_sympy(args[1], atoms, max_expand)
+            return to_sympy(args[0], atoms, max_expand) * to_sympy(
+                args[1], atoms, max_expand
+            )
         if op == "^":
             e = try_eval(args[1])
             if e is not None and e <= max_expand:
@@ -80,10 +86,14 @@ def to_sympy(t: Term, atoms: dict[object, Any], max_expand: int = 32) -> Any:
     return sym
 
 
-def difference(lhs: Term, rhs: Term, max_expand: int = 32, atoms: dict[object, Any] | None = None) -> Any:
+def difference(
+    lhs: Term, rhs: Term, max_expand: int = 32, atoms: dict[object, Any] | None = None
+) -> Any:
     """``expand(lhs - rhs)`` as a sympy expression (TooLarge when the expansion is too big)."""
     if estimate_terms(lhs, max_expand) + estimate_terms(rhs, max_expand) > MAX_TERMS:
         raise TooLarge("expansion too large")
     sp = _lib()
     table = {} if atoms is None else atoms
-    return sp.expand(to_sympy(lhs, table, max_expand) - to_sympy(rhs, table, max_expand))
+    return sp.expand(
+        to_sympy(lhs, table, max_expand) - to_sympy(rhs, table, max_expand)
+    )

@@ -19,8 +19,8 @@ from burnqed.lean.embedded.lemmas import LEMMAS, lemma_instances
 from burnqed.lean.embedded.state import Goal, display_names, goal_scope
 from burnqed.lean.embedded.syntax import Syn
 from burnqed.lean.embedded.terms import (
-    BVar,
     Binder,
+    BVar,
     Conn,
     Const,
     FVar,
@@ -36,7 +36,17 @@ from burnqed.lean.embedded.terms import (
     type_of,
 )
 
-__all__ = ["ProofElab", "TacticError", "closes_by_rfl", "dvd_exists", "fresh_mvar", "instantiate_mvars", "peel_implicit", "rfl_normal", "unify"]
+__all__ = [
+    "ProofElab",
+    "TacticError",
+    "closes_by_rfl",
+    "dvd_exists",
+    "fresh_mvar",
+    "instantiate_mvars",
+    "peel_implicit",
+    "rfl_normal",
+    "unify",
+]
 
 _mvar_ids = itertools.count(1)
 
@@ -93,13 +103,17 @@ def _has_bound(t: Term, bound: frozenset[str]) -> bool:
     return False
 
 
-def unify(p: Term, t: Term, sub: dict[int, Term], defeq: bool = True) -> dict[int, Term] | None:
+def unify(
+    p: Term, t: Term, sub: dict[int, Term], defeq: bool = True
+) -> dict[int, Term] | None:
     """Extend ``sub`` so that ``p`` (with metavariables) equals ``t``, or None."""
     work = dict(sub)
     return work if _unify(p, t, work, defeq, frozenset()) else None
 
 
-def _unify(p: Term, t: Term, sub: dict[int, Term], defeq: bool, bound: frozenset[str]) -> bool:
+def _unify(
+    p: Term, t: Term, sub: dict[int, Term], defeq: bool, bound: frozenset[str]
+) -> bool:
     while isinstance(p, MVar) and p.uid in sub:
         p = sub[p.uid]
     while isinstance(t, MVar) and t.uid in sub:
@@ -132,7 +146,9 @@ def _unify(p: Term, t: Term, sub: dict[int, Term], defeq: bool, bound: frozenset
                 return a is not None and a == b
             return False
         saved = dict(sub)
-        if all(_unify(x, y, sub, defeq, bound) for x, y in zip(p.args, t.args, strict=True)):
+        if all(
+            _unify(x, y, sub, defeq, bound) for x, y in zip(p.args, t.args, strict=True)
+        ):
             return True
         sub.clear()
         sub.update(saved)
@@ -142,14 +158,22 @@ def _unify(p: Term, t: Term, sub: dict[int, Term], defeq: bool, bound: frozenset
         return False
     if isinstance(p, Rel):
         assert isinstance(t, Rel)
-        return p.op == t.op and _unify(p.lhs, t.lhs, sub, defeq, bound) and _unify(p.rhs, t.rhs, sub, defeq, bound)
+        return (
+            p.op == t.op
+            and _unify(p.lhs, t.lhs, sub, defeq, bound)
+            and _unify(p.rhs, t.rhs, sub, defeq, bound)
+        )
     if isinstance(p, Conn):
         assert isinstance(t, Conn)
-        return p.op == t.op and all(_unify(x, y, sub, defeq, bound) for x, y in zip(p.args, t.args, strict=True))
+        return p.op == t.op and all(
+            _unify(x, y, sub, defeq, bound) for x, y in zip(p.args, t.args, strict=True)
+        )
     assert isinstance(p, Binder) and isinstance(t, Binder)
     if p.q != t.q or p.ty != t.ty:
         return False
-    body = p.body if p.name == t.name else instantiate(p.body, p.name, BVar(t.name, t.ty))
+    body = (
+        p.body if p.name == t.name else instantiate(p.body, p.name, BVar(t.name, t.ty))
+    )
     return _unify(body, t.body, sub, defeq, bound | {t.name})
 
 
@@ -184,7 +208,9 @@ def rfl_normal(t: Term) -> Term:
 def closes_by_rfl(target: Term) -> bool:
     """Whether ``rfl`` proves the target (= / ↔ / ≤ with definitionally equal sides)."""
     if isinstance(target, Rel) and target.op in ("=", "≤", "≥"):
-        return unify(rfl_normal(target.lhs), rfl_normal(target.rhs), {}, True) is not None
+        return (
+            unify(rfl_normal(target.lhs), rfl_normal(target.rhs), {}, True) is not None
+        )
     if isinstance(target, Conn) and target.op == "↔":
         return unify(target.args[0], target.args[1], {}, True) is not None
     return False
@@ -239,7 +265,9 @@ class ProofElab:
             return self._proj(self.infer(s.args[0], None), s.value, s)
         if k in ("anon", "by", "hole", "blank") or (k == "ident" and s.value == "rfl"):
             if expected is None:
-                raise TacticError("don't know how to synthesize placeholder: the expected type is not known")
+                raise TacticError(
+                    "don't know how to synthesize placeholder: the expected type is not known"
+                )
             exp = instantiate_mvars(expected, self.sub)
             if k == "anon":
                 return self._anon(s, exp)
@@ -250,16 +278,22 @@ class ProofElab:
                     raise TacticError("unsolved goals")
                 return exp
             if k == "hole" and self.allow_holes:
-                self.new_goals.append(self.goal.with_(self.fresh(), target=exp, tag=None))
+                self.new_goals.append(
+                    self.goal.with_(self.fresh(), target=exp, tag=None)
+                )
                 return exp
-            raise TacticError(f"don't know how to synthesize placeholder\ncontext:\n⊢ {self.show(exp)}")
+            raise TacticError(
+                f"don't know how to synthesize placeholder\ncontext:\n⊢ {self.show(exp)}"
+            )
         raise TacticError(f"unsupported proof term: {self.text(s)}")
 
     def _ident(self, s: Syn, expected: Term | None) -> Term:
         name = s.value
         if name == "rfl":
             if expected is None:
-                raise TacticError("don't know how to synthesize implicit argument of 'rfl'")
+                raise TacticError(
+                    "don't know how to synthesize implicit argument of 'rfl'"
+                )
             exp = instantiate_mvars(expected, self.sub)
             if isinstance(exp, Rel) and exp.op == "=" and isinstance(exp.lhs, MVar):
                 self.sub[exp.lhs.uid] = exp.rhs
@@ -272,14 +306,23 @@ class ProofElab:
         hyp = self.goal.hyp_named(name)
         if hyp is not None:
             if isinstance(hyp.ty, str):
-                raise TacticError(f"type mismatch\n  {name}\nhas type\n  {hyp.ty}\nbut is expected to have type a proposition")
+                raise TacticError(
+                    f"type mismatch\n  {name}\nhas type\n  {hyp.ty}\nbut is expected to have type a proposition"
+                )
             return hyp.ty
         inst = lemma_instances(name) if name in LEMMAS else ()
         if inst:
             ty = inst[0]
             if len(inst) > 1 and expected is not None:
                 for cand in inst:
-                    if unify(_conclusion(cand), instantiate_mvars(expected, self.sub), self.sub) is not None:
+                    if (
+                        unify(
+                            _conclusion(cand),
+                            instantiate_mvars(expected, self.sub),
+                            self.sub,
+                        )
+                        is not None
+                    ):
                         ty = cand
                         break
             return peel_implicit(ty, self.sub)
@@ -292,7 +335,11 @@ class ProofElab:
         head, args = s.args[0], s.args[1:]
         while head.kind == "paren":
             head = head.args[0]
-        if head.kind == "ident" and head.value in LEMMAS and self.goal.hyp_named(head.value) is None:
+        if (
+            head.kind == "ident"
+            and head.value in LEMMAS
+            and self.goal.hyp_named(head.value) is None
+        ):
             inst = lemma_instances(head.value)
             if len(inst) > 1:
                 errors = []
@@ -307,7 +354,9 @@ class ProofElab:
         fty = self.infer(head, None)
         return self._apply_args(fty, args, expected)
 
-    def _apply_args(self, fty: Term, args: tuple[Syn, ...], expected: Term | None) -> Term:
+    def _apply_args(
+        self, fty: Term, args: tuple[Syn, ...], expected: Term | None
+    ) -> Term:
         scope = goal_scope(self.goal)
         for arg in args:
             fty = peel_implicit(instantiate_mvars(fty, self.sub), self.sub)
@@ -317,7 +366,11 @@ class ProofElab:
                     val: Term = fresh_mvar(fty.ty, fty.name)
                 else:
                     try:
-                        val = elab_prop(arg, scope) if fty.ty == "Prop" else elab_value(arg, scope, fty.ty)
+                        val = (
+                            elab_prop(arg, scope)
+                            if fty.ty == "Prop"
+                            else elab_value(arg, scope, fty.ty)
+                        )
                     except ElabError as exc:
                         raise TacticError(exc.message) from exc
                 fty = instantiate(fty.body, fty.name, val)
@@ -326,7 +379,9 @@ class ProofElab:
                 self.check(arg, premise)
                 fty = fty.args[1]
             else:
-                raise TacticError(f"function expected, the term has type\n  {self.show(fty)}")
+                raise TacticError(
+                    f"function expected, the term has type\n  {self.show(fty)}"
+                )
         fty = peel_implicit(instantiate_mvars(fty, self.sub), self.sub)
         return fty
 
@@ -366,7 +421,9 @@ class ProofElab:
             return fresh_mvar("Prop", "C")
         if isinstance(ty, Conn) and ty.op == "¬" and fld == "elim":
             return Conn("→", (ty.args[0], fresh_mvar("Prop", "C")))
-        raise TacticError(f"invalid field '{fld}', the environment does not contain it for\n  {self.show(ty)}")
+        raise TacticError(
+            f"invalid field '{fld}', the environment does not contain it for\n  {self.show(ty)}"
+        )
 
     def _anon(self, s: Syn, exp: Term) -> Term:
         items = s.args
@@ -377,7 +434,9 @@ class ProofElab:
             self._anon(s, dvd_exists(exp))
             return exp
         if len(items) < 2:
-            raise TacticError(f"invalid constructor ⟨...⟩, expected type must be an inductive type\n  {self.show(exp)}")
+            raise TacticError(
+                f"invalid constructor ⟨...⟩, expected type must be an inductive type\n  {self.show(exp)}"
+            )
         first, rest = items[0], items[1:]
         rest_syn = rest[0] if len(rest) == 1 else Syn("anon", rest[0].pos, None, rest)
         if isinstance(exp, Conn) and exp.op in ("∧", "↔"):
@@ -390,12 +449,18 @@ class ProofElab:
         if isinstance(exp, Binder) and exp.q == "∃":
             scope = goal_scope(self.goal)
             try:
-                w = elab_prop(first, scope) if exp.ty == "Prop" else elab_value(first, scope, exp.ty)
+                w = (
+                    elab_prop(first, scope)
+                    if exp.ty == "Prop"
+                    else elab_value(first, scope, exp.ty)
+                )
             except ElabError as exc:
                 raise TacticError(exc.message) from exc
             self.check(rest_syn, instantiate(exp.body, exp.name, w))
             return exp
-        raise TacticError(f"invalid constructor ⟨...⟩, expected type must be an inductive type\n  {self.show(exp)}")
+        raise TacticError(
+            f"invalid constructor ⟨...⟩, expected type must be an inductive type\n  {self.show(exp)}"
+        )
 
 
 def dvd_exists(t: Rel) -> Term:

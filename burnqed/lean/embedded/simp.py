@@ -65,14 +65,26 @@ def rules_from_prop(prop: Term) -> list[Rule]:
 
         t = instantiate(t.body, t.name, fresh_mvar(t.ty, t.name))
     if isinstance(t, Rel) and t.op == "=":
-        perm = unify(t.lhs, t.rhs, {}, False) is not None and unify(t.rhs, t.lhs, {}, False) is not None
-        return [Rule(t.lhs, t.rhs, perm or bool(mvars(t.lhs) and mvars(t.lhs) == mvars(t.rhs)))]
+        perm = (
+            unify(t.lhs, t.rhs, {}, False) is not None
+            and unify(t.rhs, t.lhs, {}, False) is not None
+        )
+        return [
+            Rule(
+                t.lhs,
+                t.rhs,
+                perm or bool(mvars(t.lhs) and mvars(t.lhs) == mvars(t.rhs)),
+            )
+        ]
     if isinstance(t, Conn) and t.op == "↔":
         return [Rule(t.args[0], t.args[1])]
     if isinstance(t, Conn) and t.op == "¬":
         return [Rule(t.args[0], FALSE)]
     if isinstance(t, Rel) and t.op == "≠":
-        return [Rule(Rel("=", t.lhs, t.rhs), FALSE), Rule(Rel("=", t.rhs, t.lhs), FALSE)]
+        return [
+            Rule(Rel("=", t.lhs, t.rhs), FALSE),
+            Rule(Rel("=", t.rhs, t.lhs), FALSE),
+        ]
     if isinstance(t, Conn) and t.op == "∧":
         return rules_from_prop(t.args[0]) + rules_from_prop(t.args[1])
     if isinstance(t, Conn) and t.op == "→":
@@ -207,6 +219,10 @@ def _rel(t: Rel, ss: SimpSet) -> Term:
         return TRUE if op in ("=", "≤", "≥") else FALSE
     ty = type_of(a)
     if ty == "Nat":
+        if op in ("=", "≠") and (
+            _positive_sum(a) and b == Num(0, ty) or _positive_sum(b) and a == Num(0, ty)
+        ):
+            return FALSE if op == "=" else TRUE
         if (op == "≤" and a == Num(0, ty)) or (op == "≥" and b == Num(0, ty)):
             return TRUE
         if (op == "<" and b == Num(0, ty)) or (op == ">" and a == Num(0, ty)):
@@ -218,7 +234,18 @@ def _rel(t: Rel, ss: SimpSet) -> Term:
             d = None
         if d is not None and d.is_Number:
             c = int(d)
-            return TRUE if {"=": c == 0, "≠": c != 0, "<": c < 0, "≤": c <= 0, ">": c > 0, "≥": c >= 0}[op] else FALSE
+            return (
+                TRUE
+                if {
+                    "=": c == 0,
+                    "≠": c != 0,
+                    "<": c < 0,
+                    "≤": c <= 0,
+                    ">": c > 0,
+                    "≥": c >= 0,
+                }[op]
+                else FALSE
+            )
     if op == ">":
         return Rel("<", b, a)
     if op == "≥":
@@ -226,6 +253,17 @@ def _rel(t: Rel, ss: SimpSet) -> Term:
     if op == "≠":
         return Conn("¬", (Rel("=", a, b),))
     return t
+
+
+def _positive_sum(t: Term) -> bool:
+    """A ℕ sum with a positive literal summand (never 0)."""
+    if isinstance(t, Num):
+        return t.value > 0
+    return (
+        isinstance(t, Op)
+        and t.op == "+"
+        and (_positive_sum(t.args[0]) or _positive_sum(t.args[1]))
+    )
 
 
 def _conn(t: Conn) -> Term:

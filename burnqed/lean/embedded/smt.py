@@ -16,7 +16,19 @@ from __future__ import annotations
 from typing import Any
 
 from burnqed.lean.embedded.arith import try_eval
-from burnqed.lean.embedded.terms import Binder, BVar, Conn, Const, FVar, MVar, Num, Op, Rel, Term, alpha_key
+from burnqed.lean.embedded.terms import (
+    Binder,
+    BVar,
+    Conn,
+    Const,
+    FVar,
+    MVar,
+    Num,
+    Op,
+    Rel,
+    Term,
+    alpha_key,
+)
 
 __all__ = ["Encoder", "prove"]
 
@@ -53,7 +65,11 @@ class Encoder:
         if ty == "Prop":
             v = z3.Bool(f"{label}{self._n}")
         else:
-            v = z3.Real(f"{label}{self._n}") if self.real else z3.Int(f"{label}{self._n}")
+            v = (
+                z3.Real(f"{label}{self._n}")
+                if self.real
+                else z3.Int(f"{label}{self._n}")
+            )
             if ty == "Nat":
                 self.side.append(v >= 0)
         self.atoms[key] = v
@@ -128,15 +144,33 @@ class Encoder:
                 return self.prop(t.args[0], not positive)
             a, b = t.args
             if op == "∧":
-                return z3.And(self.prop(a, True), self.prop(b, True)) if positive else z3.Or(self.prop(a, False), self.prop(b, False))
+                return (
+                    z3.And(self.prop(a, True), self.prop(b, True))
+                    if positive
+                    else z3.Or(self.prop(a, False), self.prop(b, False))
+                )
             if op == "∨":
-                return z3.Or(self.prop(a, True), self.prop(b, True)) if positive else z3.And(self.prop(a, False), self.prop(b, False))
+                return (
+                    z3.Or(self.prop(a, True), self.prop(b, True))
+                    if positive
+                    else z3.And(self.prop(a, False), self.prop(b, False))
+                )
             if op == "→":
-                return z3.Or(self.prop(a, False), self.prop(b, True)) if positive else z3.And(self.prop(a, True), self.prop(b, False))
+                return (
+                    z3.Or(self.prop(a, False), self.prop(b, True))
+                    if positive
+                    else z3.And(self.prop(a, True), self.prop(b, False))
+                )
             # ↔
             if positive:
-                return z3.And(z3.Or(self.prop(a, False), self.prop(b, True)), z3.Or(self.prop(b, False), self.prop(a, True)))
-            return z3.Or(z3.And(self.prop(a, True), self.prop(b, False)), z3.And(self.prop(b, True), self.prop(a, False)))
+                return z3.And(
+                    z3.Or(self.prop(a, False), self.prop(b, True)),
+                    z3.Or(self.prop(b, False), self.prop(a, True)),
+                )
+            return z3.Or(
+                z3.And(self.prop(a, True), self.prop(b, False)),
+                z3.And(self.prop(b, True), self.prop(a, False)),
+            )
         if isinstance(t, Rel):
             return self._rel(t, positive)
         # Prop variables and quantified formulas: opaque atoms
@@ -169,7 +203,14 @@ class Encoder:
         return a <= b if positive else b + one <= a
 
 
-def prove(hyps: list[Term], target: Term | None, linear: bool, real: bool, timeout_ms: int, max_expand: int = 32) -> str:
+def prove(
+    hyps: list[Term],
+    target: Term | None,
+    linear: bool,
+    real: bool,
+    timeout_ms: int,
+    max_expand: int = 32,
+) -> str:
     """``"proved"`` if z3 shows hyps ⇒ target (target None: hyps contradictory), else ``"failed"``
     or ``"timeout"`` (z3 answered unknown)."""
     enc = Encoder(linear, real, max_expand)
@@ -186,7 +227,12 @@ def prove(hyps: list[Term], target: Term | None, linear: bool, real: bool, timeo
     if result == z3.unsat:
         return "proved"
     if result == z3.unknown:
-        return "timeout" if "timeout" in str(solver.reason_unknown()) or "canceled" in str(solver.reason_unknown()) else "failed"
+        return (
+            "timeout"
+            if "timeout" in str(solver.reason_unknown())
+            or "canceled" in str(solver.reason_unknown())
+            else "failed"
+        )
     return "failed"
 
 

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 from burnqed.lean.embedded.elab import ScopeEntry
 from burnqed.lean.embedded.terms import FVar, Term, pp
-from burnqed.lean.protocol import Expression, Goal as WireGoal, Variable
+from burnqed.lean.protocol import Expression, Variable
+from burnqed.lean.protocol import Goal as WireGoal
 
 __all__ = ["Goal", "Hyp", "ProofState", "display_names", "goal_scope", "to_wire"]
 
@@ -54,7 +55,13 @@ class Goal:
                 return h
         return None
 
-    def with_(self, uid: int, hyps: tuple[Hyp, ...] | None = None, target: Term | None = None, tag: str | None = "") -> Goal:
+    def with_(
+        self,
+        uid: int,
+        hyps: tuple[Hyp, ...] | None = None,
+        target: Term | None = None,
+        tag: str | None = "",
+    ) -> Goal:
         """A copy under a new id with some parts replaced (tag "" keeps the old one)."""
         return Goal(
             uid,

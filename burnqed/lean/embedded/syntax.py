@@ -13,7 +13,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["KEYWORDS", "Limits", "ParseError", "Parser", "Syn", "Token", "parse_statement", "tokenize"]
+__all__ = [
+    "KEYWORDS",
+    "Limits",
+    "ParseError",
+    "Parser",
+    "Syn",
+    "Token",
+    "parse_statement",
+    "tokenize",
+]
 
 
 class ParseError(Exception):
@@ -53,19 +62,102 @@ class Syn:
     args: tuple[Syn, ...] = field(default_factory=tuple)
 
 
-KEYWORDS = frozenset({"at", "with", "by", "fun", "λ", "have", "show", "from", "using", "generalizing", "then", "else", "if", "only"})
+KEYWORDS = frozenset(
+    {
+        "at",
+        "with",
+        "by",
+        "fun",
+        "λ",
+        "have",
+        "show",
+        "from",
+        "using",
+        "generalizing",
+        "then",
+        "else",
+        "if",
+        "only",
+    }
+)
 
 _SYMBOLS = sorted(
     [
-        "<;>", "<->", "->", "<=", ">=", "!=", ":=", "=>", "/\\", "\\/", "?_", "<-", "←", "→", "↔", "∧", "∨",
-        "¬", "∀", "∃", "≠", "≤", "≥", "∣", "⟨", "⟩", "·", "(", ")", "[", "]", "{", "}", ",", ":", ";", "|",
-        "=", "<", ">", "+", "-", "*", "/", "%", "^", ".", "↑", "×", "∘", "@", "$", "!", "⁻¹", "∑", "∏", "∈",
-        "&", "~", "#", "⊢",
+        "<;>",
+        "<->",
+        "->",
+        "<=",
+        ">=",
+        "!=",
+        ":=",
+        "=>",
+        "/\\",
+        "\\/",
+        "?_",
+        "<-",
+        "←",
+        "→",
+        "↔",
+        "∧",
+        "∨",
+        "¬",
+        "∀",
+        "∃",
+        "≠",
+        "≤",
+        "≥",
+        "∣",
+        "⟨",
+        "⟩",
+        "·",
+        "(",
+        ")",
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        ":",
+        ";",
+        "|",
+        "=",
+        "<",
+        ">",
+        "+",
+        "-",
+        "*",
+        "/",
+        "%",
+        "^",
+        ".",
+        "↑",
+        "×",
+        "∘",
+        "@",
+        "$",
+        "!",
+        "⁻¹",
+        "∑",
+        "∏",
+        "∈",
+        "&",
+        "~",
+        "#",
+        "⊢",
     ],
     key=len,
     reverse=True,
 )
-_ASCII = {"<->": "↔", "->": "→", "<=": "≤", ">=": "≥", "!=": "≠", "/\\": "∧", "\\/": "∨", "<-": "←"}
+_ASCII = {
+    "<->": "↔",
+    "->": "→",
+    "<=": "≤",
+    ">=": "≥",
+    "!=": "≠",
+    "/\\": "∧",
+    "\\/": "∨",
+    "<-": "←",
+}
 _SUBSCRIPTS = "₀₁₂₃₄₅₆₇₈₉ₐₑₒₓₔₕₖₗₘₙₚₛₜᵢᵣᵤᵥⱼ"
 _NUM_RE = re.compile(r"[0-9]+(\.[0-9]+)?")
 
@@ -115,7 +207,10 @@ def tokenize(text: str, keep_newlines: bool = False) -> list[Token]:
             continue
         if _id_start(ch):
             j = i + 1
-            while j < n and (_id_rest(text[j]) or (text[j] == "." and j + 1 < n and _id_start(text[j + 1]))):
+            while j < n and (
+                _id_rest(text[j])
+                or (text[j] == "." and j + 1 < n and _id_start(text[j + 1]))
+            ):
                 j += 1
             word = text[i:j]
             toks.append(Token("kw" if word in KEYWORDS else "id", word, i))
@@ -173,13 +268,21 @@ class Parser:
     text), paren (args=(e,)).
     """
 
-    def __init__(self, text: str, tokens: list[Token], limits: Limits, stop: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        text: str,
+        tokens: list[Token],
+        limits: Limits,
+        stop: frozenset[str] = frozenset(),
+    ) -> None:
         self.text = text
         self.toks = tokens
         self.i = 0
         self.limits = limits
         self.depth = 0
-        self.stop = stop  # symbols that end a term in tactic context (e.g. ',' inside use)
+        self.stop = (
+            stop  # symbols that end a term in tactic context (e.g. ',' inside use)
+        )
 
     # -- token helpers
     @property
@@ -225,7 +328,9 @@ class Parser:
         """Parse a term whose operators bind at least ``min_prec``."""
         self.depth += 1
         if self.depth > self.limits.max_depth:
-            raise ParseError(f"maximum nesting depth {self.limits.max_depth} exceeded", self.tok.pos)
+            raise ParseError(
+                f"maximum nesting depth {self.limits.max_depth} exceeded", self.tok.pos
+            )
         try:
             lhs = self._leading(min_prec)
             while True:
@@ -238,12 +343,21 @@ class Parser:
                     rhs = self.term(rprec)
                     lhs = Syn("binop", t.pos, t.text, (lhs, rhs))
                     continue
-                if t.kind == "sym" and t.text == "." and self.peek().kind in ("num", "id") and self.peek().pos == t.pos + 1:
+                if (
+                    t.kind == "sym"
+                    and t.text == "."
+                    and self.peek().kind in ("num", "id")
+                    and self.peek().pos == t.pos + 1
+                ):
                     self.advance()
                     f = self.advance()
                     lhs = Syn("proj", t.pos, f.text, (lhs,))
                     continue
-                if MAX_PREC >= min_prec and lhs.kind in ("ident", "app", "proj", "paren") and self._arg_start():
+                if (
+                    MAX_PREC >= min_prec
+                    and lhs.kind in ("ident", "app", "proj", "paren")
+                    and self._arg_start()
+                ):
                     args = [lhs]
                     while self._arg_start():
                         args.append(self._argument())
@@ -265,7 +379,11 @@ class Parser:
 
     def _argument(self) -> Syn:
         node = self._leading(MAX_PREC)
-        while self.at(".") and self.peek().kind in ("num", "id") and self.peek().pos == self.tok.pos + 1:
+        while (
+            self.at(".")
+            and self.peek().kind in ("num", "id")
+            and self.peek().pos == self.tok.pos + 1
+        ):
             p = self.advance().pos
             node = Syn("proj", p, self.advance().text, (node,))
         return node
@@ -280,9 +398,15 @@ class Parser:
         if t.kind == "num":
             self.advance()
             if "." in t.text:
-                raise ParseError(f"decimal literal '{t.text}' is not supported in this fragment", t.pos)
+                raise ParseError(
+                    f"decimal literal '{t.text}' is not supported in this fragment",
+                    t.pos,
+                )
             if len(t.text) > self.limits.max_numeral_digits:
-                raise ParseError(f"numeral with more than {self.limits.max_numeral_digits} digits", t.pos)
+                raise ParseError(
+                    f"numeral with more than {self.limits.max_numeral_digits} digits",
+                    t.pos,
+                )
             return Syn("num", t.pos, int(t.text))
         if t.kind == "kw" and t.text == "by":
             self.advance()
@@ -290,7 +414,9 @@ class Parser:
             depth = 0
             while self.tok.kind != "eof":
                 x = self.tok
-                if depth == 0 and (x.kind == "nl" or (x.kind == "sym" and x.text in self.stop)):
+                if depth == 0 and (
+                    x.kind == "nl" or (x.kind == "sym" and x.text in self.stop)
+                ):
                     break
                 if x.kind == "sym" and x.text in "([{⟨":
                     depth += 1
@@ -384,7 +510,14 @@ class Parser:
             if self.at(":"):
                 self.advance()
                 ty = self.term(0)
-            elif self.tok.kind == "sym" and self.tok.text in (">", "<", "≥", "≤", "≠", "∣"):
+            elif self.tok.kind == "sym" and self.tok.text in (
+                ">",
+                "<",
+                "≥",
+                "≤",
+                "≠",
+                "∣",
+            ):
                 op = self.advance().text
                 pred = (op, self.term(51))
             groups.extend((n, ty, False) for n, _ in names)
@@ -394,7 +527,9 @@ class Parser:
             # binder predicates: ∀ x > 0, p  is  ∀ x, x > 0 → p ;  ∃ x > 0, p  is  ∃ x, x > 0 ∧ p
             conn = "→" if q.text == "∀" else "∧"
             for name, _ty, _imp in reversed(groups):
-                cond = Syn("binop", q.pos, pred[0], (Syn("ident", q.pos, name), pred[1]))
+                cond = Syn(
+                    "binop", q.pos, pred[0], (Syn("ident", q.pos, name), pred[1])
+                )
                 body = Syn("binop", q.pos, conn, (cond, body))
                 body = Syn("binder", q.pos, (q.text, [(name, None, False)]), (body,))
             return body
@@ -408,7 +543,10 @@ class Parser:
 def parse_statement(text: str, limits: Limits) -> Syn:
     """Parse a goal.start expression: a term, or theorem-style binders ``(a : ℕ) ... : P``."""
     if len(text) > limits.max_input_chars:
-        raise ParseError(f"input longer than {limits.max_input_chars} characters", limits.max_input_chars)
+        raise ParseError(
+            f"input longer than {limits.max_input_chars} characters",
+            limits.max_input_chars,
+        )
     toks = tokenize(text)
     p = Parser(text, toks, limits)
     if p.at("(") or p.at("{"):

@@ -11,7 +11,9 @@ from burnqed.lean.embedded.syntax import Limits, ParseError, Parser, Syn, tokeni
 
 __all__ = ["TACTIC_NAMES", "Pattern", "Tac", "parse_tactic"]
 
-Pattern = tuple[Any, ...]  # ("name", n) | ("blank",) | ("clear",) | ("tuple", [p]) | ("alts", [p])
+Pattern = tuple[
+    Any, ...
+]  # ("name", n) | ("blank",) | ("clear",) | ("tuple", [p]) | ("alts", [p])
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,8 +26,25 @@ class Tac:
 
 
 _NO_ARGS = {
-    "exfalso", "constructor", "left", "right", "contradiction", "assumption", "trivial", "rfl", "decide",
-    "ring", "ring_nf", "omega", "positivity", "sorry", "admit", "skip", "done", "simp_all", "push_neg",
+    "exfalso",
+    "constructor",
+    "left",
+    "right",
+    "contradiction",
+    "assumption",
+    "trivial",
+    "rfl",
+    "decide",
+    "ring",
+    "ring_nf",
+    "omega",
+    "positivity",
+    "sorry",
+    "admit",
+    "skip",
+    "done",
+    "simp_all",
+    "push_neg",
 }
 _TERM_LIST = {"linarith", "nlinarith"}
 _SIMP = {"simp", "norm_num", "simp_arith", "field_simp"}
@@ -34,9 +53,35 @@ TACTIC_NAMES = frozenset(
     | _TERM_LIST
     | _SIMP
     | {
-        "intro", "intros", "rintro", "exact", "apply", "refine", "use", "exists", "specialize", "have", "show",
-        "rw", "rewrite", "rwa", "induction", "cases", "rcases", "obtain", "all_goals", "any_goals", "try",
-        "first", "repeat", "by_contra", "by_cases", "clear", "symm", "exact_mod_cast", "subst",
+        "intro",
+        "intros",
+        "rintro",
+        "exact",
+        "apply",
+        "refine",
+        "use",
+        "exists",
+        "specialize",
+        "have",
+        "show",
+        "rw",
+        "rewrite",
+        "rwa",
+        "induction",
+        "cases",
+        "rcases",
+        "obtain",
+        "all_goals",
+        "any_goals",
+        "try",
+        "first",
+        "repeat",
+        "by_contra",
+        "by_cases",
+        "clear",
+        "symm",
+        "exact_mod_cast",
+        "subst",
     }
 )
 _TERM_STOP = frozenset({",", "|", "<;>", ";", "]", ")", ":=", "⟩"})
@@ -70,7 +115,9 @@ class _TacticParser(Parser):
             if self.at_sep_end(base, stop):
                 break
             items.append(self.then_(base, stop))
-            if not (self.at(";") or self.tok.kind == "nl" or self.at_sep_end(base, stop)):
+            if not (
+                self.at(";") or self.tok.kind == "nl" or self.at_sep_end(base, stop)
+            ):
                 raise self.error("expected ';' or line break")
         return Tac("seq", pos, {"items": items})
 
@@ -171,7 +218,11 @@ class _TacticParser(Parser):
             self.expect("=>")
             body = self.seq(self.line_indent(bar.pos), frozenset({"|"}))
             alts.append((name, args, body, bar.pos))
-            while self.tok.kind == "nl" and self.peek().kind == "sym" and self.peek().text == "|":
+            while (
+                self.tok.kind == "nl"
+                and self.peek().kind == "sym"
+                and self.peek().text == "|"
+            ):
                 self.advance()
         if not alts:
             raise self.error("expected '|'")
@@ -213,7 +264,9 @@ class _TacticParser(Parser):
                 items.append(self.term_())
             d["terms"] = items
         elif name in _TERM_LIST:
-            d["terms"] = [s for _, s in self.bracket_terms(False)] if self.at("[") else []
+            d["terms"] = (
+                [s for _, s in self.bracket_terms(False)] if self.at("[") else []
+            )
         elif name in _SIMP:
             if self.at("only"):
                 self.advance()
@@ -262,7 +315,9 @@ class _TacticParser(Parser):
                 self.advance()
                 d["term"] = self.term_()
         elif name in ("all_goals", "any_goals", "try", "repeat"):
-            d["body"] = self.seq(self.line_indent(t.pos) if base >= 0 else base, stop | {"<;>"})
+            d["body"] = self.seq(
+                self.line_indent(t.pos) if base >= 0 else base, stop | {"<;>"}
+            )
         elif name == "first":
             alts = []
             while self.tok.kind == "nl":
@@ -270,7 +325,11 @@ class _TacticParser(Parser):
             while self.at("|"):
                 self.advance()
                 alts.append(self.then_(base, stop | {"|"}))
-                while self.tok.kind == "nl" and self.peek().kind == "sym" and self.peek().text == "|":
+                while (
+                    self.tok.kind == "nl"
+                    and self.peek().kind == "sym"
+                    and self.peek().text == "|"
+                ):
                     self.advance()
             if not alts:
                 raise self.error("expected '|'")
@@ -279,7 +338,11 @@ class _TacticParser(Parser):
             d["name"] = self.advance().text if self.tok.kind == "id" else "this"
         elif name == "by_cases":
             hname = "h"
-            if self.tok.kind == "id" and self.peek().kind == "sym" and self.peek().text == ":":
+            if (
+                self.tok.kind == "id"
+                and self.peek().kind == "sym"
+                and self.peek().text == ":"
+            ):
                 hname = self.advance().text
                 self.advance()
             d["name"] = hname
@@ -292,7 +355,10 @@ class _TacticParser(Parser):
 def parse_tactic(text: str, limits: Limits) -> Tac:
     """Parse the text of one goal.tactic request into a tactic sequence."""
     if len(text) > limits.max_input_chars:
-        raise ParseError(f"input longer than {limits.max_input_chars} characters", limits.max_input_chars)
+        raise ParseError(
+            f"input longer than {limits.max_input_chars} characters",
+            limits.max_input_chars,
+        )
     p = _TacticParser(text, tokenize(text, keep_newlines=True), limits)
     tac = p.seq(-1)
     if not p.at_end():

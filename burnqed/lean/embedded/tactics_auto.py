@@ -1,5 +1,490 @@
-"""Automation: rw, simp, norm_num, ring, omega, linarith, nlinarith, positivity."""
+"""Automation tactics: rw / rwa, simp / simp only / simp_all / norm_num (with ``at``), ring /
+ring_nf (sympy), omega / linarith / nlinarith (z3, see smt.py), positivity (syntactic sign
+analysis, as Mathlib's). A decision procedure closes a goal only on a proof (z3 ``unsat``,
+a zero polynomial difference, a sign derivation); otherwise the tactic fails."""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from burnqed.lean.embedded.arith import TooLarge
+from burnqed.lean.embedded.engine import Engine, Interrupted, register, render
+from burnqed.lean.embedded.lemmas import LEMMAS, lemma_instances
+from burnqed.lean.embedded.poly import difference
+from burnqed.lean.embedded.proofterm import (
+    TacticError,
+    closes_by_rfl,
+    fresh_mvar,
+    instantiate_mvars,
+    unify,
+)
+from burnqed.lean.embedded.simp import Rule, SimpSet, rules_from_prop, simplify
+from burnqed.lean.embedded.smt import prove
+from burnqed.lean.embedded.state import Goal, Hyp
+from burnqed.lean.embedded.syntax import Syn
+from burnqed.lean.embedded.tactic_syntax import Tac
+from burnqed.lean.embedded.tactics_basic import elab_in_goal, show
+from burnqed.lean.embedded.terms import (
+    Binder,
+    BVar,
+    Conn,
+    Const,
+    FVar,
+    MVar,
+    Num,
+    Op,
+    Rel,
+    Term,
+    alpha_key,
+    instantiate,
+    mvars,
+    replace,
+    subterms,
+    type_of,
+)
+
+__all__ = ["positivity_sign"]
+
+TRUE, FALSE = Const("True"), Const("False")
+
+
+# ---------------------------------------------------------------- rw
+
+
+def _rule_props(eng: Engine, goal: Goal, s: Syn) -> list[Term]:
+    if s.kind == "ident" and goal.hyp_named(s.value) is None and s.value in LEMMAS:
+        return list(lemma_instances(s.value))
+    prop, _pe = elab_in_goal(eng, goal, s, None)
+    return [prop]
+
+
+def _equation(prop: Term) -> tuple[Term, Term, list[Term]]:
+    premises: list[Term] = []
+    t = prop
+    while True:
+        if isinstance(t, Binder) and t.q == "∀":
+            t = instantiate(t.body, t.name, fresh_mvar(t.ty, t.name))
+        elif isinstance(t, Conn) and t.op == "→":
+            premises.append(t.args[0])
+            t = t.args[1]
+        else:
+            break
+    if isinstance(t, Rel) and t.op == "=":
+        return t.lhs, t.rhs, premises
+    if isinstance(t, Conn) and t.op == "↔":
+        return t.args[0], t.args[1], premises
+    if isinstance(t, Rel) and t.op == "≠":
+        return Rel("=", t.lhs, t.rhs), FALSE, premises
+    if isinstance(t, Conn) and t.op == "¬":
+        return t.args[0], FALSE, premises
+    return t, TRUE, premises
+
+
+def _has_loose(t: Term, bound: frozenset[str]) -> bool:
+    return bool(bound) and any(
+        isinstance(s, BVar) and s.name in bound for s in subterms(t)
+    )
+
+
+def _find_instance(pattern: Term, t: Term) -> dict[int, Term] | None:
+    """kabstract's search: pre-order, left to right, skipping terms with loose bound variables."""
+
+    def go(s: Term, bound: frozenset[str]) -> dict[int, Term] | None:
+        if not _has_loose(s, bound):
+            sub = unify(pattern, s, {}, False)
+            if sub is not None:
+                return sub
+        if isinstance(s, Binder):
+            return go(s.body, bound | {s.name})
+        kids = (
+            s.args
+            if isinstance(s, Op | Conn)
+            else (s.lhs, s.rhs)
+            if isinstance(s, Rel)
+            else ()
+        )
+        for k in kids:
+            got = go(k, bound)
+            if got is not None:
+                return got
+        return None
+
+    return go(t, frozenset())
+
+
+def _abstract_all(t: Term, pattern: Term, value: Term) -> Term:
+    key = alpha_key(pattern)
+    return replace(
+        t,
+        lambda s: value if not isinstance(s, Binder) and alpha_key(s) == key else None,
+    )
+
+
+def rewrite_term(
+    goal: Goal, t: Term, lhs: Term, rhs: Term, where: str
+) -> tuple[Term, dict[int, Term]]:
+    """Rewrite every instance of the first match of ``lhs`` in ``t`` by ``rhs``."""
+    if isinstance(lhs, MVar):
+        raise TacticError(
+            f"tactic 'rewrite' failed, pattern is a metavariable\n  {show(goal, lhs)}\nfrom equation"
+        )
+    sub = _find_instance(lhs, t)
+    if sub is None:
+        raise TacticError(
+            f"tactic 'rewrite' failed, did not find instance of the pattern in the {where}\n  {show(goal, lhs)}\n{render([goal])}"
+        )
+    pat = instantiate_mvars(lhs, sub)
+    val = instantiate_mvars(rhs, sub)
+    if mvars(val):
+        raise TacticError(
+            "tactic 'rewrite' failed, motive is not type correct (uninstantiated arguments)"
+        )
+    return _abstract_all(t, pat, val), sub
+
+
+def _locations(goal: Goal, locs: list[str] | None) -> tuple[list[Hyp], bool]:
+    if locs is None:
+        return [], True
+    hyps: list[Hyp] = []
+    target = False
+    for loc in locs:
+        if loc == "⊢":
+            target = True
+        elif loc == "*":
+            hyps.extend(h for h in goal.hyps if not isinstance(h.ty, str))
+            target = True
+        else:
+            h = goal.hyp_named(loc)
+            if h is None:
+                raise TacticError(f"unknown hypothesis '{loc}'")
+            if isinstance(h.ty, str):
+                raise TacticError(f"'{loc}' is a variable, not a hypothesis")
+            hyps.append(h)
+    return hyps, target
+
+
+def _replace_hyp(eng: Engine, goal: Goal, old: Hyp, ty: Term) -> Goal:
+    hyps = tuple(
+        Hyp(eng.fresh(), h.user, ty, h.hygienic) if h.uid == old.uid else h
+        for h in goal.hyps
+    )
+    return goal.with_(eng.fresh(), hyps=hyps)
+
+
+@register("rw", "rewrite", "rwa")
+def _rw(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    side: list[Goal] = []
+    hyps, at_target = _locations(goal, tac.data["at"])
+    for rev, s in tac.data["rules"]:
+        props = _rule_props(eng, goal, s)
+        last: TacticError | None = None
+        for prop in props:
+            lhs, rhs, premises = _equation(prop)
+            if rev:
+                lhs, rhs = rhs, lhs
+            try:
+                new_goal = goal
+                subs: dict[int, Term] = {}
+                for h in hyps:
+                    cur = new_goal.hyp_named(h.user) or h
+                    assert not isinstance(cur.ty, str)
+                    ty, subs = rewrite_term(new_goal, cur.ty, lhs, rhs, "hypothesis")
+                    new_goal = _replace_hyp(eng, new_goal, cur, ty)
+                if at_target:
+                    target, subs = rewrite_term(
+                        new_goal, new_goal.target, lhs, rhs, "target expression"
+                    )
+                    new_goal = new_goal.with_(eng.fresh(), target=target)
+                goal = new_goal
+                side.extend(
+                    goal.with_(eng.fresh(), target=instantiate_mvars(p, subs), tag=None)
+                    for p in premises
+                )
+                last = None
+                break
+            except TacticError as exc:
+                last = exc
+        if last is not None:
+            raise last
+    t = goal.target
+    if (
+        isinstance(t, Rel) and t.op == "=" or isinstance(t, Conn) and t.op == "↔"
+    ) and closes_by_rfl(t):
+        return side
+    if tac.name == "rwa":
+        from burnqed.lean.embedded.tactics_basic import _assumption_closes
+
+        if not _assumption_closes(goal):
+            raise TacticError(f"tactic 'assumption' failed\n{render([goal])}")
+        return side
+    return [goal, *side]
+
+
+# ---------------------------------------------------------------- simp / norm_num
+
+
+def _simp_rules(
+    eng: Engine, goal: Goal, rules: list[tuple[bool, Syn]], skip: int | None = None
+) -> list[Rule]:
+    out: list[Rule] = []
+    for rev, s in rules:
+        if s.kind == "binop" and s.value == "*":
+            continue
+        if s.kind == "ident" and s.value == "*":
+            continue
+        for prop in _rule_props(eng, goal, s):
+            for r in rules_from_prop(prop):
+                out.append(Rule(r.rhs, r.lhs, r.permutative) if rev else r)
+    return out
+
+
+def _all_hyp_rules(goal: Goal, skip: int | None) -> list[Rule]:
+    out: list[Rule] = []
+    for h in goal.hyps:
+        if h.uid != skip and not isinstance(h.ty, str):
+            out.extend(rules_from_prop(h.ty))
+    return out
+
+
+@register("simp", "norm_num", "simp_arith", "field_simp", "simp_all")
+def _simp(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    d = tac.data
+    name = tac.name
+    cfg = eng.ctx.config
+    rules = _simp_rules(eng, goal, d.get("rules", []))
+    star = any(s.kind == "ident" and s.value == "*" for _, s in d.get("rules", []))
+    if name == "simp_all":
+        hyps, at_target = [h for h in goal.hyps if not isinstance(h.ty, str)], True
+    else:
+        hyps, at_target = _locations(goal, d.get("at"))
+
+    def ss_for(skip: int | None) -> SimpSet:
+        extra = _all_hyp_rules(goal, skip) if (star or name == "simp_all") else []
+        return SimpSet(
+            rules + extra,
+            cfg.max_bits,
+            cfg.max_expand_exponent,
+            not d.get("only"),
+            eng.ctx.check_time,
+        )
+
+    progress = False
+    for h in hyps:
+        cur = goal.hyp_named(h.user) or h
+        assert not isinstance(cur.ty, str)
+        new = simplify(cur.ty, ss_for(cur.uid))
+        if new == cur.ty:
+            continue
+        progress = True
+        if new == FALSE:
+            return []
+        if new == TRUE:
+            goal = goal.with_(
+                eng.fresh(), hyps=tuple(x for x in goal.hyps if x.uid != cur.uid)
+            )
+        else:
+            goal = _replace_hyp(eng, goal, cur, new)
+    if at_target:
+        new = simplify(goal.target, ss_for(None))
+        if new == TRUE:
+            return []
+        if new != goal.target:
+            progress = True
+            goal = goal.with_(eng.fresh(), target=new)
+    if not progress:
+        if name == "norm_num":
+            raise TacticError(
+                f"norm_num failed to simplify\n{render([goal])}"
+                if at_target
+                else "norm_num failed to simplify"
+            )
+        raise TacticError("simp made no progress")
+    return [goal]
+
+
+# ---------------------------------------------------------------- ring
+
+
+@register("ring", "ring_nf")
+def _ring(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    t = goal.target
+    if not (isinstance(t, Rel) and t.op == "="):
+        raise TacticError(f"ring failed: not an equality\n{render([goal])}")
+    try:
+        d = difference(t.lhs, t.rhs, eng.ctx.config.max_expand_exponent)
+    except TooLarge as exc:
+        raise TacticError(f"ring failed: {exc}") from exc
+    if d == 0:
+        return []
+    raise TacticError(f"ring failed, ring_nf subsidiary goal\n{render([goal])}")
+
+
+# ---------------------------------------------------------------- z3 procedures
+
+
+def _context_props(goal: Goal) -> list[Term]:
+    return [h.ty for h in goal.hyps if not isinstance(h.ty, str)]
+
+
+def _run_z3(
+    eng: Engine, hyps: list[Term], target: Term | None, linear: bool, real: bool
+) -> bool:
+    ms = eng.ctx.solver_ms()
+    outcome = prove(hyps, target, linear, real, ms, eng.ctx.config.max_expand_exponent)
+    if outcome == "proved":
+        return True
+    if outcome == "timeout":
+        eng.ctx.check_time()
+    return False
+
+
+@register("omega")
+def _omega(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    if _run_z3(eng, _context_props(goal), goal.target, linear=True, real=False):
+        return []
+    raise TacticError(
+        "omega could not prove the goal:\na possible counterexample may satisfy the constraints\n"
+        "(the embedded omega found no proof for this goal and its hypotheses)"
+    )
+
+
+def _comparison(t: Term) -> bool:
+    if isinstance(t, Conn) and t.op == "¬":
+        t = t.args[0]
+    return isinstance(t, Rel) and t.op in ("=", "<", "≤", ">", "≥") or t == FALSE
+
+
+@register("linarith", "nlinarith")
+def _linarith(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    hyps = [p for p in _context_props(goal) if _comparison(p)]
+    for s in tac.data.get("terms", []):
+        prop, _pe = elab_in_goal(eng, goal, s, None)
+        if mvars(prop):
+            raise TacticError(
+                "linarith: could not synthesize the arguments of an extra term"
+            )
+        hyps.append(prop)
+    t = goal.target
+    target = t if isinstance(t, Rel) and t.op in ("=", "<", "≤", ">", "≥") else None
+    nonlinear = tac.name == "nlinarith"
+    if _run_z3(eng, hyps, target, linear=not nonlinear, real=True):
+        return []
+    raise TacticError(
+        f"linarith failed to find a contradiction\n{render([goal.with_(goal.uid, target=FALSE)])}"
+    )
+
+
+# ---------------------------------------------------------------- positivity
+
+
+def _hyp_sign(goal: Goal, e: Term) -> str | None:
+    key = alpha_key(e)
+    best: str | None = None
+    for p in _context_props(goal):
+        if not isinstance(p, Rel):
+            continue
+        a, b, op = p.lhs, p.rhs, p.op
+        if op in (">", "≥"):
+            a, b, op = b, a, "<" if op == ">" else "≤"
+        if op in ("<", "≤") and a == Num(0, type_of(a)) and alpha_key(b) == key:
+            if op == "<":
+                return "pos"
+            best = "nonneg"
+        if op == "≠" and (
+            (alpha_key(a) == key and b == Num(0, type_of(b)))
+            or (alpha_key(b) == key and a == Num(0, type_of(a)))
+        ):
+            best = best or "nonzero"
+    return best
+
+
+def positivity_sign(goal: Goal, e: Term) -> str | None:
+    """ "pos", "nonneg", "nonzero" or None: what Mathlib's positivity rules derive for ``e``."""
+    got = _sign(goal, e)
+    if got is None and type_of(e) == "Nat":
+        return "nonneg"
+    return got
+
+
+def _sign(goal: Goal, e: Term) -> str | None:
+    if isinstance(e, Num):
+        return "pos" if e.value > 0 else "nonneg" if e.value == 0 else "nonzero"
+    if isinstance(e, FVar | BVar):
+        got = _hyp_sign(goal, e)
+        return got or ("nonneg" if e.ty == "Nat" else None)
+    if not isinstance(e, Op):
+        return None
+    op = e.op
+    if op == "cast":
+        return positivity_sign(goal, e.args[0])
+    if op == "neg":
+        inner = _sign(goal, e.args[0])
+        return "nonzero" if inner in ("pos", "nonzero") else None
+    nat = e.ty == "Nat"
+    if op == "^":
+        base = positivity_sign(goal, e.args[0]) if nat else _sign(goal, e.args[0])
+        k = e.args[1]
+        if isinstance(k, Num) and k.value == 0:
+            return "pos"
+        if base == "pos":
+            return "pos"
+        if isinstance(k, Num) and k.value % 2 == 0:
+            return "pos" if base == "nonzero" else "nonneg"
+        if base == "nonneg":
+            return "nonneg"
+        return "nonzero" if base == "nonzero" else ("nonneg" if nat else None)
+    a = positivity_sign(goal, e.args[0]) if nat else _sign(goal, e.args[0])
+    b = positivity_sign(goal, e.args[1]) if nat else _sign(goal, e.args[1])
+    if op == "+":
+        if "pos" in (a, b) and a in ("pos", "nonneg") and b in ("pos", "nonneg"):
+            return "pos"
+        if a in ("pos", "nonneg") and b in ("pos", "nonneg"):
+            return "nonneg"
+        return "nonneg" if nat else None
+    if op == "*":
+        if a == "pos" and b == "pos":
+            return "pos"
+        if a in ("pos", "nonneg") and b in ("pos", "nonneg"):
+            return "nonneg"
+        if a in ("pos", "nonzero") and b in ("pos", "nonzero"):
+            return "nonzero"
+        return "nonneg" if nat else None
+    if op == "/":
+        if a in ("pos", "nonneg") and b in ("pos", "nonneg"):
+            return "nonneg"
+        return "nonneg" if nat else None
+    if op == "%":
+        if nat or b in ("pos", "nonzero") or a in ("pos", "nonneg"):
+            return "nonneg"
+        return None
+    return "nonneg" if nat else None
+
+
+@register("positivity")
+def _positivity(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    t = goal.target
+    want: str | None = None
+    e: Term | None = None
+    if isinstance(t, Rel):
+        a, b, op = t.lhs, t.rhs, t.op
+        if op in (">", "≥"):
+            a, b, op = b, a, "<" if op == ">" else "≤"
+        if op in ("<", "≤") and a == Num(0, type_of(a)):
+            want, e = ("pos" if op == "<" else "nonneg"), b
+        elif op == "≠" and b == Num(0, type_of(b)):
+            want, e = "nonzero", a
+    if e is None or want is None:
+        raise TacticError(f"not a positivity goal\n{render([goal])}")
+    got = positivity_sign(goal, e)
+    ok = (
+        got == "pos"
+        or (want == "nonneg" and got == "nonneg")
+        or (want == "nonzero" and got == "nonzero")
+    )
+    if ok:
+        return []
+    what = {"pos": "positivity", "nonneg": "nonnegativity", "nonzero": "nonzeroness"}[
+        want
+    ]
+    raise TacticError(f"failed to prove {what}: {show(goal, e)}")
+
+
+_ = (Interrupted, Conn, Num)

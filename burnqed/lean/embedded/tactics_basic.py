@@ -19,7 +19,18 @@ from burnqed.lean.embedded.proofterm import (
 from burnqed.lean.embedded.state import Goal, Hyp, display_names, goal_scope
 from burnqed.lean.embedded.syntax import Syn
 from burnqed.lean.embedded.tactic_syntax import Tac
-from burnqed.lean.embedded.terms import Binder, Conn, Const, FVar, Rel, Term, defeq_key, instantiate, mvars, pp
+from burnqed.lean.embedded.terms import (
+    Binder,
+    Conn,
+    Const,
+    FVar,
+    Rel,
+    Term,
+    defeq_key,
+    instantiate,
+    mvars,
+    pp,
+)
 
 __all__ = ["add_hyp", "discharge", "elab_in_goal", "intro_one", "prop_in_goal", "show"]
 
@@ -37,7 +48,9 @@ def prop_in_goal(goal: Goal, s: Syn) -> Term:
         raise TacticError(exc.message) from exc
 
 
-def elab_in_goal(eng: Engine, goal: Goal, s: Syn, expected: Term | None, holes: bool = False) -> tuple[Term, ProofElab]:
+def elab_in_goal(
+    eng: Engine, goal: Goal, s: Syn, expected: Term | None, holes: bool = False
+) -> tuple[Term, ProofElab]:
     """Elaborate a proof term at this goal (returns its proposition and the elaborator)."""
     pe = ProofElab(goal, eng.fresh, eng.run_text, allow_holes=holes)
     try:
@@ -50,7 +63,14 @@ def elab_in_goal(eng: Engine, goal: Goal, s: Syn, expected: Term | None, holes: 
     return prop, pe
 
 
-def add_hyp(eng: Engine, goal: Goal, name: str, ty: str | Term, target: Term | None = None, hygienic: bool = False) -> tuple[Goal, Hyp]:
+def add_hyp(
+    eng: Engine,
+    goal: Goal,
+    name: str,
+    ty: str | Term,
+    target: Term | None = None,
+    hygienic: bool = False,
+) -> tuple[Goal, Hyp]:
     """A copy of the goal with one more hypothesis (and optionally a new target)."""
     h = Hyp(eng.fresh(), name, ty, hygienic)
     return goal.with_(eng.fresh(), hyps=(*goal.hyps, h), target=target), h
@@ -65,20 +85,22 @@ def intro_one(eng: Engine, goal: Goal, name: str | None) -> Goal:
         t = Conn("→", (t.args[0], Const("False")))
     hygienic = name is None or name == "_"
     if isinstance(t, Binder) and t.q == "∀":
-        user = t.name if hygienic else name
+        user = t.name if hygienic or name is None else name
         h = Hyp(eng.fresh(), user, t.ty, hygienic)
         body = instantiate(t.body, t.name, FVar(h.uid, t.ty))
         return goal.with_(eng.fresh(), hyps=(*goal.hyps, h), target=body)
     if isinstance(t, Conn) and t.op == "→":
-        user = "a" if hygienic else name
+        user = "a" if hygienic or name is None else name
         h = Hyp(eng.fresh(), user, t.args[0], hygienic)
         return goal.with_(eng.fresh(), hyps=(*goal.hyps, h), target=t.args[1])
     raise TacticError("tactic 'introN' failed, insufficient number of binders")
 
 
 def _introducible(t: Term) -> bool:
-    return (isinstance(t, Binder) and t.q == "∀") or (isinstance(t, Conn) and t.op in ("→", "¬")) or (
-        isinstance(t, Rel) and t.op == "≠"
+    return (
+        (isinstance(t, Binder) and t.q == "∀")
+        or (isinstance(t, Conn) and t.op in ("→", "¬"))
+        or (isinstance(t, Rel) and t.op == "≠")
     )
 
 
@@ -97,8 +119,10 @@ def _intros(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         for n in names:
             goal = intro_one(eng, goal, n)
         return [goal]
-    while isinstance(goal.target, Binder | Conn) and _introducible(goal.target) and not (
-        isinstance(goal.target, Conn) and goal.target.op == "¬"
+    while (
+        isinstance(goal.target, Binder | Conn)
+        and _introducible(goal.target)
+        and not (isinstance(goal.target, Conn) and goal.target.op == "¬")
     ):
         goal = intro_one(eng, goal, None)
     return [goal]
@@ -115,7 +139,9 @@ def _exact(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
 @register("refine")
 def _refine(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     _prop, pe = elab_in_goal(eng, goal, tac.data["term"], goal.target, holes=True)
-    return [g.with_(g.uid, target=instantiate_mvars(g.target, pe.sub)) for g in pe.new_goals]
+    return [
+        g.with_(g.uid, target=instantiate_mvars(g.target, pe.sub)) for g in pe.new_goals
+    ]
 
 
 @register("apply")
@@ -169,7 +195,10 @@ def _term_text(tac: Tac) -> str:
 def _constructor(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     t = goal.target
     if isinstance(t, Conn) and t.op == "∧":
-        return [goal.with_(eng.fresh(), target=t.args[0], tag="left"), goal.with_(eng.fresh(), target=t.args[1], tag="right")]
+        return [
+            goal.with_(eng.fresh(), target=t.args[0], tag="left"),
+            goal.with_(eng.fresh(), target=t.args[1], tag="right"),
+        ]
     if isinstance(t, Conn) and t.op == "↔":
         a, b = t.args
         return [
@@ -178,7 +207,9 @@ def _constructor(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         ]
     if isinstance(t, Const) and t.name == "True":
         return []
-    raise TacticError(f"tactic 'constructor' failed, target is not an inductive datatype\n{render([goal])}")
+    raise TacticError(
+        f"tactic 'constructor' failed, target is not an inductive datatype\n{render([goal])}"
+    )
 
 
 @register("left", "right")
@@ -235,7 +266,10 @@ def _contradiction(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
 
 def _assumption_closes(goal: Goal) -> bool:
     key = defeq_key(goal.target, try_eval)
-    return any(not isinstance(h.ty, str) and defeq_key(h.ty, try_eval) == key for h in goal.hyps)
+    return any(
+        not isinstance(h.ty, str) and defeq_key(h.ty, try_eval) == key
+        for h in goal.hyps
+    )
 
 
 @register("assumption")
@@ -256,7 +290,9 @@ def discharge(goal: Goal) -> bool:
         except (ValueError, TooLarge):
             return False
     if isinstance(t, Conn) and t.op == "∧":
-        return discharge(goal.with_(goal.uid, target=t.args[0])) and discharge(goal.with_(goal.uid, target=t.args[1]))
+        return discharge(goal.with_(goal.uid, target=t.args[0])) and discharge(
+            goal.with_(goal.uid, target=t.args[1])
+        )
     return False
 
 
@@ -272,13 +308,20 @@ def _rfl(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     if closes_by_rfl(goal.target):
         return []
     t = goal.target
-    if isinstance(t, Rel) and t.op in ("=", "≤", "≥") or isinstance(t, Conn) and t.op == "↔":
+    if (
+        isinstance(t, Rel)
+        and t.op in ("=", "≤", "≥")
+        or isinstance(t, Conn)
+        and t.op == "↔"
+    ):
         raise TacticError(
             "The rfl tactic failed. Possible reasons:\n- The goal is not a reflexive relation (neither `=` nor a relation "
             "with a @[refl] lemma).\n- The arguments of the relation are not equal.\nTry using the reflexivity lemma "
             f"for your relation explicitly, e.g. `exact Eq.refl _` or\n`exact HEq.rfl` etc.\n{render([goal])}"
         )
-    raise TacticError(f"The rfl tactic failed. Possible reasons:\n- The goal is not a reflexive relation.\n{render([goal])}")
+    raise TacticError(
+        f"The rfl tactic failed. Possible reasons:\n- The goal is not a reflexive relation.\n{render([goal])}"
+    )
 
 
 @register("decide")
@@ -286,16 +329,22 @@ def _decide(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     t = goal.target
     text = show(goal, t)
     if not is_closed(t):
-        raise TacticError(f"expected type must not contain free or meta variables\n  {text}")
+        raise TacticError(
+            f"expected type must not contain free or meta variables\n  {text}"
+        )
     try:
         value = eval_prop(t, eng.ctx.config.max_bits)
     except TooLarge as exc:
-        raise TacticError(f"maximum recursion depth has been reached (the numbers in\n  {text}\nare too large: {exc})") from exc
+        raise TacticError(
+            f"maximum recursion depth has been reached (the numbers in\n  {text}\nare too large: {exc})"
+        ) from exc
     except ValueError as exc:
         raise TacticError(f"failed to synthesize\n  Decidable ({text})") from exc
     if value:
         return []
-    raise TacticError(f"tactic 'decide' proved that the proposition\n  {text}\nis false")
+    raise TacticError(
+        f"tactic 'decide' proved that the proposition\n  {text}\nis false"
+    )
 
 
 @register("sorry", "admit")
@@ -313,7 +362,11 @@ def _use(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
             t = dvd_exists(t)
         if isinstance(t, Binder) and t.q == "∃":
             try:
-                w = elab_prop(s, scope) if t.ty == "Prop" else elab_value(s, scope, t.ty)
+                w = (
+                    elab_prop(s, scope)
+                    if t.ty == "Prop"
+                    else elab_value(s, scope, t.ty)
+                )
             except ElabError as exc:
                 raise TacticError(exc.message) from exc
             t = instantiate(t.body, t.name, w)
@@ -332,13 +385,19 @@ def _specialize(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     s = tac.data["term"]
     head = s.args[0] if s.kind == "app" else s
     if head.kind != "ident" or goal.hyp_named(head.value) is None:
-        raise TacticError("'specialize' requires a term of the form `h x_1 .. x_n` where `h` appears in the local context")
+        raise TacticError(
+            "'specialize' requires a term of the form `h x_1 .. x_n` where `h` appears in the local context"
+        )
     old = goal.hyp_named(head.value)
     assert old is not None
     prop, pe = elab_in_goal(eng, goal, s, None)
     if mvars(prop):
-        raise TacticError("don't know how to synthesize the implicit arguments of the specialization")
-    hyps = tuple(Hyp(eng.fresh(), h.user, prop) if h.uid == old.uid else h for h in goal.hyps)
+        raise TacticError(
+            "don't know how to synthesize the implicit arguments of the specialization"
+        )
+    hyps = tuple(
+        Hyp(eng.fresh(), h.user, prop) if h.uid == old.uid else h for h in goal.hyps
+    )
     return [*pe.new_goals, goal.with_(eng.fresh(), hyps=hyps)]
 
 
@@ -350,14 +409,18 @@ def _have(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     side: list[Goal] = []
     if "by" in d:
         if ty is None:
-            raise TacticError("have ... := by: the type of the new hypothesis must be given")
+            raise TacticError(
+                "have ... := by: the type of the new hypothesis must be given"
+            )
         left = eng.run(d["by"], [goal.with_(eng.fresh(), target=ty, tag=None)])
         if left:
             raise TacticError("unsolved goals\n" + render(left))
     elif "term" in d:
-        prop, pe = elab_in_goal(eng, goal, d["term"], ty)
+        prop, _pe = elab_in_goal(eng, goal, d["term"], ty)
         if mvars(prop):
-            raise TacticError("don't know how to synthesize placeholder in the type of the new hypothesis")
+            raise TacticError(
+                "don't know how to synthesize placeholder in the type of the new hypothesis"
+            )
         ty = prop
     else:
         if ty is None:
@@ -371,7 +434,9 @@ def _have(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
 def _show(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     ty = prop_in_goal(goal, tac.data["type"])
     if unify(ty, goal.target, {}) is None:
-        raise TacticError(f"type mismatch\n  {show(goal, ty)}\nis not definitionally equal to the goal\n  {show(goal, goal.target)}")
+        raise TacticError(
+            f"type mismatch\n  {show(goal, ty)}\nis not definitionally equal to the goal\n  {show(goal, goal.target)}"
+        )
     return [goal.with_(eng.fresh(), target=ty)]
 
 
@@ -400,7 +465,11 @@ def _clear(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         h = goal.hyp_named(n)
         if h is None:
             raise TacticError(f"unknown hypothesis '{n}'")
-        users = [o for o in hyps if o.uid != h.uid and not isinstance(o.ty, str) and h.uid in fvars(o.ty)]
+        users = [
+            o
+            for o in hyps
+            if o.uid != h.uid and not isinstance(o.ty, str) and h.uid in fvars(o.ty)
+        ]
         if users or h.uid in fvars(goal.target):
             raise TacticError(f"tactic 'clear' failed, variable '{n}' depends on it")
         hyps = [o for o in hyps if o.uid != h.uid]
@@ -415,4 +484,3 @@ def _symm(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     if isinstance(t, Conn) and t.op == "↔":
         return [goal.with_(eng.fresh(), target=Conn("↔", (t.args[1], t.args[0])))]
     raise TacticError("symm: the goal is not a symmetric relation")
-

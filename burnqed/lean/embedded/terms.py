@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Union
 
 __all__ = [
     "ARITH_OPS",
@@ -128,7 +127,7 @@ class Binder:
     implicit: bool = False
 
 
-Term = Union[Num, BVar, FVar, MVar, Op, Rel, Conn, Const, Binder]
+Term = Num | BVar | FVar | MVar | Op | Rel | Conn | Const | Binder
 
 
 def imp(a: Term, b: Term) -> Term:
@@ -395,7 +394,11 @@ def _pp_binder(t: Binder, names: Mapping[int, str], need: int, right_open: bool)
         if t.q == "∀" and not bvar_free(cur.body, cur.name):
             break
         name, _ = _fresh_binder(cur.name, cur.body, names)
-        body = cur.body if name == cur.name else instantiate(cur.body, cur.name, BVar(name, cur.ty))
+        body = (
+            cur.body
+            if name == cur.name
+            else instantiate(cur.body, cur.name, BVar(name, cur.ty))
+        )
         if groups and groups[-1][1] == cur.ty and groups[-1][2] == cur.implicit:
             groups[-1][0].append(name)
         else:
@@ -406,7 +409,8 @@ def _pp_binder(t: Binder, names: Mapping[int, str], need: int, right_open: bool)
         text = f"∃ {' '.join(n for g in groups for n in g[0])}, {body_text}"
     else:
         parts = [
-            f"{{{' '.join(ns)} : {ty}}}" if implicit else f"({' '.join(ns)} : {ty})" for ns, ty, implicit in groups
+            f"{{{' '.join(ns)} : {ty}}}" if implicit else f"({' '.join(ns)} : {ty})"
+            for ns, ty, implicit in groups
         ]
         text = f"∀ {' '.join(parts)}, {body_text}"
     return text if right_open else f"({text})"

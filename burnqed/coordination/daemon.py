@@ -1,0 +1,285 @@
+"""The coordinator daemon: sessions in a loop, then the daemon's own work.
+
+A session = the brain acting through the toolbox (allow-listed MCP tools only). After
+each session the daemon — not the agent — executes the iterations the agent scheduled in
+the blueprint (burnqed.iteration), reads their held-out evaluation (never shown to the
+agent), appends a line to sessions.jsonl and carries a short handover summary into the
+next session. Transient errors back off exponentially; fatal ones (authentication,
+billing) stop the daemon. SIGTERM / SIGINT cancel the work in flight (iteration steps
+are resumable) and stop cleanly.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import signal
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import tomli_w
+from pydantic import BaseModel, ConfigDict, Field
+
+from burnqed.config import BurnqedConfig
+from burnqed.coordination.anthropic_brain import AnthropicBrain
+from burnqed.coordination.brain import Brain, BrainFatalError, BrainOutcome, SessionContext
+from burnqed.coordination.control import DaemonPaths, DaemonState, read_state, write_state
+from burnqed.coordination.log import SessionLog, append_jsonl, read_jsonl
+from burnqed.coordination.scripted_brain import ScriptedBrain
+from burnqed.coordination.toolbox import Toolbox
+
+__all__ = [
+    "Daemon",
+    "SessionRecord",
+    "make_brain",
+    "prepare_run_config",
+    "session_history",
+    "write_config_snapshot",
+]
+
+log = logging.getLogger(__name__)
+
+BrainFactory = Callable[[BurnqedConfig], Brain]
+
+
+class SessionRecord(BaseModel):
+    """One line of sessions.jsonl (the daemon's record; the agent never reads it)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    session: int
+    brain: str
+    started: float
+    seconds: float
+    stop_reason: str | None = None
+    turns: int = 0
+    tool_calls: int = 0
+    refused_calls: int = 0
+    tool_usage: dict[str, int] = Field(default_factory=dict)
+    usage: dict[str, Any] = Field(default_factory=dict)
+    iterations: list[dict[str, Any]] = Field(default_factory=list)
+    error: str | None = None
+    handover: str = ""
+
+
+def make_brain(config: BurnqedConfig) -> Brain:
+    """The brain the config names."""
+    if config.coordinator.brain == "anthropic":
+        return AnthropicBrain(config.coordinator)
+    return ScriptedBrain(config.coordinator)
+
+
+def prepare_run_config(config: BurnqedConfig, run_dir: Path) -> BurnqedConfig:
+    """The config with every run-local path pointing into ``run_dir`` (servers see the same files)."""
+    run_dir = run_dir.resolve()
+    return config.model_copy(
+        update={
+            "paths": config.paths.model_copy(update={"run_dir": run_dir, "logs_dir": run_dir / "logs"}),
+            "blueprint": config.blueprint.model_copy(update={"path": run_dir / "BLUEPRINT.md"}),
+        }
+    )
+
+
+def write_config_snapshot(config: BurnqedConfig, path: Path) -> Path:
+    """Write the config as TOML (the daemon's MCP servers start from it)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = config.model_dump(mode="json", exclude_none=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(tomli_w.dumps(data), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def _iteration_summary(report: Any) -> dict[str, Any]:
+    search = report.steps.get("search", {})
+    return {
+        "label": report.label,
+        "train_solve_rate": search.get("solve_rate"),
+        "train_proved": search.get("proved"),
+        "held_out": report.solve_rate,
+        "held_out_no_ebm": report.solve_rate_no_ebm,
+        "executed": list(report.executed),
+        "seconds": report.seconds,
+    }
+
+
+def _handover(outcome: BrainOutcome | None, iterations: list[dict[str, Any]], limit: int) -> str:
+    """What the next session is told: the agent's summary and training-side numbers only."""
+    parts: list[str] = []
+    if outcome is not None and outcome.summary:
+        parts.append(outcome.summary.strip())
+    for it in iterations:
+        rate = it.get("train_solve_rate")
+        shown = "n/a" if rate is None else f"{100 * rate:.1f}%"
+        parts.append(f"The daemon ran {it['label']}: training-set solve rate {shown} ({it.get('train_proved')} proved).")
+    text = "\n".join(parts)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class Daemon:
+    """Runs coordinator sessions for one run directory."""
+
+    def __init__(
+        self,
+        config: BurnqedConfig,
+        run_dir: Path,
+        *,
+        brain_factory: BrainFactory = make_brain,
+        progress: Any = None,
+    ) -> None:
+        self.config = prepare_run_config(config, run_dir)
+        self.paths = DaemonPaths(run_dir=run_dir.resolve())
+        self._brain_factory = brain_factory
+        self._progress = progress
+        self._stop = anyio.Event()
+        self._scope: anyio.CancelScope | None = None
+        self.state = read_state(self.paths)
+
+    def request_stop(self) -> None:
+        """Stop after cancelling the work in flight (what finished is kept)."""
+        self._stop.set()
+        if self._scope is not None:
+            self._scope.cancel()
+
+    def _save(self, **changes: Any) -> None:
+        self.state = self.state.model_copy(update=changes)
+        write_state(self.paths, self.state)
+
+    def _next_iteration(self) -> int:
+        from burnqed.blueprint import BlueprintStore, iteration_index
+
+        store = BlueprintStore(self.config.blueprint.path, self.config.blueprint)
+        indices = [iteration_index(e.label) for e in store.read().entries if e.kind == "iteration"]
+        return max((i for i in indices if i is not None), default=-1) + 1
+
+    async def _execute_iterations(self) -> list[dict[str, Any]]:
+        from burnqed.iteration import IterationRunner
+        from burnqed.lean import LeanPool
+
+        self._save(status="iteration")
+        async with LeanPool(self.config.lean) as pool:
+            runner = IterationRunner(self.config, self.paths.run_dir, pool, progress=self._progress)
+            reports = await runner.run_pending()
+        return [_iteration_summary(r) for r in reports]
+
+    async def run_session(self) -> SessionRecord:
+        """One session, then the scheduled iterations; returns (and appends) its record."""
+        session = self.state.sessions_done
+        write_config_snapshot(self.config, self.paths.config_file)
+        handover_path = self.paths.root / "handover.md"
+        handover = handover_path.read_text(encoding="utf-8") if handover_path.is_file() else ""
+        context = SessionContext(session=session, handover=handover, next_iteration=self._next_iteration(),
+                                 train_set=self.config.iteration.train_set)
+        session_log = SessionLog(self.paths.turns_file(session), session)
+        brain = self._brain_factory(self.config)
+        self._save(status="session", session=session, pid=os.getpid())
+        started = time.time()
+        session_log.event("session_start", brain=brain.name, handover=handover)
+        outcome: BrainOutcome | None = None
+        async with Toolbox(self.config.coordinator, session_log, config_path=self.paths.config_file) as toolbox:
+            with anyio.move_on_after(self.config.coordinator.session_time_limit_s):
+                outcome = await brain.run(toolbox, context, session_log)
+            tool_calls, refused, usage = toolbox.total_calls, toolbox.refused_calls, toolbox.usage()
+        session_log.event("session_end", stop_reason=outcome.stop_reason if outcome else "time_limit")
+        iterations = await self._execute_iterations()
+        text = _handover(outcome, iterations, self.config.coordinator.handover_chars)
+        handover_path.write_text(text, encoding="utf-8")
+        record = SessionRecord(
+            session=session,
+            brain=brain.name,
+            started=started,
+            seconds=round(time.time() - started, 2),
+            stop_reason=outcome.stop_reason if outcome else "time_limit",
+            turns=outcome.turns if outcome else 0,
+            tool_calls=tool_calls,
+            refused_calls=refused,
+            tool_usage=usage,
+            usage=outcome.usage if outcome else {},
+            iterations=iterations,
+            handover=text,
+        )
+        append_jsonl(self.paths.sessions_file, record.model_dump())
+        best, best_label = self.state.best_held_out, self.state.best_held_out_iteration
+        for it in iterations:
+            rate = it.get("held_out")
+            if rate is not None and (best is None or rate > best):
+                best, best_label = rate, it["label"]
+        last = iterations[-1]["label"] if iterations else self.state.last_iteration
+        self._save(status="idle", sessions_done=session + 1, last_iteration=last, best_held_out=best,
+                   best_held_out_iteration=best_label, consecutive_failures=0, last_error=None)
+        return record
+
+    async def _backoff(self, failures: int) -> None:
+        cfg = self.config.coordinator
+        delay = min(cfg.backoff_max_s, cfg.backoff_initial_s * math.pow(2, failures - 1))
+        self._save(status="backoff")
+        log.warning("session failed (%d in a row); retrying in %.1f s", failures, delay)
+        with anyio.move_on_after(delay):
+            await self._stop.wait()
+
+    async def _watch_signals(self, scope: anyio.CancelScope) -> None:
+        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+            async for signum in signals:
+                log.warning("received %s; stopping", signal.Signals(signum).name)
+                self.request_stop()
+                scope.cancel()
+                return
+
+    async def run(self, *, handle_signals: bool = True) -> int:
+        """Sessions until stopped, ``max_sessions`` is reached or a fatal error; the exit code."""
+        cfg = self.config.coordinator
+        self.paths.root.mkdir(parents=True, exist_ok=True)
+        self.paths.pid_file.write_text(str(os.getpid()))
+        code = 0
+        try:
+            async with anyio.create_task_group() as tg:
+                if handle_signals:
+                    tg.start_soon(self._watch_signals, tg.cancel_scope)
+                code = await self._loop(cfg.max_sessions)
+                tg.cancel_scope.cancel()
+        finally:
+            stopped = self._stop.is_set()
+            status = "stopped" if stopped or code == 0 else "failed"
+            self._save(status=status, pid=None)
+            self.paths.pid_file.unlink(missing_ok=True)
+        return code
+
+    async def _loop(self, max_sessions: int | None) -> int:
+        failures = 0
+        while not self._stop.is_set():
+            if max_sessions is not None and self.state.sessions_done >= max_sessions:
+                return 0
+            with anyio.CancelScope() as scope:
+                self._scope = scope
+                try:
+                    await self.run_session()
+                    failures = 0
+                except BrainFatalError as exc:
+                    self._save(last_error=str(exc)[:500])
+                    log.error("fatal brain error, stopping: %s", exc)
+                    return 3
+                except Exception as exc:  # noqa: BLE001 - the supervisor backs off on anything else
+                    log.exception("session %d failed", self.state.sessions_done)
+                    failures += 1
+                    self._save(consecutive_failures=failures, last_error=f"{type(exc).__name__}: {exc}"[:500])
+                    if failures >= self.config.coordinator.max_consecutive_failures:
+                        log.error("%d consecutive failures, stopping", failures)
+                        return 4
+                    await self._backoff(failures)
+                finally:
+                    self._scope = None
+            if scope.cancelled_caught:
+                return 0
+            if self.config.coordinator.pause_between_sessions_s and not self._stop.is_set():
+                with anyio.move_on_after(self.config.coordinator.pause_between_sessions_s):
+                    await self._stop.wait()
+        return 0
+
+
+def session_history(paths: DaemonPaths) -> list[dict[str, Any]]:
+    """Every recorded session."""
+    return read_jsonl(paths.sessions_file)

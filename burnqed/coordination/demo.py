@@ -1,0 +1,188 @@
+"""``burnqed demo``: the main job on the embedded defaults, end to end.
+
+Builds the tiny policy model if it is missing, registers the benchmark targets in the run's
+BLUEPRINT (statements locked), runs the coordinator daemon with the scripted brain for a
+few sessions (each schedules one expert iteration that the daemon executes), then prints a
+table of solve rates per iteration — training set, held-out with and without the energy
+head — writes the same as an HTML chart, and says plainly whether the held-out solve rate
+improved from the first iteration to the last.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from burnqed.config import BurnqedConfig
+
+__all__ = ["DemoRow", "collect_rows", "register_benchmark_targets", "render_chart", "run_demo", "verdict"]
+
+
+class DemoRow(BaseModel):
+    """Solve rates of one iteration."""
+
+    model_config = ConfigDict(frozen=True)
+
+    label: str
+    train: float | None
+    held_out: float | None
+    held_out_no_ebm: float | None
+    seconds: float | None = None
+
+
+def register_benchmark_targets(config: BurnqedConfig) -> int:
+    """Register the training and held-out sets and the core theorems (locked); returns entries added."""
+    from burnqed.blueprint import BlueprintStore
+    from burnqed.data.sets import load_builtin
+
+    store = BlueprintStore(config.blueprint.path, config.blueprint)
+    before = len(store.read().entries)
+    store.register_target("theorem_set", "benchmark_train", file="benchmark-train",
+                          note="generated training set: searched by every iteration")
+    store.register_target("theorem_set", "benchmark_test", file="benchmark-test",
+                          note="held-out set: evaluated by the daemon; the agent never sees it")
+    for thm in load_builtin("core"):
+        store.register_target("theorem", thm.name, statement=thm.statement, file="core")
+    return len(store.read().entries) - before
+
+
+def collect_rows(run_dir: Path) -> list[DemoRow]:
+    """One row per finished iteration, from the run's step markers and eval results."""
+    from burnqed.iteration.layout import RunLayout
+
+    layout = RunLayout(run_dir)
+    rows: list[DemoRow] = []
+    index = 0
+    while True:
+        search = layout.read_marker(index, "search")
+        evaluate = layout.read_marker(index, "evaluate")
+        no_ebm = layout.read_marker(index, "evaluate_no_ebm")
+        if search is None and evaluate is None and no_ebm is None:
+            break
+        rows.append(
+            DemoRow(
+                label=f"iter_{index}",
+                train=(search or {}).get("solve_rate"),
+                held_out=(evaluate or {}).get("solve_rate"),
+                held_out_no_ebm=(no_ebm or {}).get("solve_rate"),
+                seconds=sum(float((m or {}).get("step_seconds", 0.0)) for m in _markers(layout, index)),
+            )
+        )
+        index += 1
+    return rows
+
+
+def _markers(layout: Any, index: int) -> list[dict[str, Any] | None]:
+    from burnqed.iteration.layout import STEPS
+
+    return [layout.read_marker(index, step) for step in STEPS]
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:.1f}%"
+
+
+def render_chart(rows: list[DemoRow], path: Path) -> Path:
+    """Write an HTML page with an inline SVG line chart of the solve rates (no dependencies)."""
+    width, height, pad = 640, 360, 48
+    series = {
+        "training set": ([r.train for r in rows], "#1f77b4"),
+        "held-out, with energy head": ([r.held_out for r in rows], "#d62728"),
+        "held-out, no energy head": ([r.held_out_no_ebm for r in rows], "#2ca02c"),
+    }
+    n = max(len(rows) - 1, 1)
+
+    def xy(i: int, v: float) -> tuple[float, float]:
+        return pad + i * (width - 2 * pad) / n, height - pad - v * (height - 2 * pad)
+
+    svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="12">']
+    svg.append(f'<rect width="{width}" height="{height}" fill="white"/>')
+    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+        _, y = xy(0, tick)
+        svg.append(f'<line x1="{pad}" y1="{y:.1f}" x2="{width - pad}" y2="{y:.1f}" stroke="#ddd"/>')
+        svg.append(f'<text x="{pad - 8}" y="{y + 4:.1f}" text-anchor="end">{int(tick * 100)}%</text>')
+    for i, row in enumerate(rows):
+        x, _ = xy(i, 0)
+        svg.append(f'<text x="{x:.1f}" y="{height - pad + 18}" text-anchor="middle">{row.label}</text>')
+    for k, (name, (values, colour)) in enumerate(series.items()):
+        points = [xy(i, v) for i, v in enumerate(values) if v is not None]
+        if points:
+            svg.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="'
+                       + " ".join(f"{x:.1f},{y:.1f}" for x, y in points) + '"/>')
+            svg.extend(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{colour}"/>' for x, y in points)
+        svg.append(f'<rect x="{pad + 10}" y="{12 + 16 * k}" width="10" height="10" fill="{colour}"/>')
+        svg.append(f'<text x="{pad + 26}" y="{21 + 16 * k}">{name}</text>')
+    svg.append("</svg>")
+    table = "".join(
+        f"<tr><td>{r.label}</td><td>{_pct(r.train)}</td><td>{_pct(r.held_out)}</td><td>{_pct(r.held_out_no_ebm)}</td></tr>"
+        for r in rows
+    )
+    html = (
+        "<!doctype html><meta charset='utf-8'><title>burnqed demo: solve rates</title>"
+        "<h1>burnqed demo: solve rate per expert iteration</h1>"
+        "<p>Backend: embedded checker (a fragment of Lean 4), not Lean itself.</p>"
+        + "\n".join(svg)
+        + "<table border=1 cellpadding=4><tr><th>iteration</th><th>training set</th>"
+        "<th>held-out, with energy head</th><th>held-out, no energy head</th></tr>" + table + "</table>"
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(html, encoding="utf-8")
+    return path
+
+
+def verdict(rows: list[DemoRow]) -> str:
+    """One honest sentence on the held-out change from the first iteration to the last."""
+    rates = [r.held_out if r.held_out is not None else r.held_out_no_ebm for r in rows]
+    measured = [(r.label, v) for r, v in zip(rows, rates, strict=True) if v is not None]
+    if len(measured) < 2:
+        return "Fewer than two iterations were evaluated: no improvement can be measured."
+    (first_label, first), (last_label, last) = measured[0], measured[-1]
+    delta = last - first
+    if delta > 0:
+        return (f"Held-out solve rate improved from {_pct(first)} ({first_label}) to {_pct(last)} ({last_label}): "
+                f"+{100 * delta:.1f} points.")
+    return (f"No held-out improvement: {_pct(first)} ({first_label}) → {_pct(last)} ({last_label}), "
+            f"{100 * delta:+.1f} points.")
+
+
+async def run_demo(config: BurnqedConfig, run_dir: Path, *, sessions: int = 3, fresh: bool = False) -> int:
+    """Run the demo and print its report; returns the exit code."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from burnqed.coordination.daemon import Daemon, prepare_run_config
+    from burnqed.policy import ensure_tiny_model
+
+    console = Console()
+    if fresh and run_dir.exists():
+        shutil.rmtree(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    config = config.model_copy(
+        update={"coordinator": config.coordinator.model_copy(update={"brain": "scripted", "max_sessions": sessions})}
+    )
+    config = prepare_run_config(config, run_dir)
+    console.print(f"[bold]burnqed demo[/] — run dir {run_dir} — backend {config.lean.backend}")
+    with console.status("building the tiny policy model (first run only)…"):
+        model_dir = ensure_tiny_model(config)
+    console.print(f"policy model: {model_dir}")
+    added = register_benchmark_targets(config)
+    console.print(f"blueprint: {config.blueprint.path} ({added} targets registered)")
+    console.print(f"coordinator: scripted brain, {sessions} sessions (one expert iteration each)")
+    code = await Daemon(config, run_dir).run()
+    rows = collect_rows(run_dir)
+    table = Table(title="Solve rate per expert iteration (embedded backend)")
+    for column in ("iteration", "training set", "held-out, with energy head", "held-out, no energy head", "seconds"):
+        table.add_column(column, justify="right")
+    for r in rows:
+        table.add_row(r.label, _pct(r.train), _pct(r.held_out), _pct(r.held_out_no_ebm),
+                      "—" if r.seconds is None else f"{r.seconds:.0f}")
+    console.print(table)
+    chart = render_chart(rows, run_dir / "solve_rates.html")
+    (run_dir / "solve_rates.json").write_text(json.dumps([r.model_dump() for r in rows], indent=2), encoding="utf-8")
+    console.print(f"chart: {chart}")
+    console.print(verdict(rows))
+    return code

@@ -1,0 +1,109 @@
+"""The ``scripted`` brain: a deterministic session with no LLM.
+
+It is the offline default and the baseline an LLM brain has to beat. Each session it reads
+the blueprint and the training-side solve curve, probes the current policy with one search
+job on a small theorem set, and schedules the next expert iteration, raising the node
+budget when the probe's solve rate did not improve on the previous session's.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import anyio
+
+from burnqed.coordination.brain import BrainOutcome, BrainTransientError, SessionContext
+from burnqed.coordination.config import CoordinatorConfig
+from burnqed.coordination.log import SessionLog
+from burnqed.coordination.toolbox import ToolResult, Toolbox
+
+__all__ = ["ScriptedBrain"]
+
+_FINISHED = {"succeeded", "failed", "cancelled", "interrupted"}
+_PREVIOUS_RATE = re.compile(r"probe solve rate ([0-9.]+)")
+
+
+def _field(result: ToolResult, key: str) -> Any:
+    if result.structured is not None and key in result.structured:
+        return result.structured[key]
+    try:
+        return json.loads(result.text).get(key)
+    except (ValueError, AttributeError):
+        return None
+
+
+class ScriptedBrain:
+    """A fixed schedule: read, probe, schedule one iteration, summarise."""
+
+    name = "scripted"
+
+    def __init__(self, config: CoordinatorConfig) -> None:
+        self._config = config
+
+    async def run(self, toolbox: Toolbox, context: SessionContext, log: SessionLog) -> BrainOutcome:
+        """Run the schedule; a failing tool is reported in the summary, not raised."""
+        lines: list[str] = [f"Session {context.session} (scripted brain)."]
+        turns = 0
+
+        targets = await toolbox.call("list_targets", {})
+        turns += 1
+        counts = _field(targets, "counts") or {}
+        lines.append(f"Blueprint targets: {', '.join(f'{k} {v}' for k, v in sorted(counts.items())) or 'none'}.")
+
+        curve = await toolbox.call("solve_curve", {})
+        turns += 1
+        if not curve.is_error:
+            lines.append(f"Solve curve: {curve.text.splitlines()[0] if curve.text else 'empty'}.")
+
+        rate = await self._probe(toolbox, lines)
+        turns += 3
+
+        previous = _PREVIOUS_RATE.search(context.handover)
+        stalled = rate is not None and previous is not None and rate <= float(previous.group(1))
+        spec: dict[str, Any] = {"label": f"iter_{context.next_iteration}", "note": "scheduled by the scripted brain"}
+        if stalled:
+            spec["max_nodes"] = self._config.probe_max_nodes * 2
+            spec["note"] += "; probe stalled, doubling the node budget"
+        scheduled = await toolbox.call("schedule_iteration", {"spec": spec})
+        turns += 1
+        if scheduled.is_error:
+            lines.append(f"Scheduling {spec['label']} failed: {scheduled.text[:300]}")
+        else:
+            lines.append(f"Scheduled {spec['label']} ({'stalled: more nodes' if stalled else 'default plan'}).")
+        summary = "\n".join(lines)
+        log.event("turn", turn=turns, stop_reason="script_done", text=summary, tool_uses=[])
+        return BrainOutcome(stop_reason="script_done", turns=turns, summary=summary)
+
+    async def _probe(self, toolbox: Toolbox, lines: list[str]) -> float | None:
+        """One search job on the probe set; returns its solve rate (None when it failed)."""
+        launch = await toolbox.call(
+            "launch_search",
+            {"theorem_set": self._config.probe_set, "budget": {"max_nodes": self._config.probe_max_nodes}},
+        )
+        if launch.is_error:
+            if "budget" in launch.text or "limit" in launch.text:
+                lines.append(f"Probe not launched: {launch.text[:200]}")
+                return None
+            raise BrainTransientError(f"launch_search failed: {launch.text[:300]}")
+        job_id = _field(launch, "job_id")
+        status = _field(launch, "status")
+        while status not in _FINISHED:
+            polled = await toolbox.call("job_status", {"job_id": job_id, "wait_s": 5})
+            if polled.is_error:
+                lines.append(f"Probe {job_id}: status unavailable ({polled.text[:200]}).")
+                return None
+            status = _field(polled, "status")
+            if status not in _FINISHED:
+                await anyio.sleep(self._config.job_poll_interval_s)
+        result = await toolbox.call("job_result", {"job_id": job_id})
+        rate = _field(result, "solve_rate")
+        if rate is None:
+            outcome = _field(result, "outcome") or {}
+            rate = outcome.get("solve_rate") if isinstance(outcome, dict) else None
+        if rate is None:
+            lines.append(f"Probe {job_id} on {self._config.probe_set}: {status}, no solve rate.")
+            return None
+        lines.append(f"Probe {job_id} on {self._config.probe_set}: probe solve rate {float(rate):.3f}.")
+        return float(rate)

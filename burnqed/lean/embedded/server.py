@@ -1,0 +1,58 @@
+"""The JSON-lines loop: ``ready.``, then one compact JSON answer per request line.
+
+An empty line or EOF ends the loop. Answers go to stdout (flushed per line); nothing else
+is ever written there. Logging goes to stderr.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import TextIO
+
+from burnqed.lean.embedded.checker import Checker
+from burnqed.lean.embedded.config import EmbeddedConfig
+from burnqed.lean.protocol import dump_json
+
+__all__ = ["main", "serve"]
+
+log = logging.getLogger("burnqed.lean.embedded")
+
+
+def serve(checker: Checker, stdin: TextIO, stdout: TextIO) -> int:
+    """Answer requests until an empty line or EOF; returns the exit code."""
+    stdout.write("ready.\n")
+    stdout.flush()
+    for line in stdin:
+        if not line.strip():
+            break
+        try:
+            answer = checker.handle_line(line)
+        except (
+            Exception
+        ) as exc:  # a checker bug must not kill the REPL or desynchronise the pipe
+            log.exception("internal error")
+            answer = dump_json(
+                {
+                    "desc": f"embedded checker error: {type(exc).__name__}: {exc}",
+                    "error": "internal",
+                }
+            )
+        stdout.write(answer + "\n")
+        stdout.flush()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m burnqed.lean.embedded [MODULE ...] [--OPTION=VALUE ...]``."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if "--version" in args:
+        print("burnqed-embedded 0.1.0 (Pantograph protocol 0.3.4)")
+        return 0
+    config, _lean_args = EmbeddedConfig.from_argv(
+        args
+    )  # modules and Lean options are accepted and ignored
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 4 * config.max_depth + 1000))
+    stdin = open(sys.stdin.fileno(), encoding="utf-8", errors="replace", closefd=False)  # noqa: SIM115
+    stdout = open(sys.stdout.fileno(), "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+    return serve(Checker(config), stdin, stdout)

@@ -1,0 +1,1 @@
+"""The coordinator's entry points (thin: the logic is burnqed.coordination)."""

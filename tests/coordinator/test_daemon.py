@@ -1,0 +1,81 @@
+"""The daemon: start / status / stop as a detached process, back-off, and fatal errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+
+from burnqed.cli import main
+from burnqed.config import BurnqedConfig
+from burnqed.coordination.config import CoordinatorConfig
+from burnqed.coordination.control import DaemonPaths, pid_alive, read_state
+from burnqed.coordination.daemon import Daemon
+from burnqed.coordination.log import read_jsonl
+from tests.fixtures.fake_anthropic import FakeMessagesServer
+
+
+def _wait_for(predicate, timeout: float = 60.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.1)
+    raise AssertionError("condition not reached in time")
+
+
+def test_start_status_stop_in_a_temporary_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("BURNQED_TEST_KEY", "sk-test")
+    run_dir = tmp_path / "run"
+    # the API is unreachable (a closed port): every session fails transiently and the daemon backs off
+    flags = [
+        "--run-dir", str(run_dir), "--brain", "anthropic", "--base-url", "http://127.0.0.1:9",
+        "--set", "coordinator.api_key_env='BURNQED_TEST_KEY'", "--set", "coordinator.servers=['blueprint']",
+        "--set", "coordinator.backoff_initial_s=60",
+    ]
+    assert main(["coordinator", "start", *flags]) == 0
+    paths = DaemonPaths(run_dir=run_dir.resolve())
+    pid = int(paths.pid_file.read_text())
+    try:
+        _wait_for(lambda: read_state(paths).status == "backoff")
+        capsys.readouterr()
+        assert main(["coordinator", "status", "--run-dir", str(run_dir), "--json"]) == 0
+        status = json.loads(capsys.readouterr().out)
+        assert status["running"] is True and status["pid"] == pid
+        assert status["consecutive_failures"] == 1
+        assert "APIConnectionError" in status["last_error"] or "Connection" in status["last_error"]
+        assert main(["coordinator", "start", *flags]) == 1  # one daemon per run dir
+    finally:
+        assert main(["coordinator", "stop", "--run-dir", str(run_dir), "--wait", "30"]) == 0
+    assert not pid_alive(pid)
+    assert not paths.pid_file.exists()
+    assert read_state(paths).status == "stopped"
+    turns = read_jsonl(paths.turns_file(0))
+    assert turns and turns[0]["event"] == "session_start"
+
+
+@pytest.mark.anyio
+async def test_authentication_error_stops_the_daemon(
+    tmp_path: Path, fake_messages_server: FakeMessagesServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BURNQED_TEST_KEY", "sk-bad")
+    fake_messages_server.fail(401, "authentication_error", "invalid x-api-key")
+    coordinator = CoordinatorConfig(brain="anthropic", base_url=fake_messages_server.url, api_key_env="BURNQED_TEST_KEY",
+                                    servers=["blueprint"], max_sessions=3)
+    config = BurnqedConfig(coordinator=coordinator)
+    daemon = Daemon(config, tmp_path / "run")
+    with anyio.fail_after(120):
+        code = await daemon.run(handle_signals=False)
+    assert code == 3
+    state = read_state(daemon.paths)
+    assert state.status == "failed" and "AuthenticationError" in (state.last_error or "")
+    assert state.sessions_done == 0
+    assert len(fake_messages_server.requests) == 1  # no retry after a fatal error
+    assert not daemon.paths.pid_file.exists()
+    assert os.getpid() != state.pid

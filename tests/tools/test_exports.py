@@ -1,0 +1,61 @@
+"""Every public name of burnqed.tools (and its modules) exists; importing the package stays cheap."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+MODULES = [
+    "burnqed.tools",
+    "burnqed.tools.bench",
+    "burnqed.tools.blueprint_server",
+    "burnqed.tools.blueprint_tools",
+    "burnqed.tools.calllog",
+    "burnqed.tools.commands",
+    "burnqed.tools.config",
+    "burnqed.tools.errors",
+    "burnqed.tools.host",
+    "burnqed.tools.jobs",
+    "burnqed.tools.lean_server",
+    "burnqed.tools.lean_tools",
+    "burnqed.tools.leases",
+    "burnqed.tools.policy",
+    "burnqed.tools.search_server",
+    "burnqed.tools.search_tools",
+    "burnqed.tools.serving",
+    "burnqed.tools.stats",
+    "burnqed.tools.stats_server",
+    "servers",
+    "servers.blueprint",
+    "servers.lean_pool",
+    "servers.search",
+    "servers.stats",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_all_names_exist(name: str) -> None:
+    module = importlib.import_module(name)
+    for attr in module.__all__:
+        assert getattr(module, attr) is not None, f"{name}.{attr}"
+
+
+def test_config_loading_does_not_import_the_mcp_sdk() -> None:
+    code = "import sys, burnqed.config, burnqed.tools.commands; print(any(m == 'mcp' or m.startswith('mcp.') for m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_server_modules_expose_a_lazy_mcp_object_for_mcp_dev() -> None:
+    from mcp.server.mcpserver import MCPServer
+
+    import servers.stats
+
+    assert "mcp" not in vars(servers.stats)  # nothing built at import
+    assert isinstance(servers.stats.mcp, MCPServer)
+    assert servers.stats.mcp is servers.stats.mcp
+    with pytest.raises(AttributeError):
+        servers.stats.server  # noqa: B018 - mcp's CLI probes these names
