@@ -56,4 +56,5 @@ class CoordinatorConfig(BaseModel):
     job_poll_interval_s: float = Field(default=1.0, gt=0, description="scripted brain: wait between job polls")
     probe_set: str = Field(default="core", description="scripted brain: theorem set searched as a probe")
     probe_max_nodes: int = Field(default=30, ge=1)
+    probe_limit: int = Field(default=8, ge=1, description="scripted brain: theorems of the probe set searched")
     handover_chars: int = Field(default=1500, ge=100, description="longest summary carried to the next session")

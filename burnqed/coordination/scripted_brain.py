@@ -80,7 +80,11 @@ class ScriptedBrain:
         """One search job on the probe set; returns its solve rate (None when it failed)."""
         launch = await toolbox.call(
             "launch_search",
-            {"theorem_set": self._config.probe_set, "budget": {"max_nodes": self._config.probe_max_nodes}},
+            {
+                "theorem_set": self._config.probe_set,
+                "limit": self._config.probe_limit,
+                "budget": {"max_nodes": self._config.probe_max_nodes},
+            },
         )
         if launch.is_error:
             if "budget" in launch.text or "limit" in launch.text:

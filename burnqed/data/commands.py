@@ -8,8 +8,12 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from burnqed.config import BurnqedConfig
+
+if TYPE_CHECKING:
+    from burnqed.data.theorems import Theorem
 
 __all__ = ["register"]
 
@@ -25,7 +29,7 @@ def _progress(label: str, total: int) -> Iterator[Callable[[int], None]]:
         yield lambda _index: bar.advance(task)
 
 
-def _resolve(name: str, config: BurnqedConfig) -> list:
+def _resolve(name: str, config: BurnqedConfig) -> list[Theorem]:
     """A built-in set by name, else a JSON Lines file by path."""
     from burnqed.data.sets import builtin_sets, load_builtin
     from burnqed.data.theorems import load_theorems
@@ -65,7 +69,13 @@ def _show(args: argparse.Namespace, config: BurnqedConfig) -> int:
 
 
 def _generate(args: argparse.Namespace, config: BurnqedConfig) -> int:
-    from burnqed.data.benchmark import TEST_SEED, TEST_SIZE, BenchmarkError, generate, generate_train
+    from burnqed.data.benchmark import (
+        TEST_SEED,
+        TEST_SIZE,
+        BenchmarkError,
+        generate,
+        generate_train,
+    )
     from burnqed.data.theorems import save_theorems
     from burnqed.data.verify import new_checker
 

@@ -272,7 +272,7 @@ def _exists_lower(rng: random.Random) -> Draft:
 
 def _or_cases(rng: random.Random) -> Draft:
     n = rng.choice(("n", "x", "m"))
-    a, b = sorted(rng.sample(range(0, 12), 2))
+    a, b = sorted(rng.sample(range(12), 2))
     bound = b * b + rng.randint(0, 10)
     stmt = f"∀ ({n} : ℕ), {n} = {a} ∨ {n} = {b} → {n} * {n} ≤ {bound}"
     return Draft(stmt, [f"intro {n} h", "rcases h with h | h", "rw [h]", "norm_num", "rw [h]", "norm_num"])

@@ -10,6 +10,7 @@ import torch
 
 from burnqed.ebm.cache import EmbeddingCache
 from burnqed.ebm.checkpoint import load_head
+from burnqed.ebm.config import EBMConfig
 from burnqed.ebm.encoder import Encoder
 from burnqed.ebm.errors import EBMCheckpointError
 from burnqed.ebm.head import EnergyHead
@@ -59,6 +60,13 @@ class EBMScorer:
                 f"{ckpt_dir} was trained on encoder {meta.encoder_fingerprint!r}, not {encoder.fingerprint!r}"
             )
         return cls(head, encoder, batch_size=batch_size, cache=cache, device=dev)
+
+    @classmethod
+    def from_config(
+        cls, ckpt_dir: str | Path, encoder: Encoder, config: EBMConfig, *, cache: EmbeddingCache | None = None
+    ) -> EBMScorer:
+        """``load`` with the batch size and device of ``config`` (``ebm.score_batch_size``, ``ebm.device``)."""
+        return cls.load(ckpt_dir, encoder, batch_size=config.score_batch_size, cache=cache, device=config.device)
 
     @torch.no_grad()
     def score_embeddings(self, emb: torch.Tensor) -> torch.Tensor:

@@ -184,11 +184,13 @@ class PolicyModel:
             _, texts, log_probs = self._sample([self.prompt(s) for s in states], n)
         except (RuntimeError, ValueError) as exc:
             raise PolicyGenerationError(f"generation failed: {exc}") from exc
+        # chat models answer in a lean4 fence; their prose is not a tactic
+        fenced = self.config.prompt_format == "deepseek-v2"
         results: list[list[TacticCandidate]] = []
         for i in range(len(states)):
             best: dict[str, float] = {}
             for j in range(i * n, (i + 1) * n):
-                tactic = extract_first_tactic(texts[j])
+                tactic = extract_first_tactic(texts[j], require_fence=fenced)
                 if tactic and log_probs[j] > best.get(tactic, float("-inf")):
                     best[tactic] = log_probs[j]
             ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))

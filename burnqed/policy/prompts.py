@@ -144,14 +144,17 @@ def _balanced(text: str) -> bool:
     return sum(text.count(c) for c in "([{⟨") <= sum(text.count(c) for c in ")]}⟩")
 
 
-def extract_first_tactic(text: str) -> str:
+def extract_first_tactic(text: str, *, require_fence: bool = False) -> str:
     """The first tactic of a model's answer, or ``""`` when there is none.
 
     Handles code fences (the first one wins), theorem/lemma/example headers (everything up
     to ``:=``), a leading ``by``, Lean comments, focusing bullets, and tactics continued on
     more-indented lines or inside open brackets. ``sorry``/``admit`` are never tactics.
+    With ``require_fence`` an answer without a code fence (prose) has no tactic.
     """
     fence = _FENCE.search(text)
+    if fence is None and require_fence:
+        return ""
     body = fence.group(1) if fence else text.split("```")[0]
     body = _LINE_COMMENT.sub("", _BLOCK_COMMENT.sub("", body))
     header = _HEADER.search(body)

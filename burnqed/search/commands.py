@@ -343,6 +343,7 @@ def _compare(args: argparse.Namespace, config: BurnqedConfig) -> int:
     table.add_row("energy head", a.ebm or "-", b.ebm or "-")
     table.add_row("solved", f"{a.solved}/{a.total}", f"{b.solved}/{b.total}")
     table.add_row("solve rate", f"{a.solve_rate:.1%}", f"{b.solve_rate:.1%}")
+    table.add_row(f"on the {diff.common} common", f"{diff.a_common_rate:.1%}", f"{diff.b_common_rate:.1%}")
     table.add_row("nodes (common)", str(diff.a_nodes), str(diff.b_nodes))
     table.add_row("only solved here", str(len(diff.only_a)), str(len(diff.only_b)))
     console.print(table)

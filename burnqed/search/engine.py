@@ -26,6 +26,7 @@ from burnqed.lean.errors import (
     LeanError,
     LeanProcessDied,
     LeanProtocolError,
+    LeanReplError,
     LeanStartupError,
     LeanTimeout,
     PoolClosed,
@@ -211,7 +212,16 @@ class BestFirstSearch:
         if node.state_id is None:
             raise SearchLost(f"node {node.node_id} has no Lean state")
         t0 = time.perf_counter()
-        out = await proof.run_tactic(node.state_id, cand.tactic)
+        try:
+            out = await proof.run_tactic(node.state_id, cand.tactic)
+        except LeanReplError as exc:
+            # the REPL answered with an error object instead of a verdict: the pipe is in
+            # step and the handle usable, so this is one failed tactic, not a lost search
+            clock.lean_s += time.perf_counter() - t0
+            clock.tactics += 1
+            clock.failed += 1
+            log.warning("REPL error on tactic %r: %s", cand.tactic, exc)
+            return None
         clock.lean_s += time.perf_counter() - t0
         clock.tactics += 1
         status = str(out.status)

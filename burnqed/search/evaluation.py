@@ -181,8 +181,10 @@ class ReportComparison(BaseModel):
     b_label: str
     a_solve_rate: float
     b_solve_rate: float
-    delta: float = Field(description="B's solve rate minus A's")
     common: int = Field(description="theorems in both reports")
+    a_common_rate: float = Field(description="A's solve rate on the common theorems")
+    b_common_rate: float = Field(description="B's solve rate on the common theorems")
+    delta: float = Field(description="b_common_rate − a_common_rate")
     both: list[str] = Field(description="solved by both")
     only_a: list[str]
     only_b: list[str]
@@ -196,13 +198,17 @@ def compare_reports(a: EvalReport, b: EvalReport) -> ReportComparison:
     a_by = {o.name: o for o in a.outcomes}
     b_by = {o.name: o for o in b.outcomes}
     common = [n for n in a_by if n in b_by]
+    a_rate = sum(a_by[n].proved for n in common) / len(common) if common else 0.0
+    b_rate = sum(b_by[n].proved for n in common) / len(common) if common else 0.0
     return ReportComparison(
         a_label=a.label,
         b_label=b.label,
         a_solve_rate=a.solve_rate,
         b_solve_rate=b.solve_rate,
-        delta=b.solve_rate - a.solve_rate,
         common=len(common),
+        a_common_rate=a_rate,
+        b_common_rate=b_rate,
+        delta=b_rate - a_rate,
         both=[n for n in common if a_by[n].proved and b_by[n].proved],
         only_a=[n for n in common if a_by[n].proved and not b_by[n].proved],
         only_b=[n for n in common if b_by[n].proved and not a_by[n].proved],

@@ -4,11 +4,14 @@ In one run, the same tactic on the same statement is timed three ways: a direct 
 pool's proof handle, a call through an in-process MCP client (the tool layer without a
 transport), and a call through a real ``burnqed serve lean`` subprocess over stdio (the
 path Claude Code and the coordinator take). The MCP overhead is the difference of medians
-against the direct call. Target: stdio overhead p50 under 3 ms.
+against the direct call. Target: stdio overhead p50 under 3 ms. Latency depends on how
+busy the machine is, so the report also gives this process's CPU time per call and the
+load average.
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import tempfile
@@ -60,12 +63,14 @@ def _stats(samples_s: list[float]) -> dict[str, float]:
     }
 
 
-async def _direct(config: BurnqedConfig, n: int, warmup: int) -> list[float]:
+async def _direct(config: BurnqedConfig, n: int, warmup: int, cpu: list[float]) -> list[float]:
     from burnqed.lean import LeanPool
 
     samples: list[float] = []
     async with LeanPool(config.lean) as pool, pool.start_proof(STATEMENT) as proof:
         for i in range(n + warmup):
+            if i == warmup:
+                cpu_start = time.process_time()
             start = time.perf_counter()
             outcome = await proof.run_tactic(proof.state_id, TACTIC)
             elapsed = time.perf_counter() - start
@@ -73,10 +78,11 @@ async def _direct(config: BurnqedConfig, n: int, warmup: int) -> list[float]:
                 raise RuntimeError(f"{TACTIC!r} failed on the {pool.backend} backend: {outcome.error_text}")
             if i >= warmup:
                 samples.append(elapsed)
+        cpu.append((time.process_time() - cpu_start) / n)
     return samples
 
 
-async def _through(client: Any, n: int, warmup: int) -> list[float]:
+async def _through(client: Any, n: int, warmup: int, cpu: list[float]) -> list[float]:
     started = await client.call_tool("start_proof", {"statement": STATEMENT})
     if started.is_error:
         raise RuntimeError(started.content[0].text)
@@ -84,6 +90,8 @@ async def _through(client: Any, n: int, warmup: int) -> list[float]:
     args = {"handle": handle, "state_id": root, "tactic": TACTIC}
     samples: list[float] = []
     for i in range(n + warmup):
+        if i == warmup:
+            cpu_start = time.process_time()
         start = time.perf_counter()
         result = await client.call_tool("run_tactic", args)
         elapsed = time.perf_counter() - start
@@ -91,6 +99,7 @@ async def _through(client: Any, n: int, warmup: int) -> list[float]:
             raise RuntimeError(f"run_tactic failed: {result.content[0].text}")
         if i >= warmup:
             samples.append(elapsed)
+    cpu.append((time.process_time() - cpu_start) / n)
     await client.call_tool("close_proof", {"handle": handle})
     return samples
 
@@ -110,15 +119,17 @@ async def bench(config: BurnqedConfig, quick: bool) -> dict[str, Any]:
                 "tools": config.tools.model_copy(update={"call_log": None}),
             }
         )
-        direct = await _direct(config, n, warmup)
+        cpu_direct: list[float] = []
+        cpu_in_process: list[float] = []
+        direct = await _direct(config, n, warmup, cpu_direct)
         async with Client(build_server(config)) as client:
-            in_process = await _through(client, n, warmup)
+            in_process = await _through(client, n, warmup, cpu_in_process)
         params = StdioServerParameters(
             command=sys.executable, args=["-m", "burnqed.cli", "serve", "lean", *config_flags(config)]
         )
         with anyio.fail_after(120):
             async with Client(params) as client:
-                stdio = await _through(client, n, warmup)
+                stdio = await _through(client, n, warmup, [])
         logged = len((Path(tmp) / "logs" / "tool_calls.jsonl").read_text(encoding="utf-8").splitlines())
     d, m, s = _stats(direct), _stats(in_process), _stats(stdio)
     return {
@@ -134,4 +145,8 @@ async def bench(config: BurnqedConfig, quick: bool) -> dict[str, Any]:
         "target_overhead_p50_ms": 3.0,
         "meets_target": s["p50_ms"] - d["p50_ms"] < 3.0,
         "tool_calls_logged": logged,
+        # CPU time of this process per call: unlike latency, barely affected by other load
+        "cpu_ms_per_call_direct": round(cpu_direct[0] * 1000, 4),
+        "cpu_ms_per_call_in_process": round(cpu_in_process[0] * 1000, 4),
+        "load_average_1m": round(os.getloadavg()[0], 2),
     }

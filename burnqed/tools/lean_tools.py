@@ -25,7 +25,7 @@ from burnqed.lean.errors import InvalidInput as LeanInvalidInput
 from burnqed.lean.protocol import Goal, Message, render_goal, render_goals
 from burnqed.lean.results import PoolStatus, ProofVerdict, TacticOutcome, TacticStatus
 from burnqed.tools.config import ToolsConfig
-from burnqed.tools.errors import InvalidInput, LeanUnavailable, LeaseLost
+from burnqed.tools.errors import InvalidInput, LeanUnavailable, LeaseError, LeaseLost
 from burnqed.tools.leases import HandleRegistry
 from burnqed.tools.policy import TacticPolicy
 
@@ -282,7 +282,7 @@ class LeanTools:
             raise LeanUnavailable(f"the Lean pool could not start the proof: {type(exc).__name__}: {exc}") from exc
         try:
             lease = self.registry.add(handle, statement=statement, name=name)
-        except BaseException:
+        except LeaseError:  # the cap filled up while Lean was starting the goal
             await handle.close()
             raise
         goals = list(handle.goals)

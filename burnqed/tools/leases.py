@@ -52,6 +52,7 @@ class Lease(Generic[H]):
     last_used: float
     in_use: int = 0
     info: dict[str, Any] = field(default_factory=dict)
+    ended: str | None = None  # why the lease ended (set when its handle starts closing)
 
 
 class HandleRegistry(Generic[H]):
@@ -81,7 +82,7 @@ class HandleRegistry(Generic[H]):
         return len(self._leases)
 
     def lease_ids(self) -> list[str]:
-        """Ids of the live leases."""
+        """Ids of the live leases (including any whose handle is being closed)."""
         return list(self._leases)
 
     def idle_s(self, lease_id: str) -> float:
@@ -90,9 +91,9 @@ class HandleRegistry(Generic[H]):
 
     def _lookup(self, lease_id: str) -> Lease[H]:
         lease = self._leases.get(lease_id)
-        if lease is not None:
+        if lease is not None and lease.ended is None:
             return lease
-        reason = self._expired.get(lease_id)
+        reason = lease.ended if lease is not None else self._expired.get(lease_id)
         if reason == "expired":
             raise LeaseExpired(f"proof handle {lease_id} expired after {self.idle_timeout_s:g} s idle and was closed")
         if reason is not None:
@@ -149,12 +150,17 @@ class HandleRegistry(Generic[H]):
             await self._end(lease, reason)
 
     async def _end(self, lease: Lease[H], reason: str) -> None:
-        if self._leases.pop(lease.lease_id, None) is None:
+        if lease.ended is not None or lease.lease_id not in self._leases:
             return
-        self._expired[lease.lease_id] = reason
-        while len(self._expired) > self._expired_memory:
-            self._expired.popitem(last=False)
-        await _close_quietly(lease.handle)
+        lease.ended = reason
+        try:
+            # the lease stays counted until its handle is closed and the worker is back
+            await _close_quietly(lease.handle)
+        finally:
+            self._leases.pop(lease.lease_id, None)
+            self._expired[lease.lease_id] = reason
+            while len(self._expired) > self._expired_memory:
+                self._expired.popitem(last=False)
 
     async def sweep(self) -> list[str]:
         """Expire and close every lease idle past the timeout and not in use; returns their ids."""
@@ -162,7 +168,7 @@ class HandleRegistry(Generic[H]):
         stale = [
             lease
             for lease in self._leases.values()
-            if lease.in_use == 0 and now - lease.last_used >= self.idle_timeout_s
+            if lease.in_use == 0 and lease.ended is None and now - lease.last_used >= self.idle_timeout_s
         ]
         for lease in stale:
             log.info("proof handle %s expired after %.1f s idle", lease.lease_id, now - lease.last_used)

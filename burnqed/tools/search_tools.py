@@ -11,6 +11,7 @@ may show held-out results.
 from __future__ import annotations
 
 import re
+import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -117,19 +118,24 @@ class JobList(BaseModel):
 
 
 class JobResultView(BaseModel):
-    """A finished job's result."""
+    """A finished job's result: the solve rate up front, the full report on request."""
 
     model_config = ConfigDict(frozen=True)
 
-    job: JobView
+    job_id: str
+    status: JobStatus
+    solved: int | None = None
+    total: int | None = None
+    solve_rate: float | None = None
+    error: str | None = None
+    outcome: dict[str, Any] | None = Field(default=None, description="the result summary (set, budget, trajectories)")
     result: dict[str, Any] | None = Field(default=None, description="the full EvalReport, with detail='full'")
 
     def summary(self) -> str:
         """Short text for the model."""
-        s = self.job.outcome or {}
-        if "solved" in s and "total" in s:
-            return f"job {self.job.job_id}: {s['solved']}/{s['total']} proved ({s.get('solve_rate', 0.0):.1%})"
-        return self.job.summary()
+        if self.solve_rate is not None:
+            return f"job {self.job_id}: {self.solved}/{self.total} proved ({self.solve_rate:.1%})"
+        return f"job {self.job_id}: {self.status.value}" + (f" — {self.error}" if self.error else "")
 
 
 class CandidateView(BaseModel):
@@ -203,33 +209,43 @@ class SearchTools:
 
     # ------------------------------------------------------------------ theorems
 
-    def resolve_theorems(
-        self, theorem_set: str | None, statements: list[str] | None, limit: int | None
-    ) -> list[Theorem]:
-        """The theorems of a built-in set or of a statement list, under the policy."""
-        from burnqed.data.sets import builtin_sets, load_builtin
+    def check_set(self, theorem_set: str) -> None:
+        """Refuse an unknown set, and a held-out set unless this server may show held-out results."""
+        from burnqed.data.sets import builtin_sets
 
-        if (theorem_set is None) == (statements is None):
-            raise InvalidInput("give exactly one of theorem_set and statements")
-        if theorem_set is not None:
-            if theorem_set not in builtin_sets():
-                raise InvalidInput(f"unknown theorem set {theorem_set!r} (known: {', '.join(builtin_sets())})")
-            if theorem_set in self.config.tools.held_out_sets and not self.config.tools.show_held_out:
-                raise InvalidInput(f"{theorem_set!r} is held out: this server may not search it")
-            try:
-                theorems = load_builtin(theorem_set, home=self.config.paths.home, config=self.config.data)
-            except TheoremSetError as exc:
-                raise InvalidInput(str(exc)) from exc
-        else:
-            statements = statements or []
-            if not statements:
-                raise InvalidInput("the statement list is empty")
-            theorems = [
-                Theorem(name=f"statement_{i}", statement=self.policy.check_statement(s), source="mcp")
-                for i, s in enumerate(statements)
-            ]
-        if limit is not None:
-            theorems = theorems[:limit]
+        if theorem_set not in builtin_sets():
+            raise InvalidInput(f"unknown theorem set {theorem_set!r} (known: {', '.join(builtin_sets())})")
+        if theorem_set in self.config.tools.held_out_sets and not self.config.tools.show_held_out:
+            raise InvalidInput(f"{theorem_set!r} is held out: this server may not search it")
+
+    def statement_theorems(self, statements: list[str]) -> list[Theorem]:
+        """Theorems named statement_i for propositions the policy allows."""
+        if not statements:
+            raise InvalidInput("the statement list is empty")
+        return [
+            Theorem(name=f"statement_{i}", statement=self.policy.check_statement(s), source="mcp")
+            for i, s in enumerate(statements)
+        ]
+
+    async def load_set(self, theorem_set: str) -> list[Theorem]:
+        """A built-in set; a training set not cached yet is generated in a child process (the loop stays free)."""
+        from burnqed.data.sets import load_builtin, train_cache_path
+
+        data, home = self.config.data, self.config.paths.home
+        if theorem_set == "benchmark-train" and not train_cache_path(home, data.train_size, data.train_seed).is_file():
+            code = (
+                "import sys; from pathlib import Path; from burnqed.data.config import DataConfig; "
+                "from burnqed.data.sets import load_builtin; "
+                "load_builtin('benchmark-train', home=Path(sys.argv[1]), config=DataConfig.model_validate_json(sys.argv[2]))"
+            )
+            await anyio.run_process([sys.executable, "-c", code, str(home), data.model_dump_json()], check=True)
+        try:
+            return load_builtin(theorem_set, home=home, config=data)
+        except TheoremSetError as exc:
+            raise InvalidInput(str(exc)) from exc
+
+    def _bounded(self, theorems: list[Theorem], limit: int | None) -> list[Theorem]:
+        theorems = theorems[:limit] if limit is not None else theorems
         if len(theorems) > self.config.tools.max_statements_per_job:
             raise InvalidInput(f"more than {self.config.tools.max_statements_per_job} theorems in one job")
         return theorems
@@ -245,8 +261,14 @@ class SearchTools:
         use_ebm: bool = False,
         limit: int | None = None,
     ) -> JobView:
-        """Start a search job; returns at once."""
-        theorems = self.resolve_theorems(theorem_set, statements, limit)
+        """Start a search job; returns at once (a set is loaded by the job itself)."""
+        if (theorem_set is None) == (statements is None):
+            raise InvalidInput("give exactly one of theorem_set and statements")
+        given: list[Theorem] | None = None
+        if theorem_set is not None:
+            self.check_set(theorem_set)
+        else:
+            given = self._bounded(self.statement_theorems(statements or []), limit)
         if use_ebm and self._ebm_path() is None:
             raise ServiceUnavailable("no energy-head checkpoint (set tools.ebm_checkpoint or run an iteration)")
         search_config = self.config.search.model_copy(update=budget.model_dump(exclude_none=True))
@@ -258,7 +280,7 @@ class SearchTools:
         spec = {
             "theorem_set": theorem_set,
             "statements": len(statements) if statements is not None else None,
-            "theorems": len(theorems),
+            "limit": limit,
             "budget": budget.model_dump(exclude_none=True),
             "policy": policy,
             "use_ebm": use_ebm,
@@ -270,6 +292,8 @@ class SearchTools:
             from burnqed.search.runner import search_theorems
             from burnqed.trajectory.writer import TrajectoryWriter
 
+            theorems = given if given is not None else self._bounded(await self.load_set(set_name), limit)
+            job.report(JobProgress(total=len(theorems), message="loading the policy"))
             comps = await self.components(policy, use_ebm)
             proved = 0
             done = 0
@@ -320,7 +344,7 @@ class SearchTools:
             }
             return JobOutcome(summary=summary, full=report.model_dump(mode="json"))
 
-        return job_view(self.jobs.launch("search", spec, work, total=len(theorems)))
+        return job_view(self.jobs.launch("search", spec, work, total=len(given) if given is not None else 0))
 
     def job_status(self, job_id: str) -> JobView:
         """The job's status and progress."""
@@ -342,10 +366,21 @@ class SearchTools:
     def job_result(self, job_id: str, detail: Detail = "summary") -> JobResultView:
         """A finished job's summary, and its full report with detail='full'."""
         record = self.jobs.get(job_id)
-        full = self.jobs.full_result(job_id) if detail == "full" else None
-        if detail == "summary" and not record.status.finished:
-            self.jobs.full_result(job_id)  # raises JobNotFinished with the reason
-        return JobResultView(job=job_view(record), result=full)
+        if not record.status.finished or detail == "full":
+            full = self.jobs.full_result(job_id)  # raises JobNotFinished with the reason
+        else:
+            full = None
+        outcome = record.summary or {}
+        return JobResultView(
+            job_id=record.job_id,
+            status=record.status,
+            solved=outcome.get("solved"),
+            total=outcome.get("total"),
+            solve_rate=outcome.get("solve_rate"),
+            error=record.error,
+            outcome=record.summary,
+            result=full,
+        )
 
     async def cancel_job(self, job_id: str) -> JobView:
         """Cancel a running job (a finished one is returned as it is)."""

@@ -8,7 +8,13 @@ import pytest
 
 from burnqed.data.benchmark import TEST_SIZE
 from burnqed.data.config import DataConfig
-from burnqed.data.sets import builtin_sets, held_out_hashes, load_builtin, shipped_path, train_cache_path
+from burnqed.data.sets import (
+    builtin_sets,
+    held_out_hashes,
+    load_builtin,
+    shipped_path,
+    train_cache_path,
+)
 from burnqed.data.theorems import TheoremSetError, load_theorems
 from burnqed.data.verify import CheckerLike, check_proof
 

@@ -10,6 +10,7 @@ import torch
 
 from burnqed.ebm import (
     EBMCheckpointError,
+    EBMConfig,
     EBMScorer,
     EmbeddingCache,
     EnergyHead,
@@ -57,6 +58,8 @@ async def test_loaded_scorer_reproduces_the_saved_head(tmp_path: Path) -> None:
         original = await EBMScorer(head, encoder).score(STATES)
     assert loaded == pytest.approx(original, abs=1e-6)  # batch 3 vs 64: only float rounding differs
     assert len(cache) == len(STATES)
+    configured = EBMScorer.from_config(tmp_path, encoder, EBMConfig(score_batch_size=5, device="cpu"))
+    assert configured.batch_size == 5
 
 
 def test_checkpoint_for_another_encoder_is_refused(tmp_path: Path) -> None:

@@ -107,3 +107,9 @@ def test_prompt_budget_counts_the_template(tiny_policy: PolicyModel) -> None:
 )
 def test_extract_first_tactic(text: str, expected: str) -> None:
     assert extract_first_tactic(text) == expected
+
+
+def test_prose_has_no_tactic_when_a_fence_is_required() -> None:
+    assert extract_first_tactic("The next step is to simplify.", require_fence=True) == ""
+    assert extract_first_tactic("Use this:\n```lean4\nsimp\n```", require_fence=True) == "simp"
+    assert extract_first_tactic("```lean4\nomega", require_fence=True) == "omega"  # cut off by max_new_tokens

@@ -150,3 +150,11 @@ async def test_invalid_statement_is_reported_not_raised() -> None:
     result = await search.prove(Theorem(name="bad", statement="Bad syntax"))
     assert result.reason == "invalid_statement" and "elaborate" in (result.detail or "")
     assert result.records == []
+
+
+async def test_a_repl_error_on_one_tactic_is_a_failed_tactic_not_a_failed_search() -> None:
+    pool = ToyPool(error_on="boom")
+    search = BestFirstSearch(pool, FixedGenerator(["boom", "trivial"]), None, _cfg())
+    result = await search.prove(Theorem(name="r", statement="True"))
+    assert result.proved and result.proof == ["trivial"]
+    assert result.stats.nodes_failed == 1

@@ -5,7 +5,8 @@ Goals are plain targets. ``trivial`` closes ``True``; ``constructor`` splits ``A
 ``Loop k`` into ``Loop k+1`` and ``noop`` leaves a state as it is (a duplicate). With
 ``lie=True`` the tactic ``trust_me`` claims to close any goal during search, but the
 replay gate replays honestly and refuses it. ``die_on`` makes a run_tactic of that
-tactic report the worker lost (``die_times`` times).
+tactic report the worker lost (``die_times`` times); ``error_on`` makes the REPL answer
+that tactic with an error object.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from contextlib import asynccontextmanager
 
 import anyio
 
-from burnqed.lean.errors import HandleLost, InvalidStatement
+from burnqed.lean.errors import HandleLost, InvalidStatement, LeanReplError
 from burnqed.lean.protocol import Expression, Goal, GoalPrintResult
 from burnqed.lean.results import ProofVerdict, TacticOutcome, TacticStatus
 
@@ -70,6 +71,8 @@ class ToyHandle:
         self.pool.tactics_run += 1
         if self.pool.latency_s:
             await anyio.sleep(self.pool.latency_s)
+        if tactic == self.pool.error_on:
+            raise LeanReplError("internal", f"checker error on {tactic}")
         if tactic == self.pool.die_on and self.pool.die_times > 0:
             self.pool.die_times -= 1
             if self.pool.die_as_error:
@@ -108,12 +111,14 @@ class ToyPool:
         die_times: int = 0,
         die_as_error: bool = False,
         latency_s: float = 0.0,
+        error_on: str | None = None,
     ) -> None:
         self.lie = lie
         self.die_on = die_on
         self.die_times = die_times
         self.die_as_error = die_as_error
         self.latency_s = latency_s
+        self.error_on = error_on
         self.tactics_run = 0
         self.started = 0
         self.verified: list[list[str]] = []

@@ -13,6 +13,7 @@ from burnqed.config import BurnqedConfig, load_config
 from burnqed.tools.calllog import ToolCallLog
 from burnqed.tools.lean_server import build_server
 from burnqed.tools.serving import call_log_path
+from tests.fixtures.lean import embedded_available
 
 pytestmark = pytest.mark.anyio
 
@@ -159,3 +160,26 @@ async def test_every_call_is_in_the_call_log(tools_config: BurnqedConfig) -> Non
         ("lean", "close_proof", False),
     ]
     assert records[1].error and "unknown proof handle" in records[1].error
+
+
+@pytest.mark.skipif(not embedded_available(), reason="burnqed.lean.embedded is not importable yet")
+async def test_the_embedded_checker_behind_the_server(tools_overrides: dict[str, Any]) -> None:
+    overrides = {k: v for k, v in tools_overrides.items() if k != "lean.command"}
+    config = load_config(None, {**overrides, "lean.backend": "embedded", "lean.startup_timeout_s": 60.0})
+    async with Client(build_server(config)) as client:
+        start = (await call(client, "start_proof", statement="∀ (a b : Nat), a + b = b + a")).structured_content
+        assert start["backend"] == "embedded"
+        step = (
+            await call(client, "run_tactic", handle=start["handle"], state_id=start["state_id"], tactic="intro a b")
+        ).structured_content
+        assert step["status"] == "success" and step["goals_text"] == "a b : Nat\n⊢ a + b = b + a"
+        done = (
+            await call(client, "run_tactic", handle=start["handle"], state_id=step["next_state_id"], tactic="omega")
+        ).structured_content
+        assert done["proof_complete"] is True
+        verdict = await call(
+            client, "verify_proof", statement="∀ (a b : Nat), a + b = b + a", tactics=["intro a b", "omega"]
+        )
+        assert verdict.structured_content["ok"] is True
+        wrong = await call(client, "start_proof", statement="∀ (a : Nat), a +")
+        assert wrong.is_error and "Lean rejected the statement" in wrong.content[0].text

@@ -54,6 +54,7 @@ async def test_a_search_job_from_launch_to_full_result(tools_overrides: dict[str
         assert progress and progress[-1][1] == 3
         summary = await call(client, "job_result", job_id=job["job_id"])
         assert summary.structured_content["result"] is None and "2/3 proved" in summary.content[0].text
+        assert summary.structured_content["solve_rate"] == pytest.approx(2 / 3)
         full = (await call(client, "job_result", job_id=job["job_id"], detail="full")).structured_content["result"]
         assert full["solved"] == 2 and {o["name"] for o in full["outcomes"]} == {
             "statement_0",
@@ -94,7 +95,7 @@ async def test_cancel_a_running_job_and_jobs_outlive_their_client(tools_override
         cancelled = (await call(client, "cancel_job", job_id=job_id)).structured_content
         assert cancelled["status"] == "cancelled" and cancelled["done"] < 900
         result = await call(client, "job_result", job_id=job_id)
-        assert not result.is_error and result.structured_content["job"]["status"] == "cancelled"
+        assert not result.is_error and result.structured_content["status"] == "cancelled"
         assert (await call(client, "job_result", job_id=job_id, detail="full")).is_error
         again = (await call(client, "cancel_job", job_id=job_id)).structured_content
         assert again["status"] == "cancelled"
@@ -158,3 +159,13 @@ async def test_generate_and_score_with_the_tiny_model_and_an_energy_head(
         scored = await call(client, "score_states", states=["⊢ True", "n : Nat\n⊢ n + 0 = n"])
         assert not scored.is_error, scored.content[0].text
         assert len(scored.structured_content["energies"]) == 2
+
+
+async def test_a_theorem_set_is_loaded_by_the_job(tools_overrides: dict[str, Any]) -> None:
+    async with Client(build_server(load_config(None, tools_overrides))) as client:
+        launched = await call(
+            client, "launch_search", theorem_set="core", limit=2, policy="none", budget={"max_nodes": 3}
+        )
+        assert not launched.is_error and launched.structured_content["total"] == 0  # not loaded yet
+        view = await finish(client, launched.structured_content["job_id"])
+        assert view["status"] == "succeeded" and view["total"] == 2 and view["done"] == 2

@@ -40,7 +40,7 @@ _TACTIC = {
     "induction": "induction n",
     "omega": "omega",
     "linarith": "linarith",
-    "nlinarith": "nlinarith [sq_nonneg (x - 1)]",
+    "nlinarith": "nlinarith",
     "positivity": "positivity",
     "decide": "decide",
     "simp": "simp",
@@ -48,16 +48,21 @@ _TACTIC = {
     "ring": "ring",
 }
 AUTOMATED: list[tuple[str, str, list[str]]] = [
-    ("omega", "∀ (x y : Nat), x < y → x + 1 ≤ y ∧ y - x > 0", ["intro x y h"]),
-    ("linarith", "∀ (x y z : Int), x < y → y < z → x + 2 ≤ z", ["intro x y z h1 h2"]),
-    ("nlinarith", "∀ (x : Int), x ^ 2 - 2 * x + 1 ≥ 0", ["intro x"]),
-    ("positivity", "∀ (x : Int), x ^ 2 + 1 > 0", ["intro x"]),
-    ("decide", "2 ^ 10 % 7 = 2 ∧ 17 ∣ 289", []),
-    ("simp", "∀ (n : Nat), 0 + n * 1 = n", ["intro n"]),
-    ("norm_num", "∀ (x : Nat), x + 2 > x + 1", ["intro x"]),
+    # "{k}" varies per repetition, so sympy's and z3's caches cannot answer from memory
+    ("omega", "∀ (x y : Nat), x < y → x + {k} ≤ y + {k} ∧ y - x > 0", ["intro x y h"]),
+    (
+        "linarith",
+        "∀ (x y z : Int), x < y → y < z → x + 2 ≤ z + {k}",
+        ["intro x y z h1 h2"],
+    ),
+    ("nlinarith", "∀ (x : Int), x ^ 2 - 2 * {k} * x + {k} * {k} ≥ 0", ["intro x"]),
+    ("positivity", "∀ (x : Int), x ^ 2 + {k} > 0", ["intro x"]),
+    ("decide", "2 ^ {k} % 7 < 7 ∧ 17 ∣ 289", []),
+    ("simp", "∀ (n : Nat), 0 + n * 1 + {k} = n + {k}", ["intro n"]),
+    ("norm_num", "∀ (x : Nat), x + {k} + 1 > x + {k}", ["intro x"]),
     (
         "ring",
-        "∀ (a b : Int), (a + b) ^ 3 = a ^ 3 + 3 * a ^ 2 * b + 3 * a * b ^ 2 + b ^ 3",
+        "∀ (a b : Int), (a + {k} * b) ^ 3 = a ^ 3 + 3 * {k} * a ^ 2 * b + 3 * {k} ^ 2 * a * b ^ 2 + {k} ^ 3 * b ^ 3",
         ["intro a b"],
     ),
 ]
@@ -122,13 +127,21 @@ async def _latencies(
     all_ms: list[float] = []
     cold: dict[str, float] = {}
     for kind, statement, setup in table:
-        sid = (await repl.send("goal.start", expr=statement))["stateId"]
-        for tac in setup:
-            sid = (await repl.send("goal.tactic", stateId=sid, tactic=tac))[
-                "nextStateId"
-            ]
         samples: list[float] = []
+        sid = -1
         for i in range(reps + 1):
+            if i == 0 or "{k}" in statement:
+                if sid >= 0:
+                    await repl.send("goal.delete", stateIds=[sid])
+                sid = (
+                    await repl.send(
+                        "goal.start", expr=statement.replace("{k}", str(i + 2))
+                    )
+                )["stateId"]
+                for tac in setup:
+                    sid = (await repl.send("goal.tactic", stateId=sid, tactic=tac))[
+                        "nextStateId"
+                    ]
             t0 = time.perf_counter()
             ans = await repl.send("goal.tactic", stateId=sid, tactic=_TACTIC[kind])
             ms = (time.perf_counter() - t0) * 1000

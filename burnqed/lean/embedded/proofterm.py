@@ -298,7 +298,7 @@ class ProofElab:
             if isinstance(exp, Rel) and exp.op == "=" and isinstance(exp.lhs, MVar):
                 self.sub[exp.lhs.uid] = exp.rhs
                 return instantiate_mvars(exp, self.sub)
-            if not closes_by_rfl(exp):
+            if not (isinstance(exp, Rel) and exp.op == "=" and closes_by_rfl(exp)):
                 raise TacticError(
                     f"type mismatch\n  rfl\nhas type\n  ?a = ?a\nbut is expected to have type\n  {self.show(exp)}"
                 )

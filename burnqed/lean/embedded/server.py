@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m burnqed.lean.embedded [MODULE ...] [--OPTION=VALUE ...]``."""
     args = list(sys.argv[1:] if argv is None else argv)
     if "--version" in args:
-        print("burnqed-embedded 0.1.0 (Pantograph protocol 0.3.4)")
+        sys.stdout.write("burnqed-embedded 0.1.0 (Pantograph protocol 0.3.4)\n")
         return 0
     config, _lean_args = EmbeddedConfig.from_argv(
         args

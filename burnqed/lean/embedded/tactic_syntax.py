@@ -315,9 +315,7 @@ class _TacticParser(Parser):
                 self.advance()
                 d["term"] = self.term_()
         elif name in ("all_goals", "any_goals", "try", "repeat"):
-            d["body"] = self.seq(
-                self.line_indent(t.pos) if base >= 0 else base, stop | {"<;>"}
-            )
+            d["body"] = self.seq(self.line_indent(t.pos), stop)
         elif name == "first":
             alts = []
             while self.tok.kind == "nl":

@@ -194,9 +194,13 @@ def _rw(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
                     )
                     new_goal = new_goal.with_(eng.fresh(), target=target)
                 goal = new_goal
+                pending = [instantiate_mvars(p, subs) for p in premises]
+                if any(mvars(p) for p in pending):
+                    raise TacticError(
+                        "tactic 'rewrite' failed, could not synthesize the equation's arguments"
+                    )
                 side.extend(
-                    goal.with_(eng.fresh(), target=instantiate_mvars(p, subs), tag=None)
-                    for p in premises
+                    goal.with_(eng.fresh(), target=p, tag=None) for p in pending
                 )
                 last = None
                 break

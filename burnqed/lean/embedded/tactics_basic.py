@@ -139,9 +139,15 @@ def _exact(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
 @register("refine")
 def _refine(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     _prop, pe = elab_in_goal(eng, goal, tac.data["term"], goal.target, holes=True)
-    return [
+    goals = [
         g.with_(g.uid, target=instantiate_mvars(g.target, pe.sub)) for g in pe.new_goals
     ]
+    if any(mvars(g.target) for g in goals):
+        # goals sharing an unassigned metavariable would be closed independently: refuse
+        raise TacticError(
+            "don't know how to synthesize placeholder: a new goal mentions an unknown argument"
+        )
+    return goals
 
 
 @register("apply")

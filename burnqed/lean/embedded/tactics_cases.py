@@ -28,6 +28,7 @@ from burnqed.lean.embedded.terms import (
     Term,
     fvars,
     instantiate,
+    mvars,
     replace_fvar,
     subterms,
 )
@@ -179,6 +180,10 @@ def _hyp_or_term(
         if h is not None:
             return h, (h.ty if not isinstance(h.ty, str) else Const("True"))
     prop, _pe = elab_in_goal(eng, goal, s, None)
+    if mvars(prop):
+        raise TacticError(
+            "don't know how to synthesize the implicit arguments of the term"
+        )
     return None, prop
 
 
@@ -302,6 +307,10 @@ def _obtain(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         base = goal.with_(goal.uid, hyps=_drop(goal, hyp.uid))
         return rcases_prop(eng, base, hyp.ty, pat, hyp.user)
     prop, _pe = elab_in_goal(eng, goal, s, ty)
+    if mvars(prop):
+        raise TacticError(
+            "don't know how to synthesize the implicit arguments of the term"
+        )
     return rcases_prop(eng, goal, prop, pat)
 
 

