@@ -29,7 +29,13 @@ from __future__ import annotations
 import re
 
 from burnqed.blueprint.errors import BlueprintParseError
-from burnqed.blueprint.model import ENTRY_KINDS, LABEL_PATTERN, Blueprint, Entry, Section
+from burnqed.blueprint.model import (
+    ENTRY_KINDS,
+    LABEL_PATTERN,
+    Blueprint,
+    Entry,
+    Section,
+)
 
 __all__ = ["parse_blueprint", "render_blueprint", "render_entry"]
 

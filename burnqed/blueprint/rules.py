@@ -15,7 +15,13 @@ import json
 from pydantic import BaseModel, ConfigDict
 
 from burnqed.blueprint.errors import InvalidTransition
-from burnqed.blueprint.model import ENTRY_KINDS, STATUSES, Blueprint, Entry, parse_attempts
+from burnqed.blueprint.model import (
+    ENTRY_KINDS,
+    STATUSES,
+    Blueprint,
+    Entry,
+    parse_attempts,
+)
 
 __all__ = ["ALLOWED", "FINAL", "OUTCOMES", "Issue", "transition", "validate"]
 

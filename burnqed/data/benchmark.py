@@ -158,6 +158,7 @@ def generate_train(
     checker: CheckerLike | None = None,
     verify: bool = True,
     held_out: Collection[str] | None = None,
+    max_attempts: int = 20,
     progress: Callable[[int], None] | None = None,
 ) -> list[Theorem]:
     """A fresh training set for ``seed``, disjoint from the held-out set by statement hash.
@@ -170,7 +171,10 @@ def generate_train(
         from burnqed.data.sets import held_out_hashes  # late: sets imports this module
 
         held_out = held_out_hashes()
-    return generate("train", size, seed, exclude=held_out, checker=checker, verify=verify, progress=progress)
+    return generate(
+        "train", size, seed, exclude=held_out, checker=checker, verify=verify, max_attempts=max_attempts,
+        progress=progress,
+    )  # fmt: skip
 
 
 def family_names() -> list[str]:

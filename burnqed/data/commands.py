@@ -93,7 +93,10 @@ def _generate(args: argparse.Namespace, config: BurnqedConfig) -> int:
             size = args.size or config.data.train_size
             seed = config.data.train_seed if args.seed is None else args.seed
             with _progress(f"generating train ({size})", size) as tick:
-                theorems = generate_train(size, seed, checker=checker, verify=not args.no_verify, progress=tick)
+                theorems = generate_train(
+                    size, seed, checker=checker, verify=not args.no_verify,
+                    max_attempts=config.data.max_attempts, progress=tick,
+                )  # fmt: skip
     except BenchmarkError as exc:
         print(f"burnqed data generate: {exc}", file=sys.stderr)
         return 1

@@ -14,6 +14,7 @@ from pathlib import Path
 from burnqed.data.benchmark import GENERATOR_VERSION, generate_test, generate_train
 from burnqed.data.config import DataConfig
 from burnqed.data.theorems import Theorem, TheoremSetError, load_theorems, save_theorems
+from burnqed.data.verify import new_checker
 
 __all__ = [
     "BUILTIN_SETS",
@@ -64,13 +65,17 @@ def load_builtin(name: str, *, home: Path | None = None, config: DataConfig | No
     if name != "benchmark-train":
         raise TheoremSetError(f"unknown built-in set {name!r} (known: {', '.join(builtin_sets())})")
     config = config or DataConfig()
-    if home is None:
-        return generate_train(config.train_size, config.train_seed)
-    path = train_cache_path(home, config.train_size, config.train_seed)
-    if path.is_file():
-        return load_theorems(path)
-    theorems = generate_train(config.train_size, config.train_seed)
-    save_theorems(path, theorems)
+    cached = train_cache_path(home, config.train_size, config.train_seed) if home is not None else None
+    if cached is not None and cached.is_file():
+        return load_theorems(cached)
+    theorems = generate_train(
+        config.train_size,
+        config.train_seed,
+        checker=new_checker(config.verify_timeout_s),
+        max_attempts=config.max_attempts,
+    )
+    if cached is not None:
+        save_theorems(cached, theorems)
     return theorems
 
 

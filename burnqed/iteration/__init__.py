@@ -11,9 +11,19 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from burnqed.iteration.config import IterationConfig
-    from burnqed.iteration.errors import IterationDataError, IterationError, StepInterrupted
+    from burnqed.iteration.errors import (
+        IterationDataError,
+        IterationError,
+        StepInterrupted,
+    )
     from burnqed.iteration.layout import STEPS, RunLayout
-    from burnqed.iteration.runner import IterationReport, IterationRunner, StepHook, apply_plan, plan_of
+    from burnqed.iteration.runner import (
+        IterationReport,
+        IterationRunner,
+        StepHook,
+        apply_plan,
+        plan_of,
+    )
 
 _WHERE: dict[str, str] = {
     "STEPS": "burnqed.iteration.layout",
@@ -29,7 +39,19 @@ _WHERE: dict[str, str] = {
     "plan_of": "burnqed.iteration.runner",
 }
 
-__all__ = sorted(_WHERE)
+__all__ = [
+    "STEPS",
+    "IterationConfig",
+    "IterationDataError",
+    "IterationError",
+    "IterationReport",
+    "IterationRunner",
+    "RunLayout",
+    "StepHook",
+    "StepInterrupted",
+    "apply_plan",
+    "plan_of",
+]
 
 
 def __getattr__(name: str) -> Any:

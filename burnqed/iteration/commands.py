@@ -13,7 +13,13 @@ __all__ = ["register"]
 
 async def _iterate(args: argparse.Namespace, config: BurnqedConfig) -> int:
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
     from rich.table import Table
 
     from burnqed.blueprint import BlueprintError

@@ -70,6 +70,7 @@ class PolicyConfig(BaseModel):
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = "auto"
     temperature: float = Field(default=1.0, ge=0, description="0 = greedy (one candidate per state)")
     top_p: float = Field(default=0.95, gt=0, le=1)
+    top_k: int = Field(default=50, ge=0, description="sample among the k likeliest tokens first; 0 = all")
     max_new_tokens: int = Field(default=48, ge=1)
     max_prompt_tokens: int = Field(default=512, ge=16)
     seed: int | None = Field(default=0, description="torch seed set when a model loads; None = unseeded")

@@ -131,7 +131,7 @@ class PolicyModel:
         if tokenizer.pad_token_id is None:
             tokenizer.pad_token = tokenizer.eos_token
         tokenizer.padding_side = "left"
-        model.to(device)
+        model.to(device)  # type: ignore[arg-type]  # transformers stubs type .to oddly
         model.eval()
         if config.seed is not None:
             torch.manual_seed(config.seed)
@@ -258,19 +258,21 @@ class PolicyModel:
         return torch.tensor(ids, device=self.device)
 
     def _choose(self, logits: torch.Tensor) -> torch.Tensor:
-        """Greedy at temperature 0, else nucleus sampling at the configured temperature."""
+        """Greedy at temperature 0, else top-k then nucleus sampling at the configured temperature."""
         import torch
 
         cfg = self.config
         if cfg.temperature == 0:
             return logits.argmax(dim=-1)
-        probs = torch.softmax(logits / cfg.temperature, dim=-1)
+        vocab = logits.shape[-1]
+        k = cfg.top_k if 0 < cfg.top_k < vocab else vocab
+        # top-k first: sorting the whole vocabulary every step costs more than the model on a CPU
+        values, index = (logits / cfg.temperature).topk(k, dim=-1)  # (R, k), descending
+        probs = torch.softmax(values, dim=-1)
         if cfg.top_p < 1.0:
-            sorted_p, order = probs.sort(dim=-1, descending=True)
-            keep = sorted_p.cumsum(-1) - sorted_p < cfg.top_p  # always keeps the top token
-            sorted_p = sorted_p * keep
-            probs = torch.zeros_like(probs).scatter(1, order, sorted_p)
-        return torch.multinomial(probs, 1).squeeze(1)
+            probs = probs * (probs.cumsum(-1) - probs < cfg.top_p)  # always keeps the top token
+        choice = torch.multinomial(probs, 1)  # (R, 1)
+        return index.gather(1, choice).squeeze(1)
 
     def encode(self, states: Sequence[str]) -> torch.Tensor:
         """Mean-pooled last-layer hidden states over non-padding tokens: (B, hidden_size), float32 CPU."""

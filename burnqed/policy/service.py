@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Self
 
 import anyio
 from anyio.abc import TaskGroup
@@ -95,7 +95,7 @@ class GenerationService:
         self._limiter = anyio.CapacityLimiter(1)
         self._closed = False
 
-    async def __aenter__(self) -> GenerationService:
+    async def __aenter__(self) -> Self:
         """Start the dispatcher."""
         if self._group is not None or self._closed:
             raise ServiceClosed("a GenerationService can be entered once")

@@ -160,8 +160,7 @@ def build_tiny_model(
 ) -> Path:
     """Train the tokenizer on ``corpus_texts``, build the tiny Llama, save both to ``out_dir``."""
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer, LlamaConfig, LlamaForCausalLM
-    from transformers import PreTrainedTokenizerFast
+    from transformers import AutoModelForCausalLM, AutoTokenizer, LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
     config = config or TinyModelConfig()
     out_dir = Path(out_dir)

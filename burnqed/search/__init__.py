@@ -2,7 +2,13 @@
 
 from burnqed.search.config import SearchConfig
 from burnqed.search.engine import BY_NAME_TAG, BestFirstSearch
-from burnqed.search.evaluation import EvalReport, ReportComparison, TheoremOutcome, compare_reports, evaluate
+from burnqed.search.evaluation import (
+    EvalReport,
+    ReportComparison,
+    TheoremOutcome,
+    compare_reports,
+    evaluate,
+)
 from burnqed.search.protocols import ProofPool, StateScorer, TacticGenerator
 from burnqed.search.results import SearchReason, SearchResult, SearchStats
 from burnqed.search.rules import RuleGenerator

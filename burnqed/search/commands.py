@@ -14,6 +14,7 @@ import anyio
 
 from burnqed.config import BurnqedConfig
 from burnqed.data.theorems import Theorem, TheoremSetError, load_theorems
+from burnqed.lean.errors import LeanError
 
 __all__ = ["register"]
 
@@ -186,6 +187,7 @@ async def _run_set(
     results: list[Any] = []
     interrupt = _Interrupt()
     backend: str = config.lean.backend
+    comps: Any = None  # stays None when a signal arrives while the model loads
     skip = writer.done_theorems() if writer is not None else set()
     todo = [t for t in theorems if t.name not in skip]
     async with anyio.create_task_group() as tg:
@@ -224,11 +226,15 @@ async def _prove(args: argparse.Namespace, config: BurnqedConfig) -> int:
     from burnqed.search.engine import BestFirstSearch
 
     theorem = Theorem(name=args.name, statement=args.statement)
-    async with LeanPool(config.lean.model_copy(update={"num_workers": 1})) as pool, open_components(
-        config, policy=args.policy, model_dir=args.model, ebm=args.ebm
-    ) as comps:
-        search = BestFirstSearch(pool, comps.generator, comps.scorer, config.search)
-        result = await search.prove(theorem)
+    try:
+        async with LeanPool(config.lean.model_copy(update={"num_workers": 1})) as pool, open_components(
+            config, policy=args.policy, model_dir=args.model, ebm=args.ebm
+        ) as comps:
+            search = BestFirstSearch(pool, comps.generator, comps.scorer, config.search)
+            result = await search.prove(theorem)
+    except LeanError as exc:
+        print(f"burnqed: Lean failed: {exc}", file=sys.stderr)
+        return 1
     if args.json:
         print(result.model_dump_json(indent=2, exclude={"records"}))
         return 0 if result.proved else 1
@@ -266,6 +272,9 @@ async def _search(args: argparse.Namespace, config: BurnqedConfig) -> int:
     skipped = len(writer.done_theorems() & {t.name for t in theorems})
     try:
         results, backend, _, interrupt = await _run_set(args, config, theorems, writer)
+    except LeanError as exc:
+        print(f"burnqed: Lean failed: {exc}", file=sys.stderr)
+        return 1
     finally:
         # synchronous: a cancellation cannot cut the merge short
         writer.finalize()
@@ -294,10 +303,13 @@ async def _eval(args: argparse.Namespace, config: BurnqedConfig) -> int:
     started = anyio.current_time()
     try:
         results, backend, comps, interrupt = await _run_set(args, config, theorems, writer)
+    except LeanError as exc:
+        print(f"burnqed: Lean failed: {exc}", file=sys.stderr)
+        return 1
     finally:
         if writer is not None:
             writer.finalize()
-    if interrupt.signal is not None:
+    if interrupt.signal is not None or comps is None:
         print("burnqed: interrupted; no report written", file=sys.stderr)
         return 130
     order = {t.name: i for i, t in enumerate(theorems)}

@@ -3,8 +3,10 @@
 One search holds one proof handle (state ids are local to its worker). The frontier is a
 heap on priority = cumulative policy log-prob + λ·(−energy); the most promising state is
 expanded by running the policy's candidates and the automation tactics on its first goal
-(Lean's order); duplicate states are pruned; a state with no goals is a candidate proof,
-which counts only once the replay gate (``pool.verify_proof``) accepts it.
+(Lean's order); duplicate states are pruned; a state with no goals whose root is clean
+(goal.print: no sorry, no metavariable) ends the exploration, the handle is closed, and
+the proof counts only once the replay gate (``pool.verify_proof``) accepts it in a fresh
+handle. A REPL error answered to one tactic is a failed tactic, not a failed search.
 
 A worker that dies (a ``lost`` outcome or a lost-handle error) ends the attempt; the
 theorem is searched again from scratch up to ``config.lost_retries`` times.
@@ -49,7 +51,6 @@ log = logging.getLogger(__name__)
 
 # A theorem tagged so is started from the constant of its name (goal.start copyFrom).
 BY_NAME_TAG = "by-name"
-
 
 
 class SearchLost(Exception):
@@ -180,7 +181,7 @@ class BestFirstSearch:
                 children: list[SearchNode] = []
                 for cand in candidates:
                     if time.perf_counter() >= deadline:
-                        break
+                        return None, "time_limit"
                     solved = await self._try(tree, proof, node, cand, clock, children)
                     if solved is not None:
                         return solved, "proved"

@@ -54,10 +54,13 @@ class ToolCallLog:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        self._dir_ready = False
 
     def append(self, record: ToolCallRecord) -> None:
         """Append one record as a JSON line."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not self._dir_ready:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._dir_ready = True
         line = record.model_dump_json() + "\n"
         # O_APPEND makes each single write atomic with respect to other appenders
         fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)

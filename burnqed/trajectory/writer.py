@@ -58,7 +58,11 @@ def records_to_table(records: Sequence[TrajectoryRecord]) -> pa.Table:
 
 
 class TrajectoryWriter:
-    """Buffers records, commits them as Parquet parts, and merges them on ``finalize``."""
+    """Buffers records, commits them as Parquet parts, and merges them on ``finalize``.
+
+    ``resume=True`` keeps what ``path`` and its parts already hold (``done_theorems``);
+    ``resume=False`` replaces them: both are removed when the writer opens.
+    """
 
     def __init__(
         self,
@@ -86,7 +90,9 @@ class TrajectoryWriter:
         if resume:
             self._done = _theorems_of(self._sources())
         else:
+            # replacing: an old file must not mix with this run's parts if we are killed
             shutil.rmtree(self.parts, ignore_errors=True)
+            self.path.unlink(missing_ok=True)
         self.parts.mkdir(exist_ok=True)
         self._next_part = _next_part_index(self.parts)
 

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from burnqed.blueprint import BlueprintParseError, Entry, parse_blueprint, render_blueprint, render_entry
+from burnqed.blueprint import (
+    BlueprintParseError,
+    Entry,
+    parse_blueprint,
+    render_blueprint,
+    render_entry,
+)
 
 ODD_FILE = """\
 # My project blueprint

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from burnqed.blueprint import Entry, InvalidTransition, parse_blueprint, transition, validate
+from burnqed.blueprint import (
+    Entry,
+    InvalidTransition,
+    parse_blueprint,
+    transition,
+    validate,
+)
 
 
 def _entry(status: str = "todo", attempts: str = "0 / 2") -> Entry:
@@ -12,8 +18,10 @@ def _entry(status: str = "todo", attempts: str = "0 / 2") -> Entry:
 
 
 def test_valid_file_has_no_issues() -> None:
-    text = "# theorem a\n## meta\n- status: todo\n- attempts: 0 / 2\n## statement\nTrue\n" \
-           "# lemma b\n## meta\n- uses: a\n- status: done\n- attempts: 2 / 2\n## statement\nTrue\n"
+    text = (
+        "# theorem a\n## meta\n- status: todo\n- attempts: 0 / 2\n## statement\nTrue\n"
+        "# lemma b\n## meta\n- uses: a\n- status: done\n- attempts: 2 / 2\n## statement\nTrue\n"
+    )
     assert validate(parse_blueprint(text)) == []
 
 
@@ -27,9 +35,14 @@ def test_valid_file_has_no_issues() -> None:
         ("# theorem a\n## meta\n- attempts: two\n## statement\nTrue\n", "not 'N / M'"),
         ("# theorem a\n## meta\n- status: todo\n", "needs a '## statement'"),
         ("# iteration iter_0\n## meta\n- plan: [1]\n", "plan is not a JSON object"),
-        ("# theorem a\n## meta\n- uses: b\n## statement\nTrue\n"
-         "# lemma b\n## meta\n- uses: c\n## statement\nTrue\n"
-         "# lemma c\n## meta\n- uses: a\n## statement\nTrue\n", "dependency cycle: a → b → c → a"),
+        (
+            (
+                "# theorem a\n## meta\n- uses: b\n## statement\nTrue\n"
+                "# lemma b\n## meta\n- uses: c\n## statement\nTrue\n"
+                "# lemma c\n## meta\n- uses: a\n## statement\nTrue\n"
+            ),
+            "dependency cycle: a → b → c → a",
+        ),
     ],
 )
 def test_validation_reports_each_problem(text: str, match: str) -> None:

@@ -66,3 +66,19 @@ def test_benchmark_train_is_generated_once_then_read_from_the_cache(tmp_path: Pa
     stamp = path.stat().st_mtime_ns
     assert load_builtin("benchmark-train", home=tmp_path, config=config) == first
     assert path.stat().st_mtime_ns == stamp
+
+
+def test_the_held_out_set_uses_every_family() -> None:
+    from burnqed.data.families import FAMILIES
+
+    tags = {tag for t in load_builtin("benchmark-test") for tag in t.tags if tag.startswith("family:")}
+    assert tags == {f"family:{name}" for name in FAMILIES}
+
+
+def test_at_most_a_third_of_the_held_out_set_falls_to_one_automation_tactic(data_checker: CheckerLike) -> None:
+    from burnqed.data.automation import automation_share
+
+    sample = load_builtin("benchmark-test")[::2]
+    share = automation_share(sample, DataConfig().automation_tactics, checker=data_checker)
+    assert share.size == 150
+    assert share.union_share <= 1 / 3

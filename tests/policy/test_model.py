@@ -133,3 +133,21 @@ def test_fingerprint_is_stable_and_tracks_the_weights(tiny_model_dir: Path, tmp_
     data[-1] ^= 0xFF
     (copy / "model.safetensors").write_bytes(bytes(data))
     assert checkpoint_fingerprint(copy) != checkpoint_fingerprint(tiny_model_dir)
+
+
+def test_chat_format_prompt_carries_exactly_one_bos(tiny_model_dir: Path) -> None:
+    config = PolicyConfig(device="cpu", prompt_format="deepseek-v2", max_new_tokens=6, max_prompt_tokens=160)
+    policy = PolicyModel.load(tiny_model_dir, config)
+    prompt = policy.prompt(STATES[0])
+    ids = policy._batch([prompt])["input_ids"][0].tolist()
+    assert ids.count(policy.tokenizer.bos_token_id) == 1 and ids[0] == policy.tokenizer.bos_token_id
+    assert len(policy.generate(STATES[:2], 2)) == 2  # random weights rarely write a fence: may be empty
+
+
+def test_states_longer_than_the_context_are_fitted_not_overflowing(tiny_policy: PolicyModel) -> None:
+    huge = "\n".join(f"h{i} : x{i} * {i} = {i} * x{i}" for i in range(300)) + "\n⊢ x1 = x1"
+    prompt = tiny_policy.prompt(huge)
+    assert len(tiny_policy.tokenizer(prompt)["input_ids"]) <= tiny_policy.config.max_prompt_tokens + 1
+    assert prompt.endswith("⊢ x1 = x1[PROOFSTEP]")
+    assert len(tiny_policy.generate([huge], 2)) == 1
+    assert tiny_policy.encode([huge]).shape == (1, 128)

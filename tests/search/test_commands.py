@@ -113,3 +113,9 @@ def test_sigterm_keeps_what_was_found_and_resume_finishes_without_duplicates(tmp
     assert set(names) == {f"t{i}" for i in range(12)}
     keys = list(zip(names, table.column("node_id").to_pylist(), strict=True))
     assert len(keys) == len(set(keys))
+
+
+def test_a_backend_that_cannot_start_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    broken = ["--set", 'lean.backend="command"', "--set", f'lean.command=["{tmp_path / "missing"}"]']
+    assert main(["prove", "True", "--policy", "none", *broken]) == 1
+    assert "Lean failed" in capsys.readouterr().err
