@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from burnqed.config import BurnqedConfig
+
+if TYPE_CHECKING:
+    from burnqed.blueprint.model import Entry
 
 __all__ = ["register"]
 
@@ -30,10 +34,17 @@ def _show(args: argparse.Namespace, config: BurnqedConfig) -> int:
     for column in ("kind", "label", "status", "attempts", "uses", "plan / results"):
         table.add_column(column)
     for e in entries:
-        extra = e.meta.get("results") or e.meta.get("plan") or ""
-        table.add_row(e.kind, e.label, e.status, e.meta.get("attempts", ""), ", ".join(e.uses), extra[:80])
+        table.add_row(e.kind, e.label, e.status, e.meta.get("attempts", ""), ", ".join(e.uses), _brief(e))
     Console().print(table)
     return 0
+
+
+def _brief(entry: Entry) -> str:
+    """``key=value`` of the results (else the plan), floats to 3 places, at most 120 characters."""
+    fields = entry.results or entry.plan
+    parts = [f"{k}={round(v, 3) if isinstance(v, float) else v}" for k, v in fields.items()]
+    text = " ".join(parts)
+    return text if len(text) <= 120 else text[:119] + "…"
 
 
 def _validate(args: argparse.Namespace, config: BurnqedConfig) -> int:

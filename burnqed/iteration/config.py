@@ -21,7 +21,9 @@ class IterationConfig(BaseModel):
     eval_size: int = Field(default=60, ge=0, description="held-out theorems evaluated (evenly spaced); 0 = all")
     seed: int = Field(default=0, description="seed of subsets and of fine-tuning")
     max_nodes: int | None = Field(default=32, ge=1, description="node budget per theorem; None = search.max_nodes")
-    num_candidates: int | None = Field(default=None, ge=1, description="tactics sampled per state; None = search's")
+    num_candidates: int | None = Field(
+        default=8, ge=1, description="tactics sampled per state; None = search.num_candidates"
+    )
     time_limit_s: float | None = Field(default=20.0, gt=0, description="wall budget per theorem; None = search's")
     use_ebm: bool = Field(default=True, description="search the training set with the energy head when one exists")
     first_sft_epochs: int = Field(default=12, ge=1, description="epochs of iteration 0 (fine-tunes the base model)")

@@ -27,7 +27,7 @@ __all__ = ["PolicyModel", "checkpoint_fingerprint"]
 
 log = logging.getLogger(__name__)
 
-_WEIGHT_SUFFIXES = (".safetensors", ".bin", ".gguf")
+_WEIGHT_SUFFIXES = (".safetensors", ".bin")
 _TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "tokenizer.model")
 _FULL_HASH_LIMIT = 256 * 1024 * 1024  # bigger checkpoints are fingerprinted by size + sampled bytes
 _SAMPLE_BYTES = 1024 * 1024
@@ -50,7 +50,10 @@ def _check_dir(path: Path) -> None:
     if not (path / "config.json").is_file():
         raise PolicyLoadError(f"{path} has no config.json: it is not a Hugging Face model directory")
     if not any(p.name.endswith(_WEIGHT_SUFFIXES) for p in path.iterdir()):
-        raise PolicyLoadError(f"{path} has config.json but no weights (model*.safetensors or pytorch_model*.bin)")
+        hint = " (a .gguf file must be converted first: burnqed.policy.smollm2.convert_gguf)" if any(
+            path.glob("*.gguf")
+        ) else ""
+        raise PolicyLoadError(f"{path} has config.json but no weights (model*.safetensors or pytorch_model*.bin){hint}")
     if not any((path / name).is_file() for name in _TOKENIZER_FILES):
         raise PolicyLoadError(
             f"{path} has no tokenizer: put tokenizer.json and tokenizer_config.json beside config.json"
@@ -123,9 +126,7 @@ class PolicyModel:
         dtype = _resolve_dtype(config.dtype, device)
         try:
             tokenizer = AutoTokenizer.from_pretrained(path, padding_side="left", local_files_only=True)
-            gguf = [p.name for p in path.iterdir() if p.name.endswith(".gguf")]
-            extra: dict[str, Any] = {"gguf_file": gguf[0]} if gguf and not any(path.glob("*.safetensors")) else {}
-            model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype, local_files_only=True, **extra)
+            model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype, local_files_only=True)
         except (OSError, ValueError, KeyError, ImportError, RuntimeError, SafetensorError) as exc:
             raise PolicyLoadError(f"cannot load the model in {path}: {exc}") from exc
         if tokenizer.pad_token_id is None:

@@ -220,7 +220,7 @@ def sft_policy(
         epoch_losses=epoch_losses,
         seconds=time.perf_counter() - started,
     )
-    tmp = output_dir.with_name(f".{output_dir.name}.saving")
+    tmp = output_dir.with_name(f".{output_dir.name}.saving-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     model.save_pretrained(tmp)

@@ -69,7 +69,7 @@ def convert_gguf(gguf_path: str | Path, out_dir: str | Path) -> Path:
     fresh = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
     fresh.load_state_dict(loaded.state_dict())
     fresh.generation_config = loaded.generation_config
-    tmp = out_dir.with_name(f".{out_dir.name}.converting")
+    tmp = out_dir.with_name(f".{out_dir.name}.converting-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     fresh.save_pretrained(tmp)

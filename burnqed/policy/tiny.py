@@ -192,7 +192,7 @@ def build_tiny_model(
     )
     torch.manual_seed(config.seed)
     model = LlamaForCausalLM(llama)
-    tmp = out_dir.with_name(f".{out_dir.name}.building")
+    tmp = out_dir.with_name(f".{out_dir.name}.building-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     tokenizer.save_pretrained(tmp)

@@ -216,9 +216,10 @@ def tokenize(text: str, keep_newlines: bool = False) -> list[Token]:
             toks.append(Token("kw" if word in KEYWORDS else "id", word, i))
             i = j
             continue
-        if ch.isdigit():
+        if "0" <= ch <= "9":  # str.isdigit() also holds for '₂', '²', '٣', which are no numerals
             m = _NUM_RE.match(text, i)
-            assert m is not None
+            if m is None:  # unreachable: an ASCII digit always starts a match
+                raise ParseError(f"unexpected character {ch!r}", i)
             toks.append(Token("num", m.group(0), i))
             i = m.end()
             continue
