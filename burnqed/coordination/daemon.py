@@ -98,7 +98,7 @@ def _iteration_summary(report: Any) -> dict[str, Any]:
     search = report.steps.get("search", {})
     return {
         "label": report.label,
-        "train_solve_rate": search.get("solve_rate"),
+        "train_solve_rate": search.get("proved_rate"),
         "train_proved": search.get("proved"),
         "held_out": report.solve_rate,
         "held_out_no_ebm": report.solve_rate_no_ebm,
@@ -180,10 +180,15 @@ class Daemon:
         started = time.time()
         session_log.event("session_start", brain=brain.name, handover=handover)
         outcome: BrainOutcome | None = None
+        task = None
+        if self._progress is not None:
+            task = self._progress.add_task(f"session {session}: {brain.name} brain at work", total=None)
         async with Toolbox(self.config.coordinator, session_log, config_path=self.paths.config_file) as toolbox:
             with anyio.move_on_after(self.config.coordinator.session_time_limit_s):
                 outcome = await brain.run(toolbox, context, session_log)
             tool_calls, refused, usage = toolbox.total_calls, toolbox.refused_calls, toolbox.usage()
+        if task is not None:
+            self._progress.update(task, description=f"session {session}: {tool_calls} tool calls", total=1, completed=1)
         session_log.event("session_end", stop_reason=outcome.stop_reason if outcome else "time_limit")
         iterations = await self._execute_iterations()
         text = _handover(outcome, iterations, self.config.coordinator.handover_chars)

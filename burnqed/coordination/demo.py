@@ -66,7 +66,7 @@ def collect_rows(run_dir: Path) -> list[DemoRow]:
         rows.append(
             DemoRow(
                 label=f"iter_{index}",
-                train=(search or {}).get("solve_rate"),
+                train=(search or {}).get("proved_rate"),
                 held_out=(evaluate or {}).get("solve_rate"),
                 held_out_no_ebm=(no_ebm or {}).get("solve_rate"),
                 seconds=sum(float((m or {}).get("step_seconds", 0.0)) for m in _markers(layout, index)),
@@ -172,7 +172,11 @@ async def run_demo(config: BurnqedConfig, run_dir: Path, *, sessions: int = 3, f
     added = register_benchmark_targets(config)
     console.print(f"blueprint: {config.blueprint.path} ({added} targets registered)")
     console.print(f"coordinator: scripted brain, {sessions} sessions (one expert iteration each)")
-    code = await Daemon(config, run_dir).run()
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console) as progress:
+        code = await Daemon(config, run_dir, progress=progress).run()
     rows = collect_rows(run_dir)
     table = Table(title="Solve rate per expert iteration (embedded backend)")
     for column in ("iteration", "training set", "held-out, with energy head", "held-out, no energy head", "seconds"):

@@ -22,7 +22,7 @@ from burnqed.coordination.toolbox import ToolResult, Toolbox
 __all__ = ["ScriptedBrain"]
 
 _FINISHED = {"succeeded", "failed", "cancelled", "interrupted"}
-_PREVIOUS_RATE = re.compile(r"probe solve rate ([0-9.]+)")
+_PREVIOUS_RATE = re.compile(r"probe solve rate ([0-9]+(?:\.[0-9]+)?)")
 
 
 def _field(result: ToolResult, key: str) -> Any:

@@ -118,7 +118,10 @@ class PolicyModel:
         import torch
         from safetensors import SafetensorError
         from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers.utils import logging as hf_logging
 
+        # burnqed draws its own progress; transformers' per-load weight bar is noise in logs
+        hf_logging.disable_progress_bar()
         config = config or PolicyConfig()
         path = Path(path).expanduser()
         _check_dir(path)

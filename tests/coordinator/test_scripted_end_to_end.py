@@ -62,11 +62,14 @@ async def test_scripted_session_schedules_an_iteration_that_the_daemon_runs(
     assert (run_dir / "eval_results" / "iter_0.json").is_file()
     assert "held-out" not in record["handover"].lower()
     assert "training-set solve rate" in record["handover"]
+    assert "solve rate n/a" not in record["handover"]
+    assert record["iterations"][0]["train_solve_rate"] is not None
     state = read_state(paths)
     assert state.sessions_done == 1 and state.last_iteration == "iter_0"
     assert state.best_held_out is not None
     rows = collect_rows(run_dir)
     assert [r.label for r in rows] == ["iter_0"] and rows[0].held_out_no_ebm is not None
+    assert rows[0].train is not None
     assert "# iteration iter_0" in config.blueprint.path.read_text(encoding="utf-8")
     # the agent only ever called allow-listed tools, and saw no held-out score
     calls = [e for e in read_jsonl(paths.turns_file(0)) if e["event"] == "tool_call"]

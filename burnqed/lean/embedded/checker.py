@@ -30,7 +30,7 @@ from pydantic import ValidationError
 from burnqed.lean.embedded import tactics_auto, tactics_basic, tactics_cases  # noqa: F401
 from burnqed.lean.embedded.config import EmbeddedConfig
 from burnqed.lean.embedded.elab import ElabError, elab_prop, position
-from burnqed.lean.embedded.engine import Engine, Interrupted, TacticContext
+from burnqed.lean.embedded.engine import Engine, Exhausted, Interrupted, TacticContext
 from burnqed.lean.embedded.lemmas import copyable, lemma_instances
 from burnqed.lean.embedded.proofterm import TacticError
 from burnqed.lean.embedded.state import Goal, ProofState, to_wire
@@ -110,12 +110,16 @@ class Checker:
                 obj = json.loads(text)
             except ValueError as exc:
                 return _err("command", f"Unable to parse json: {exc}")
+            except RecursionError:
+                return _err("command", "Unable to parse json: nested too deeply")
             return self.handle(obj)
         cmd, _, rest = text.partition(" ")
         try:
             payload = json.loads(rest) if rest.strip() else {}
         except ValueError as exc:
             return _err("command", f"Unable to parse json: {exc}")
+        except RecursionError:
+            return _err("command", "Unable to parse json: nested too deeply")
         return self.handle({"cmd": cmd, "payload": payload})
 
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -130,7 +134,7 @@ class Checker:
                 "command",
                 f"Unable to parse json: missing field 'payload' in command {request['cmd']}",
             )
-        cmd, payload = request["cmd"], request["payload"]
+        cmd, payload = request["cmd"], _without_surrogates(request["payload"])
         handler = _COMMANDS.get(cmd)
         if handler is None:
             return _err("command", f"Unknown command {cmd}")
@@ -261,6 +265,10 @@ class Checker:
         try:
             with _Deadline(ctx, self.timeout_ms):
                 new_goals = Engine(ctx).run(tac, [goal])
+            if ctx.exhausted:  # a tactic that caught the exhaustion must not make it a success
+                raise Exhausted(
+                    f"(deterministic) timeout, maximum number of heartbeats ({self.config.max_heartbeats}) has been reached"
+                )
         except Interrupted:
             return dict(INTERRUPT)
         except TacticError as exc:
@@ -374,6 +382,8 @@ class Checker:
         except ElabError as exc:
             line, col = position(text, exc.pos)
             return _err("elab", f"{_FILE}:{line}:{col}: {exc.message}")
+        except RecursionError:  # last resort: the parser bounds nesting before Python's stack
+            return _err("parsing", f"{_FILE}:1:0: maximum nesting depth exceeded")
         return {"expr": {"pp": pp(term)}, "type": {"pp": "Prop"}}
 
 
@@ -388,6 +398,25 @@ _COMMANDS = {
     "reset": Checker.reset,
     "expr.echo": Checker.expr_echo,
 }
+
+
+def _without_surrogates(payload: dict[str, Any]) -> dict[str, Any]:
+    """The payload with lone surrogates in its strings (and lists of strings) replaced by
+    U+FFFD: a JSON escape like ``\\ud800`` decodes to one, which no answer could echo in
+    UTF-8 (stdin itself is read with errors="replace"). Deeper values are never read."""
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in value)
+        return value
+
+    return {
+        clean(k): [clean(x) for x in v] if isinstance(v, list) else clean(v)
+        for k, v in payload.items()
+    }
 
 
 class _Deadline:

@@ -33,6 +33,16 @@ class EmbeddedConfig(BaseModel):
         description="largest literal exponent expanded by ring/nlinarith",
     )
     max_repeat: int = Field(default=64, ge=1, description="iterations of `repeat`")
+    max_heartbeats: int = Field(
+        default=20_000,
+        ge=100,
+        description="work units of one goal.tactic request (a basic tactic step costs 1 + (goals + hypotheses of the main goal) / 8)",
+    )
+    max_term_size: int = Field(
+        default=20_000,
+        ge=100,
+        description="largest term (in nodes) a rewrite or simp may build",
+    )
 
     @classmethod
     def from_argv(cls, argv: list[str]) -> tuple[EmbeddedConfig, list[str]]:

@@ -16,9 +16,15 @@ from burnqed.lean.embedded.proofterm import TacticError
 from burnqed.lean.embedded.state import Goal, to_wire
 from burnqed.lean.embedded.syntax import Limits, ParseError
 from burnqed.lean.embedded.tactic_syntax import Tac, parse_tactic
+from burnqed.lean.embedded.terms import size_exceeds
 from burnqed.lean.protocol import render_goals
 
-__all__ = ["TACTICS", "Engine", "Interrupted", "TacticContext", "register", "render"]
+__all__ = ["TACTICS", "Engine", "Exhausted", "Interrupted", "TacticContext", "register", "render"]
+
+
+class Exhausted(TacticError):
+    """The request used up ``max_heartbeats``; like Lean's runtime exceptions, combinators
+    (``try``, ``first``, ``repeat``, ``any_goals``) do not catch it."""
 
 
 class Interrupted(Exception):
@@ -34,6 +40,8 @@ class TacticContext:
     deadline: float | None = None
     used_sorry: bool = False
     infos: list[str] = field(default_factory=list)
+    heartbeats: int = 0
+    nesting: int = 0
 
     @property
     def limits(self) -> Limits:
@@ -45,6 +53,29 @@ class TacticContext:
         """Raise Interrupted past the deadline."""
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise Interrupted()
+
+    @property
+    def exhausted(self) -> bool:
+        """Whether the request ran past ``max_heartbeats``."""
+        return self.heartbeats > self.config.max_heartbeats
+
+    def beat(self, cost: int) -> None:
+        """Charge ``cost`` units of work; past ``max_heartbeats`` the tactic fails as Lean's does."""
+        self.heartbeats += cost
+        if self.exhausted:
+            raise Exhausted(
+                f"(deterministic) timeout, maximum number of heartbeats ({self.config.max_heartbeats}) has been reached"
+            )
+
+    def check_size(self, goal: Goal) -> None:
+        """Fail when a goal holds a term larger than ``max_term_size`` (rewriting can grow
+        terms exponentially; nothing after this may walk or print such a term)."""
+        limit = self.config.max_term_size
+        for t in (goal.target, *(h.ty for h in goal.hyps)):
+            if not isinstance(t, str) and size_exceeds(t, limit):
+                raise TacticError(
+                    f"the resulting term is too large for the embedded checker (more than {limit} nodes)"
+                )
 
     def solver_ms(self) -> int:
         """Time bound for the next solver call."""
@@ -89,11 +120,18 @@ class Engine:
 
     def run_text(self, text: str, goal: Goal) -> list[Goal]:
         """Parse and run a nested tactic block (``by ...``) on one goal."""
+        # each level re-enters the parser and the elaborator: bound it before Python's stack
+        if self.ctx.nesting >= self.ctx.config.max_depth // 2:
+            raise TacticError("maximum recursion depth has been reached")
         try:
             tac = parse_tactic(text, self.ctx.limits)
         except ParseError as exc:
             raise TacticError(f"parse error in tactic block: {exc.message}") from exc
-        return self.run(tac, [goal])
+        self.ctx.nesting += 1
+        try:
+            return self.run(tac, [goal])
+        finally:
+            self.ctx.nesting -= 1
 
     def run(self, tac: Tac, goals: list[Goal]) -> list[Goal]:
         """Run ``tac`` with ``goals`` (main goal first); returns the goals after it."""
@@ -126,6 +164,8 @@ class Engine:
                 try:
                     out.extend(self.run(d["body"], [g]))
                     ok = True
+                except Exhausted:
+                    raise
                 except TacticError:
                     out.append(g)
             if not ok:
@@ -134,6 +174,8 @@ class Engine:
         if name == "try":
             try:
                 return self.run(d["body"], goals)
+            except Exhausted:
+                raise
             except TacticError:
                 return goals
         if name == "first":
@@ -141,6 +183,8 @@ class Engine:
             for alt in d["alts"]:
                 try:
                     return self.run(alt, goals)
+                except Exhausted:
+                    raise
                 except TacticError as exc:
                     errors.append(str(exc))
             raise TacticError(errors[-1] if errors else "first failed")
@@ -148,6 +192,8 @@ class Engine:
             for _ in range(self.ctx.config.max_repeat):
                 try:
                     new = self.run(d["body"], goals)
+                except Exhausted:
+                    raise
                 except TacticError:
                     break
                 if new == goals:
@@ -166,7 +212,13 @@ class Engine:
                 f"tactic '{name}' is not supported by the embedded checker"
             )
         main, rest = self._main(goals)
-        return fn(self, main, tac) + rest
+        # combinators can multiply work (`repeat`, `<;>` over split goals): every basic
+        # step costs, more with a bigger context or goal list, like Lean's heartbeats
+        self.ctx.beat(1 + (len(goals) + len(main.hyps)) // 8)
+        new = fn(self, main, tac)
+        for g in new:
+            self.ctx.check_size(g)
+        return new + rest
 
     @staticmethod
     def _main(goals: list[Goal]) -> tuple[Goal, list[Goal]]:

@@ -28,6 +28,7 @@ def serve(checker: Checker, stdin: TextIO, stdout: TextIO) -> int:
             break
         try:
             answer = checker.handle_line(line)
+            answer.encode("utf-8")  # what cannot be written must not end the loop
         except (
             Exception
         ) as exc:  # a checker bug must not kill the REPL or desynchronise the pipe

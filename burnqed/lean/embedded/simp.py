@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from burnqed.lean.embedded.arith import TooLarge, eval_prop, is_closed, try_eval
 from burnqed.lean.embedded.poly import difference
-from burnqed.lean.embedded.proofterm import instantiate_mvars, unify
+from burnqed.lean.embedded.proofterm import TacticError, instantiate_mvars, unify
 from burnqed.lean.embedded.terms import (
     Binder,
     Conn,
@@ -29,6 +29,7 @@ from burnqed.lean.embedded.terms import (
     bvar_free,
     instantiate,
     mvars,
+    size_exceeds,
     type_of,
 )
 
@@ -55,6 +56,7 @@ class SimpSet:
     max_expand: int = 32
     use_poly: bool = True
     check_time: Callable[[], None] | None = None
+    max_size: int = 20_000
 
 
 def rules_from_prop(prop: Term) -> list[Rule]:
@@ -100,6 +102,13 @@ def simplify(t: Term, ss: SimpSet, max_rounds: int = 16) -> Term:
         new = _simp(t, ss)
         if new == t:
             return new
+        if size_exceeds(new, ss.max_size):
+            # a rule whose right side contains its left side (h : n = n + n) grows the
+            # term every round; Lean's simp loops until its own limits
+            raise TacticError(
+                "maximum recursion depth has been reached (simp: the term grew past "
+                f"{ss.max_size} nodes; a rewrite rule may loop)"
+            )
         t = new
     return t
 

@@ -202,6 +202,8 @@ def tokenize(text: str, keep_newlines: bool = False) -> list[Token]:
             j = text.find("»", i)
             if j < 0:
                 raise ParseError("unterminated identifier", i)
+            if j == i + 1 or "\n" in text[i:j]:
+                raise ParseError("invalid escaped identifier", i)
             toks.append(Token("id", text[i + 1 : j], i))
             i = j + 1
             continue
@@ -325,13 +327,21 @@ class Parser:
             self.i += 1
 
     # -- terms
-    def term(self, min_prec: int = 0) -> Syn:
-        """Parse a term whose operators bind at least ``min_prec``."""
+    def enter(self) -> None:
+        """Count one level of nesting (undo with ``leave``); too deep is a ParseError here."""
         self.depth += 1
         if self.depth > self.limits.max_depth:
             raise ParseError(
                 f"maximum nesting depth {self.limits.max_depth} exceeded", self.tok.pos
             )
+
+    def leave(self) -> None:
+        """End a level of nesting opened by ``enter``."""
+        self.depth -= 1
+
+    def term(self, min_prec: int = 0) -> Syn:
+        """Parse a term whose operators bind at least ``min_prec``."""
+        self.enter()
         try:
             lhs = self._leading(min_prec)
             while True:
@@ -370,7 +380,7 @@ class Parser:
                 break
             return lhs
         finally:
-            self.depth -= 1
+            self.leave()
 
     def _arg_start(self) -> bool:
         t = self.tok
@@ -475,7 +485,12 @@ class Parser:
             return Syn("unop", t.pos, "-", (self.term(75),))
         if s == "↑":
             self.advance()
-            return Syn("unop", t.pos, "↑", (self._argument(),))
+            # counted like term(): `↑↑↑…` recurses through _argument without passing term()
+            self.enter()
+            try:
+                return Syn("unop", t.pos, "↑", (self._argument(),))
+            finally:
+                self.leave()
         if s in ("∀", "∃"):
             return self._binder()
         raise self.error("expected term")

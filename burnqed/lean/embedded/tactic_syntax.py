@@ -181,6 +181,13 @@ class _TacticParser(Parser):
         return alts[0] if len(alts) == 1 else ("alts", alts)
 
     def pattern_one(self) -> Pattern:
+        self.enter()
+        try:
+            return self._pattern_one()
+        finally:
+            self.leave()
+
+    def _pattern_one(self) -> Pattern:
         t = self.tok
         if t.kind == "id":
             self.advance()
@@ -229,6 +236,14 @@ class _TacticParser(Parser):
         return alts
 
     def atomic(self, base: int, stop: frozenset[str]) -> Tac:
+        # every nested tactic (blocks, focus, combinator bodies, alternatives) passes here
+        self.enter()
+        try:
+            return self._atomic(base, stop)
+        finally:
+            self.leave()
+
+    def _atomic(self, base: int, stop: frozenset[str]) -> Tac:
         t = self.tok
         if self.at("("):
             self.advance()

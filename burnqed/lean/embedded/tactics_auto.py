@@ -173,6 +173,7 @@ def _replace_hyp(eng: Engine, goal: Goal, old: Hyp, ty: Term) -> Goal:
 def _rw(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     side: list[Goal] = []
     hyps, at_target = _locations(goal, tac.data["at"])
+    positions = {h.uid: i for i, h in enumerate(goal.hyps)}
     for rev, s in tac.data["rules"]:
         props = _rule_props(eng, goal, s)
         last: TacticError | None = None
@@ -184,8 +185,11 @@ def _rw(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
                 new_goal = goal
                 subs: dict[int, Term] = {}
                 for h in hyps:
-                    cur = new_goal.hyp_named(h.user) or h
-                    assert not isinstance(cur.ty, str)
+                    # by position, not by name: a later local may shadow the name, and a
+                    # rewritten hypothesis keeps its place under a fresh id
+                    cur = new_goal.hyps[positions[h.uid]]
+                    if isinstance(cur.ty, str):
+                        raise TacticError(f"'{cur.user}' is a variable, not a hypothesis")
                     ty, subs = rewrite_term(new_goal, cur.ty, lhs, rhs, "hypothesis")
                     new_goal = _replace_hyp(eng, new_goal, cur, ty)
                 if at_target:
@@ -193,6 +197,8 @@ def _rw(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
                         new_goal, new_goal.target, lhs, rhs, "target expression"
                     )
                     new_goal = new_goal.with_(eng.fresh(), target=target)
+                # `rw [h, h, …]` with h : n = n + n doubles the term per rule
+                eng.ctx.check_size(new_goal)
                 goal = new_goal
                 pending = [instantiate_mvars(p, subs) for p in premises]
                 if any(mvars(p) for p in pending):
@@ -268,12 +274,15 @@ def _simp(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
             cfg.max_expand_exponent,
             not d.get("only"),
             eng.ctx.check_time,
+            cfg.max_term_size,
         )
 
     progress = False
-    for h in hyps:
-        cur = goal.hyp_named(h.user) or h
-        assert not isinstance(cur.ty, str)
+    for cur in hyps:
+        # each location is simplified once and only its own entry is replaced, so the
+        # hypothesis found by _locations is still the current one (a name could be shadowed)
+        if isinstance(cur.ty, str):
+            continue
         new = simplify(cur.ty, ss_for(cur.uid))
         if new == cur.ty:
             continue

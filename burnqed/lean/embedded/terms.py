@@ -42,6 +42,7 @@ __all__ = [
     "pp",
     "replace",
     "replace_fvar",
+    "size_exceeds",
     "subterms",
     "type_of",
 ]
@@ -174,6 +175,17 @@ def subterms(t: Term) -> Iterator[Term]:
         cur = stack.pop()
         yield cur
         stack.extend(reversed(_children(cur)))
+
+
+def size_exceeds(t: Term, limit: int) -> bool:
+    """Whether ``t`` has more than ``limit`` nodes (stops counting there: rewriting can
+    share subterms, so a term's tree may be exponentially larger than its memory)."""
+    n = 0
+    for _ in subterms(t):
+        n += 1
+        if n > limit:
+            return True
+    return False
 
 
 def fvars(t: Term) -> set[int]:

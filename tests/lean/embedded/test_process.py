@@ -169,6 +169,15 @@ async def test_timeout_answers_interrupt_and_process_lives_on(repl: Repl) -> Non
     assert "messages" in alive
 
 
+async def test_escaped_lone_surrogate_is_answered_and_process_lives_on(repl: Repl) -> None:
+    line = json.dumps({"cmd": "goal.start", "payload": {"expr": "«\ud800» = 1"}})
+    ans = json.loads(await repl.raw(line))
+    assert ans == {"desc": "<Pantograph>:1:0: unknown identifier '\ufffd'", "error": "elab"}
+    ans = json.loads(await repl.raw('{"cmd":"stat","payload":' + "[" * 5000 + "]" * 5000 + "}"))
+    assert ans["error"] == "command"
+    assert "nGoals" in await repl.send("stat")
+
+
 async def test_stat_and_reset(repl: Repl) -> None:
     before = (await repl.send("stat"))["nGoals"]
     await repl.send("goal.start", expr="True")

@@ -214,3 +214,12 @@ def test_states_are_immutable_and_can_be_branched() -> None:
     assert (
         a["goals"] == [] and b["goals"] == [] and a["nextStateId"] != b["nextStateId"]
     )
+
+
+@pytest.mark.parametrize("tactic", ["simp at *", "simp_all", "norm_num at *", "rw [Nat.add_zero] at *"])
+def test_locations_star_skip_a_variable_that_shadows_a_hypothesis(tactic: str) -> None:
+    s = Session()
+    s.start("(x : Nat) (hx : x + 0 = 1) : ∀ hx : Nat, hx + 0 = hx")
+    s.tac("intro x hx hx")
+    ans = s.tac(tactic)
+    assert ans.get("goals") == [], s.error_text()
