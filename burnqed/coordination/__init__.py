@@ -9,7 +9,7 @@ from burnqed.coordination.brain import (
     SessionContext,
 )
 from burnqed.coordination.config import DEFAULT_ALLOWED_TOOLS, CoordinatorConfig
-from burnqed.coordination.toolbox import ToolResult, ToolSpec, Toolbox, ToolboxError
+from burnqed.coordination.toolbox import Toolbox, ToolboxError, ToolResult, ToolSpec
 
 __all__ = [
     "DEFAULT_ALLOWED_TOOLS",

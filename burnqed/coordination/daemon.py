@@ -26,8 +26,17 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from burnqed.config import BurnqedConfig
 from burnqed.coordination.anthropic_brain import AnthropicBrain
-from burnqed.coordination.brain import Brain, BrainFatalError, BrainOutcome, SessionContext
-from burnqed.coordination.control import DaemonPaths, DaemonState, read_state, write_state
+from burnqed.coordination.brain import (
+    Brain,
+    BrainFatalError,
+    BrainOutcome,
+    SessionContext,
+)
+from burnqed.coordination.control import (
+    DaemonPaths,
+    read_state,
+    write_state,
+)
 from burnqed.coordination.log import SessionLog, append_jsonl, read_jsonl
 from burnqed.coordination.scripted_brain import ScriptedBrain
 from burnqed.coordination.toolbox import Toolbox
@@ -267,7 +276,7 @@ class Daemon:
                     self._save(last_error=str(exc)[:500])
                     log.error("fatal brain error, stopping: %s", exc)
                     return 3
-                except Exception as exc:  # noqa: BLE001 - the supervisor backs off on anything else
+                except Exception as exc:
                     log.exception("session %d failed", self.state.sessions_done)
                     failures += 1
                     self._save(consecutive_failures=failures, last_error=f"{type(exc).__name__}: {exc}"[:500])

@@ -172,7 +172,13 @@ async def run_demo(config: BurnqedConfig, run_dir: Path, *, sessions: int = 3, f
     added = register_benchmark_targets(config)
     console.print(f"blueprint: {config.blueprint.path} ({added} targets registered)")
     console.print(f"coordinator: scripted brain, {sessions} sessions (one expert iteration each)")
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console) as progress:

@@ -17,7 +17,7 @@ import anyio
 from burnqed.coordination.brain import BrainOutcome, BrainTransientError, SessionContext
 from burnqed.coordination.config import CoordinatorConfig
 from burnqed.coordination.log import SessionLog
-from burnqed.coordination.toolbox import ToolResult, Toolbox
+from burnqed.coordination.toolbox import Toolbox, ToolResult
 
 __all__ = ["ScriptedBrain"]
 

@@ -12,8 +12,9 @@ reads ``burnqed.ebm.config``, does not pull in torch.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from burnqed.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from burnqed.ebm.cache import EmbeddingCache
@@ -103,16 +104,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Import public names on first use (keeps torch out of ``import burnqed.config``)."""
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    """Public names, for completion."""
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)

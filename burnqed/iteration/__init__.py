@@ -6,8 +6,9 @@ Names are imported lazily (on first access): ``burnqed.config`` reads
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from burnqed.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from burnqed.iteration.config import IterationConfig
@@ -54,16 +55,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Import public names on first use."""
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    """Public names, for completion."""
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)

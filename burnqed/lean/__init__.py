@@ -29,7 +29,13 @@ from burnqed.lean.errors import (
 )
 from burnqed.lean.handle import ProofHandle
 from burnqed.lean.pool import LeanPool
-from burnqed.lean.protocol import Goal, GoalPrintResult, Message, render_goal, render_goals
+from burnqed.lean.protocol import (
+    Goal,
+    GoalPrintResult,
+    Message,
+    render_goal,
+    render_goals,
+)
 from burnqed.lean.results import PoolStatus, ProofVerdict, TacticOutcome, TacticStatus
 from burnqed.lean.worker import LeanWorker
 

@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 class _Waiter:
     """One queued acquirer; the releaser hands it a worker directly (FIFO fairness)."""
 
-    __slots__ = ("event", "worker", "gone")
+    __slots__ = ("event", "gone", "worker")
 
     def __init__(self) -> None:
         self.event = anyio.Event()

@@ -4,7 +4,12 @@ Importing this package is cheap: torch and transformers load when a model is bui
 loaded or fine-tuned.
 """
 
-from burnqed.policy.config import PolicyConfig, ServiceConfig, SFTConfig, TinyModelConfig
+from burnqed.policy.config import (
+    PolicyConfig,
+    ServiceConfig,
+    SFTConfig,
+    TinyModelConfig,
+)
 from burnqed.policy.errors import (
     PolicyError,
     PolicyGenerationError,
@@ -15,10 +20,21 @@ from burnqed.policy.errors import (
     SFTError,
 )
 from burnqed.policy.model import PolicyModel, checkpoint_fingerprint
-from burnqed.policy.prompts import PromptFormat, completion_text, extract_first_tactic, fit_state, format_prompt
+from burnqed.policy.prompts import (
+    PromptFormat,
+    completion_text,
+    extract_first_tactic,
+    fit_state,
+    format_prompt,
+)
 from burnqed.policy.service import GenerationService, ServiceStats
 from burnqed.policy.sft import SFTReport, load_pairs, sft_policy
-from burnqed.policy.tiny import build_tiny_model, ensure_tiny_model, template_corpus, tiny_corpus
+from burnqed.policy.tiny import (
+    build_tiny_model,
+    ensure_tiny_model,
+    template_corpus,
+    tiny_corpus,
+)
 from burnqed.policy.types import TacticCandidate
 
 __all__ = [

@@ -22,7 +22,12 @@ from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from burnqed.policy.config import ServiceConfig
-from burnqed.policy.errors import PolicyError, PolicyGenerationError, ServiceClosed, ServiceNotRunning
+from burnqed.policy.errors import (
+    PolicyError,
+    PolicyGenerationError,
+    ServiceClosed,
+    ServiceNotRunning,
+)
 from burnqed.policy.types import TacticCandidate
 
 if TYPE_CHECKING:

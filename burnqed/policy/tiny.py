@@ -135,7 +135,14 @@ def tiny_corpus(
 
 
 def _train_tokenizer(corpus: Sequence[str], vocab_size: int) -> Any:
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+    from tokenizers import (
+        Tokenizer,
+        decoders,
+        models,
+        pre_tokenizers,
+        processors,
+        trainers,
+    )
 
     tok = Tokenizer(models.BPE(unk_token=None))
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
@@ -160,7 +167,13 @@ def build_tiny_model(
 ) -> Path:
     """Train the tokenizer on ``corpus_texts``, build the tiny Llama, save both to ``out_dir``."""
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer, LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+    from transformers import (
+        AutoModelForCausalLM,
+        AutoTokenizer,
+        LlamaConfig,
+        LlamaForCausalLM,
+        PreTrainedTokenizerFast,
+    )
 
     config = config or TinyModelConfig()
     out_dir = Path(out_dir)

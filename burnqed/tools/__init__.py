@@ -10,8 +10,7 @@ them), ``serving`` (what every server shares), ``commands`` (``burnqed serve``) 
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from burnqed.lazy import lazy_exports
 
 # burnqed.config imports burnqed.tools.config, which runs this file: importing the MCP SDK
 # here would cost every burnqed command seconds, so the public names load on first use.
@@ -82,11 +81,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Load a public name from its module on first access."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'burnqed.tools' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"burnqed.tools.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, {name: "burnqed.tools." + module for name, module in _EXPORTS.items()})

@@ -17,7 +17,13 @@ from pydantic import Field
 from burnqed.blueprint import IterationSpec
 from burnqed.config import BurnqedConfig
 from burnqed.tools.blueprint_tools import BlueprintTools, EntryView, TargetList
-from burnqed.tools.serving import MUTATING, READ_ONLY, lifespan_state, new_server, tool_result
+from burnqed.tools.serving import (
+    MUTATING,
+    READ_ONLY,
+    lifespan_state,
+    new_server,
+    tool_result,
+)
 
 __all__ = ["build_server"]
 

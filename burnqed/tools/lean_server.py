@@ -28,7 +28,14 @@ from burnqed.tools.lean_tools import (
 )
 from burnqed.tools.leases import HandleRegistry
 from burnqed.tools.policy import TacticPolicy
-from burnqed.tools.serving import DESTRUCTIVE, MUTATING, READ_ONLY, lifespan_state, new_server, tool_result
+from burnqed.tools.serving import (
+    DESTRUCTIVE,
+    MUTATING,
+    READ_ONLY,
+    lifespan_state,
+    new_server,
+    tool_result,
+)
 
 __all__ = ["LeanServerState", "build_server", "lean_lifespan"]
 

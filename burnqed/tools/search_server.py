@@ -28,7 +28,15 @@ from burnqed.tools.search_tools import (
     SearchBudget,
     SearchTools,
 )
-from burnqed.tools.serving import DESTRUCTIVE, MUTATING, READ_ONLY, jobs_dir, lifespan_state, new_server, tool_result
+from burnqed.tools.serving import (
+    DESTRUCTIVE,
+    MUTATING,
+    READ_ONLY,
+    jobs_dir,
+    lifespan_state,
+    new_server,
+    tool_result,
+)
 
 __all__ = ["build_server", "search_lifespan"]
 

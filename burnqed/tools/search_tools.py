@@ -23,7 +23,14 @@ from burnqed.config import BurnqedConfig
 from burnqed.data.theorems import Theorem, TheoremSetError
 from burnqed.tools.errors import InvalidInput, ServiceUnavailable
 from burnqed.tools.host import ContextHost
-from burnqed.tools.jobs import JobContext, JobManager, JobOutcome, JobProgress, JobRecord, JobStatus
+from burnqed.tools.jobs import (
+    JobContext,
+    JobManager,
+    JobOutcome,
+    JobProgress,
+    JobRecord,
+    JobStatus,
+)
 from burnqed.tools.policy import TacticPolicy
 
 __all__ = [

@@ -16,7 +16,14 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from burnqed.config import BurnqedConfig
-from burnqed.tools.serving import READ_ONLY, call_log_path, jobs_dir, lifespan_state, new_server, tool_result
+from burnqed.tools.serving import (
+    READ_ONLY,
+    call_log_path,
+    jobs_dir,
+    lifespan_state,
+    new_server,
+    tool_result,
+)
 from burnqed.tools.stats import (
     EvalResult,
     IterationComparison,

@@ -12,7 +12,11 @@ import pytest
 
 from burnqed.config import BurnqedConfig
 from burnqed.coordination.anthropic_brain import AnthropicBrain
-from burnqed.coordination.brain import BrainFatalError, BrainTransientError, SessionContext
+from burnqed.coordination.brain import (
+    BrainFatalError,
+    BrainTransientError,
+    SessionContext,
+)
 from burnqed.coordination.config import CoordinatorConfig
 from burnqed.coordination.daemon import prepare_run_config
 from burnqed.coordination.log import SessionLog, read_jsonl

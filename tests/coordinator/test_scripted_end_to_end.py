@@ -10,10 +10,9 @@ import pytest
 
 from burnqed.config import BurnqedConfig, load_config
 from burnqed.coordination.control import DaemonPaths, read_state
-from burnqed.coordination.daemon import Daemon
+from burnqed.coordination.daemon import Daemon, prepare_run_config
 from burnqed.coordination.demo import collect_rows, register_benchmark_targets
 from burnqed.coordination.log import read_jsonl
-from burnqed.coordination.daemon import prepare_run_config
 
 
 def _small_config(tmp_path: Path, tiny_model_dir: Path) -> BurnqedConfig:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import burnqed.lean as lean
+from burnqed import lean
 from burnqed.lean import Goal, TacticOutcome, TacticStatus
 from burnqed.lean.protocol import Expression, Message, Variable
 

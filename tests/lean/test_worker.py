@@ -16,7 +16,13 @@ from burnqed.lean import (
     LeanTimeout,
     LeanWorker,
 )
-from burnqed.lean.protocol import GoalStart, GoalTactic, GoalTacticResult, Stat, StatResult
+from burnqed.lean.protocol import (
+    GoalStart,
+    GoalTactic,
+    GoalTacticResult,
+    Stat,
+    StatResult,
+)
 from tests.fixtures.lean import fake_config, pid_alive
 
 pytestmark = pytest.mark.anyio

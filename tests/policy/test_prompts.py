@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from burnqed.policy.model import PolicyModel
-from burnqed.policy.prompts import OMITTED, completion_text, extract_first_tactic, fit_state, format_prompt
+from burnqed.policy.prompts import (
+    OMITTED,
+    completion_text,
+    extract_first_tactic,
+    fit_state,
+    format_prompt,
+)
 
 
 def test_plain_prompt_wraps_state_in_goal_and_proofstep_markers() -> None:

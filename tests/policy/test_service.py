@@ -11,7 +11,11 @@ import pytest
 import torch
 
 from burnqed.policy.config import PolicyConfig
-from burnqed.policy.errors import PolicyGenerationError, ServiceClosed, ServiceNotRunning
+from burnqed.policy.errors import (
+    PolicyGenerationError,
+    ServiceClosed,
+    ServiceNotRunning,
+)
 from burnqed.policy.model import PolicyModel
 from burnqed.policy.service import GenerationService
 from burnqed.policy.types import TacticCandidate

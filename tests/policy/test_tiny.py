@@ -9,7 +9,12 @@ import pytest
 from burnqed.config import BurnqedConfig, PathsConfig
 from burnqed.policy.config import TinyModelConfig
 from burnqed.policy.model import PolicyModel
-from burnqed.policy.tiny import SPECIAL_TOKENS, build_tiny_model, ensure_tiny_model, template_corpus
+from burnqed.policy.tiny import (
+    SPECIAL_TOKENS,
+    build_tiny_model,
+    ensure_tiny_model,
+    template_corpus,
+)
 
 
 def test_tokenizer_round_trips_lean_unicode_and_keeps_markers_whole(tiny_policy: PolicyModel) -> None:

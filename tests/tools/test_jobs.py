@@ -9,7 +9,13 @@ import anyio
 import pytest
 
 from burnqed.tools.errors import JobNotFinished, TooManyJobs, UnknownJob
-from burnqed.tools.jobs import JobContext, JobManager, JobOutcome, JobProgress, JobStatus
+from burnqed.tools.jobs import (
+    JobContext,
+    JobManager,
+    JobOutcome,
+    JobProgress,
+    JobStatus,
+)
 
 
 def counting_job(n: int, gate: anyio.Event | None = None):

@@ -180,9 +180,7 @@ def subterms(t: Term) -> Iterator[Term]:
 def size_exceeds(t: Term, limit: int) -> bool:
     """Whether ``t`` has more than ``limit`` nodes (stops counting there: rewriting can
     share subterms, so a term's tree may be exponentially larger than its memory)."""
-    n = 0
-    for _ in subterms(t):
-        n += 1
+    for n, _ in enumerate(subterms(t), 1):
         if n > limit:
             return True
     return False

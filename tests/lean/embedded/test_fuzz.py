@@ -50,7 +50,18 @@ _SYMBOLS = [
     "(", ")", "[", "]", "{", "}", "=", "≠", "<", "≤", ">", "≥", "∣", "+", "-", "*", "/", "%",
     "^", "↑", "«", "»", "/-", "-/", "--", "@", "$", "!", "λ", "∑",
 ]  # fmt: skip
-_CONTROL = ["\x00", "\t", "\r", "\x1b", "\x7f", "\u200b", "\ufeff", "\ud800", "\n", "\n  "]
+_CONTROL = [
+    "\x00",
+    "\t",
+    "\r",
+    "\x1b",
+    "\x7f",
+    "\u200b",
+    "\ufeff",
+    "\ud800",
+    "\n",
+    "\n  ",
+]
 
 token = st.one_of(
     st.sampled_from(_WORDS),
@@ -107,7 +118,9 @@ def _check_tactic_answer(ans: dict[str, Any]) -> None:
     if "error" in ans:
         _check_error(ans, {"index"})
     elif "parseError" in ans:
-        assert set(ans) == {"parseError"} and ans["parseError"].startswith("<Pantograph>:")
+        assert set(ans) == {"parseError"} and ans["parseError"].startswith(
+            "<Pantograph>:"
+        )
     elif "nextStateId" in ans:
         assert isinstance(ans["goals"], list) and isinstance(ans["hasSorry"], bool), ans
         for goal in ans["goals"]:
@@ -134,7 +147,9 @@ def _run(statement: str, tactics: list[str], goal_id: int, false: bool) -> None:
             if not ans["goals"]:
                 if false:
                     root = _ask("goal.print", stateId=sid)
-                    assert root["rootHasSorry"], f"{tactics[: i + 1]} closed the false {statement!r}"
+                    assert root["rootHasSorry"], (
+                        f"{tactics[: i + 1]} closed the false {statement!r}"
+                    )
                 return
     finally:
         _ask("goal.delete", stateIds=created)
@@ -160,8 +175,14 @@ def test_random_tactic_text_gets_a_protocol_answer_and_never_closes_a_false_goal
 
 
 @_FUZZ
-@given(statement=st.one_of(text, st.tuples(text, text).map(lambda t: f"∀ (x : ℕ), {t[0]} = {t[1]}")))
-def test_random_statement_text_is_started_or_refused_as_parsing_or_elab(statement: str) -> None:
+@given(
+    statement=st.one_of(
+        text, st.tuples(text, text).map(lambda t: f"∀ (x : ℕ), {t[0]} = {t[1]}")
+    )
+)
+def test_random_statement_text_is_started_or_refused_as_parsing_or_elab(
+    statement: str,
+) -> None:
     ans = _ask("goal.start", expr=statement)
     if "error" in ans:
         _check_error(ans, {"parsing", "elab"})
