@@ -146,4 +146,8 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     demo.add_argument("--run-dir", default="runs/demo")
     demo.add_argument("--sessions", type=int, default=3, help="coordinator sessions (one iteration each)")
     demo.add_argument("--fresh", action="store_true", help="start over instead of resuming the run dir")
-    demo.set_defaults(handler=_demo)
+    demo.add_argument(
+        "--eval-size", type=int, default=150,
+        help="held-out theorems evaluated per iteration (0 = all 300; fewer is faster but noisier)",
+    )
+    demo.set_defaults(handler=_demo, config_overrides=lambda a: {"iteration.eval_size": a.eval_size})

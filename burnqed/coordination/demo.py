@@ -11,6 +11,7 @@ improved from the first iteration to the last.
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from pathlib import Path
 from typing import Any
@@ -134,19 +135,37 @@ def render_chart(rows: list[DemoRow], path: Path) -> Path:
     return path
 
 
-def verdict(rows: list[DemoRow]) -> str:
-    """One honest sentence on the held-out change from the first iteration to the last."""
-    rates = [r.held_out if r.held_out is not None else r.held_out_no_ebm for r in rows]
-    measured = [(r.label, v) for r, v in zip(rows, rates, strict=True) if v is not None]
-    if len(measured) < 2:
-        return "Fewer than two iterations were evaluated: no improvement can be measured."
-    (first_label, first), (last_label, last) = measured[0], measured[-1]
+def _change(rows: list[DemoRow], field: str, n: int | None) -> str | None:
+    """'a → b (+d points, within noise)' for one series, or None with fewer than two values."""
+    values = [(r.label, getattr(r, field)) for r in rows if getattr(r, field) is not None]
+    if len(values) < 2:
+        return None
+    (first_label, first), (last_label, last) = values[0], values[-1]
     delta = last - first
-    if delta > 0:
-        return (f"Held-out solve rate improved from {_pct(first)} ({first_label}) to {_pct(last)} ({last_label}): "
-                f"+{100 * delta:.1f} points.")
-    return (f"No held-out improvement: {_pct(first)} ({first_label}) → {_pct(last)} ({last_label}), "
-            f"{100 * delta:+.1f} points.")
+    text = f"{_pct(first)} ({first_label}) → {_pct(last)} ({last_label}), {100 * delta:+.1f} points"
+    if n:
+        # two standard errors of a difference of two proportions on n theorems each
+        p = (first + last) / 2
+        noise = 2 * math.sqrt(2 * p * (1 - p) / n)
+        text += f" ({'beyond' if abs(delta) > noise else 'within'} noise of ±{100 * noise:.1f} on {n} theorems)"
+    return text
+
+
+def verdict(rows: list[DemoRow], held_out_size: int | None = None) -> str:
+    """Honest sentences on the held-out change from the first iteration to the last."""
+    with_ebm = _change(rows, "held_out", held_out_size)
+    without = _change(rows, "held_out_no_ebm", held_out_size)
+    if with_ebm is None and without is None:
+        return "Fewer than two iterations were evaluated: no improvement can be measured."
+    lines = []
+    if with_ebm is not None:
+        lines.append(f"Held-out solve rate with the energy head: {with_ebm}.")
+    if without is not None:
+        lines.append(f"Held-out solve rate without it: {without}.")
+    firsts = [r.held_out for r in rows if r.held_out is not None]
+    if len(firsts) >= 2 and firsts[-1] <= firsts[0]:
+        lines.append("There was no held-out improvement from the first iteration to the last.")
+    return "\n".join(lines)
 
 
 async def run_demo(config: BurnqedConfig, run_dir: Path, *, sessions: int = 3, fresh: bool = False) -> int:
@@ -194,5 +213,6 @@ async def run_demo(config: BurnqedConfig, run_dir: Path, *, sessions: int = 3, f
     chart = render_chart(rows, run_dir / "solve_rates.html")
     (run_dir / "solve_rates.json").write_text(json.dumps([r.model_dump() for r in rows], indent=2), encoding="utf-8")
     console.print(f"chart: {chart}")
-    console.print(verdict(rows))
+    eval_size = config.iteration.eval_size or None
+    console.print(verdict(rows, eval_size))
     return code
