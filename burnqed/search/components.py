@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import anyio
+
 from burnqed.config import BurnqedConfig
 from burnqed.search.protocols import StateScorer, TacticGenerator
 from burnqed.search.rules import RuleGenerator
@@ -53,8 +55,9 @@ async def open_components(
     from burnqed.policy.model import PolicyModel
     from burnqed.policy.tiny import ensure_tiny_model
 
-    directory = model_dir or config.policy.model_dir or ensure_tiny_model(config)
-    model = PolicyModel.load(directory, config.policy)
+    # building and loading take seconds: off the event loop, so servers stay responsive
+    directory = model_dir or config.policy.model_dir or await anyio.to_thread.run_sync(ensure_tiny_model, config)
+    model = await anyio.to_thread.run_sync(PolicyModel.load, directory, config.policy)
     policy_id = f"{directory} ({model.fingerprint})"
     async with _service(model, config) as generator:
         scorer: StateScorer | None = None
@@ -84,5 +87,5 @@ async def _load_scorer(encoder_source: Any, model: Any, ckpt: Path) -> tuple[Sta
         encoder: Any = HashingEncoder()
     else:
         encoder = PolicyEncoder(encoder_source, fingerprint=model.fingerprint, dim=model.hidden_size)
-    scorer = EBMScorer.load(ckpt, encoder)
+    scorer = await anyio.to_thread.run_sync(EBMScorer.load, ckpt, encoder)
     return scorer, str(ckpt)
