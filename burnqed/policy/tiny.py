@@ -174,7 +174,9 @@ def build_tiny_model(
         LlamaForCausalLM,
         PreTrainedTokenizerFast,
     )
+    from transformers.utils import logging as hf_logging
 
+    hf_logging.disable_progress_bar()  # burnqed shows its own progress; per-shard bars are noise
     config = config or TinyModelConfig()
     out_dir = Path(out_dir)
     if not corpus_texts:
