@@ -57,8 +57,9 @@ class ScriptedBrain:
         if not curve.is_error:
             lines.append(f"Solve curve: {curve.text.splitlines()[0] if curve.text else 'empty'}.")
 
-        rate = await self._probe(toolbox, lines)
+        rate, outcomes = await self._probe(toolbox, lines)
         turns += 3
+        turns += await self._record_targets(toolbox, outcomes, lines)
 
         previous = _PREVIOUS_RATE.search(context.handover)
         stalled = rate is not None and previous is not None and rate <= float(previous.group(1))
@@ -76,8 +77,30 @@ class ScriptedBrain:
         log.event("turn", turn=turns, stop_reason="script_done", text=summary, tool_uses=[])
         return BrainOutcome(stop_reason="script_done", turns=turns, summary=summary)
 
-    async def _probe(self, toolbox: Toolbox, lines: list[str]) -> float | None:
-        """One search job on the probe set; returns its solve rate (None when it failed)."""
+    async def _record_targets(self, toolbox: Toolbox, outcomes: list[dict[str, Any]], lines: list[str]) -> int:
+        """Write the probe's per-theorem outcomes to the blueprint targets of those names."""
+        calls = 0
+        done = failed = 0
+        for outcome in outcomes:
+            label = str(outcome.get("name"))
+            target = await toolbox.call("get_target", {"label": label})
+            calls += 1
+            if target.is_error or _field(target, "status") in {"done", "exhausted"}:
+                continue
+            proved = bool(outcome.get("proved"))
+            note = f"probe search: {'proved' if proved else outcome.get('reason', 'not proved')}"
+            updated = await toolbox.call("update_status", {"label": label, "status": "done" if proved else "failed",
+                                                           "note": note})
+            calls += 1
+            if not updated.is_error:
+                done += int(proved)
+                failed += int(not proved)
+        if done or failed:
+            lines.append(f"Blueprint: {done} probe targets marked done, {failed} failed (attempts counted).")
+        return calls
+
+    async def _probe(self, toolbox: Toolbox, lines: list[str]) -> tuple[float | None, list[dict[str, Any]]]:
+        """One search job on the probe set: its solve rate (None when it failed) and per-theorem outcomes."""
         launch = await toolbox.call(
             "launch_search",
             {
@@ -89,7 +112,7 @@ class ScriptedBrain:
         if launch.is_error:
             if "budget" in launch.text or "limit" in launch.text:
                 lines.append(f"Probe not launched: {launch.text[:200]}")
-                return None
+                return None, []
             raise BrainTransientError(f"launch_search failed: {launch.text[:300]}")
         job_id = _field(launch, "job_id")
         status = _field(launch, "status")
@@ -97,17 +120,19 @@ class ScriptedBrain:
             polled = await toolbox.call("job_status", {"job_id": job_id, "wait_s": 5})
             if polled.is_error:
                 lines.append(f"Probe {job_id}: status unavailable ({polled.text[:200]}).")
-                return None
+                return None, []
             status = _field(polled, "status")
             if status not in _FINISHED:
                 await anyio.sleep(self._config.job_poll_interval_s)
-        result = await toolbox.call("job_result", {"job_id": job_id})
+        result = await toolbox.call("job_result", {"job_id": job_id, "detail": "full"})
+        report = _field(result, "result")
+        outcomes = list(report.get("outcomes", [])) if isinstance(report, dict) else []
         rate = _field(result, "solve_rate")
         if rate is None:
             outcome = _field(result, "outcome") or {}
             rate = outcome.get("solve_rate") if isinstance(outcome, dict) else None
         if rate is None:
             lines.append(f"Probe {job_id} on {self._config.probe_set}: {status}, no solve rate.")
-            return None
+            return None, outcomes
         lines.append(f"Probe {job_id} on {self._config.probe_set}: probe solve rate {float(rate):.3f}.")
-        return float(rate)
+        return float(rate), outcomes

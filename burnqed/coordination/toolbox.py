@@ -18,7 +18,7 @@ from collections import Counter, deque
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict
 
@@ -116,7 +116,7 @@ class Toolbox:
         self.total_calls = 0
         self.refused_calls = 0
 
-    async def __aenter__(self) -> Toolbox:
+    async def __aenter__(self) -> Self:
         from mcp import Client
 
         try:

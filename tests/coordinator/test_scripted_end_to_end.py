@@ -69,7 +69,12 @@ async def test_scripted_session_schedules_an_iteration_that_the_daemon_runs(
     rows = collect_rows(run_dir)
     assert [r.label for r in rows] == ["iter_0"] and rows[0].held_out_no_ebm is not None
     assert rows[0].train is not None
-    assert "# iteration iter_0" in config.blueprint.path.read_text(encoding="utf-8")
+    blueprint = config.blueprint.path.read_text(encoding="utf-8")
+    assert "# iteration iter_0" in blueprint
+    # the probe's outcomes were written to the core targets, with attempts counted
+    assert record["tool_usage"]["update_status"] == 2
+    assert blueprint.count("probe search:") == 2
+    assert "attempts: 1 / " in blueprint
     # the agent only ever called allow-listed tools, and saw no held-out score
     calls = [e for e in read_jsonl(paths.turns_file(0)) if e["event"] == "tool_call"]
     assert {c["tool"] for c in calls} <= set(config.coordinator.allowed_tools)
