@@ -25,6 +25,7 @@ from burnqed.lean.errors import (
     InvalidInput,
     InvalidStatement,
     LeanError,
+    LeanProcessDied,
     PoolClosed,
     PoolExhausted,
     UnknownHandle,
@@ -319,15 +320,25 @@ class LeanPool:
         problem = input_problem(text or "", self.config.max_input_chars)
         if problem is not None:
             raise InvalidInput(f"{'statement' if statement is not None else 'name'} refused: it {problem}")
-        worker = await self._acquire()
-        handle = ProofHandle(self, worker, uuid.uuid4().hex[:12], statement, name)
-        try:
-            await handle._open()
-        except BaseException:
-            returned = handle._detach()
-            if returned is not None:
-                self._release(returned)
-            raise
+        for attempt in range(2):
+            worker = await self._acquire()
+            handle = ProofHandle(self, worker, uuid.uuid4().hex[:12], statement, name)
+            try:
+                await handle._open()
+                break
+            except LeanProcessDied:
+                # an idle worker can die unnoticed (its exit not reaped yet): nothing of the
+                # proof existed, so release it (the pool replaces it) and start once more
+                returned = handle._detach()
+                if returned is not None:
+                    self._release(returned)
+                if attempt == 1:
+                    raise
+            except BaseException:
+                returned = handle._detach()
+                if returned is not None:
+                    self._release(returned)
+                raise
         if self._closed:
             handle._detach()
             raise PoolClosed("the Lean pool shut down while opening a proof")
