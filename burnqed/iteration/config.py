@@ -17,6 +17,10 @@ class IterationConfig(BaseModel):
     iterations: int = Field(default=3, ge=1, description="iterations `burnqed iterate` runs (0 … N-1)")
     train_set: str = Field(default="benchmark-train", description="built-in set name or a .jsonl path")
     train_size: int = Field(default=150, ge=1, description="training theorems searched per iteration")
+    fresh_train_set: bool = Field(
+        default=False,
+        description="iteration N searches benchmark-train generated with seed data.train_seed + N (new theorems)",
+    )
     eval_set: str = Field(default="benchmark-test", description="held-out set name or a .jsonl path")
     eval_size: int = Field(default=60, ge=0, description="held-out theorems evaluated (evenly spaced); 0 = all")
     seed: int = Field(default=0, description="seed of subsets and of fine-tuning")

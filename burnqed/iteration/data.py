@@ -27,6 +27,8 @@ __all__ = [
     "load_set",
     "reference_pairs",
     "save_pairs_file",
+    "training_set",
+    "training_set_label",
     "trajectory_pairs",
 ]
 
@@ -35,15 +37,46 @@ log = logging.getLogger(__name__)
 Pair = tuple[str, str]
 
 
-def load_set(name: str, size: int, config: BurnqedConfig) -> list[Theorem]:
+def training_set(config: BurnqedConfig, index: int) -> list[Theorem]:
+    """The theorems iteration ``index`` searches: the configured set, or a fresh one per iteration.
+
+    With ``iteration.fresh_train_set`` iteration N gets ``benchmark-train`` generated with
+    seed ``data.train_seed + N`` (a deterministic function of N, so a resumed run gets the
+    same set back). From N = 1 on the names carry the seed: the generator names every
+    set's slots alike, and trajectories are grouped by theorem name (energy-head data).
+    """
+    it = config.iteration
+    if not it.fresh_train_set:
+        return load_set(it.train_set, it.train_size, config)
+    if it.train_set != "benchmark-train":
+        raise IterationDataError(f"fresh_train_set needs train_set = 'benchmark-train', not {it.train_set!r}")
+    theorems = load_set(it.train_set, it.train_size, config, seed_offset=index)
+    if index == 0:
+        return theorems
+    seed = config.data.train_seed + index
+    return [t.model_copy(update={"name": f"s{seed}_{t.name}"}) for t in theorems]
+
+
+def training_set_label(config: BurnqedConfig, index: int) -> str:
+    """How a step's marker names the training set of iteration ``index`` (set, seed, size)."""
+    it = config.iteration
+    if it.train_set != "benchmark-train":
+        return f"{it.train_set}[{it.train_size}]"
+    offset = index if it.fresh_train_set else 0
+    return f"benchmark-train[seed={config.data.train_seed + offset},n={it.train_size}]"
+
+
+def load_set(name: str, size: int, config: BurnqedConfig, seed_offset: int = 0) -> list[Theorem]:
     """A theorem set by built-in name or .jsonl path, cut to ``size`` evenly spaced theorems (0 = all).
 
-    ``benchmark-train`` is generated at exactly ``size`` (its slots are graded by difficulty).
+    ``benchmark-train`` is generated at exactly ``size`` (its slots are graded by difficulty),
+    with seed ``data.train_seed + seed_offset``.
     """
     from burnqed.data.sets import BUILTIN_SETS, load_builtin
 
     if name == "benchmark-train" and size > 0:
-        data = config.data.model_copy(update={"train_size": size})
+        seed = config.data.train_seed + seed_offset
+        data = config.data.model_copy(update={"train_size": size, "train_seed": seed})
         theorems = load_builtin(name, home=config.paths.home, config=data)
     elif name in BUILTIN_SETS:
         theorems = load_builtin(name, home=config.paths.home, config=config.data)

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from burnqed.blueprint import BlueprintStore, Entry, IterationSpec, iteration_index
 from burnqed.config import BurnqedConfig
-from burnqed.iteration.data import load_set
+from burnqed.iteration.data import load_set, training_set
 from burnqed.iteration.errors import IterationError
 from burnqed.iteration.layout import STEPS, RunLayout
 from burnqed.iteration.steps import STEP_FUNCTIONS, IterationContext
@@ -181,7 +181,7 @@ class IterationRunner:
             layout=self.layout,
             index=index,
             pool=self.pool,
-            train=load_set(it.train_set, it.train_size, config),
+            train=training_set(config, index),
             held_out=load_set(it.eval_set, it.eval_size, config),
             progress=self.progress,
         )

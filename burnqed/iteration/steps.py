@@ -2,7 +2,8 @@
 
 1. ``sft``: fine-tune the policy on (state, tactic) pairs — the replayed reference proofs
    (iteration 0, and every iteration with ``reference_pairs = "always"``) plus the proof
-   paths of all earlier trajectories.
+   paths of all earlier trajectories. With ``fresh_train_set`` the reference proofs are
+   always iteration 0's: a later iteration's fresh set contributes only what search found.
 2. ``train_ebm``: train the energy head on all earlier trajectories over the new policy's
    embeddings (skipped, with the reason, when there is nothing to learn from yet).
 3. ``search``: search the training theorems with the new policy (and energy head);
@@ -25,6 +26,8 @@ from burnqed.iteration.data import (
     load_pairs_file,
     reference_pairs,
     save_pairs_file,
+    training_set,
+    training_set_label,
     trajectory_pairs,
 )
 from burnqed.iteration.errors import IterationDataError
@@ -132,6 +135,7 @@ async def sft_step(ctx: IterationContext) -> dict[str, Any]:
         "base": str(base),
         "pairs": len(pairs),
         "sources": sources,
+        "reference_set": training_set_label(ctx.config, 0) if "reference" in sources else None,
         "epochs": epochs,
         "steps": report.steps,
         "first_loss": report.epoch_losses[0],
@@ -145,7 +149,11 @@ async def _reference_pairs(ctx: IterationContext) -> list[tuple[str, str]]:
     path = ctx.layout.reference_pairs
     if path.is_file():
         return load_pairs_file(path)
-    pairs = await reference_pairs(ctx.pool, ctx.train, concurrency=ctx.config.lean.num_workers)
+    # fresh sets: only iteration 0's reference proofs are supervision; later sets' proofs are
+    # what search must find (learning them directly would be extra labels, not expert iteration)
+    fresh_later = ctx.it.fresh_train_set and ctx.index > 0
+    theorems = training_set(ctx.config, 0) if fresh_later else ctx.train
+    pairs = await reference_pairs(ctx.pool, theorems, concurrency=ctx.config.lean.num_workers)
     if not pairs:
         raise IterationDataError("no reference proof of the training set replayed")
     save_pairs_file(path, pairs)
@@ -226,6 +234,7 @@ async def search_step(ctx: IterationContext) -> dict[str, Any]:
     total = len(pc.unique(table.column("theorem")))
     proved = len(pc.unique(table.filter(pc.equal(table.column("label"), 1)).column("theorem")))
     return {
+        "train_set": training_set_label(ctx.config, ctx.index),
         "theorems": total,
         "proved": proved,
         "proved_rate": proved / total if total else 0.0,
