@@ -175,8 +175,18 @@ class Daemon:
             reports = await runner.run_pending()
         return [_iteration_summary(r) for r in reports]
 
+    def _pending(self) -> bool:
+        from burnqed.blueprint import BlueprintStore
+
+        return bool(BlueprintStore(self.config.blueprint.path, self.config.blueprint).pending_iterations())
+
     async def run_session(self) -> SessionRecord:
-        """One session, then the scheduled iterations; returns (and appends) its record."""
+        """One session, then the scheduled iterations; returns (and appends) its record.
+
+        Iterations left pending by an interrupted run are finished first, so a session
+        never starts while earlier work is unfinished.
+        """
+        resumed = await self._execute_iterations() if self._pending() else []
         session = self.state.sessions_done
         write_config_snapshot(self.config, self.paths.config_file)
         handover_path = self.paths.root / "handover.md"
@@ -199,7 +209,7 @@ class Daemon:
         if task is not None:
             self._progress.update(task, description=f"session {session}: {tool_calls} tool calls", total=1, completed=1)
         session_log.event("session_end", stop_reason=outcome.stop_reason if outcome else "time_limit")
-        iterations = await self._execute_iterations()
+        iterations = resumed + await self._execute_iterations()
         text = _handover(outcome, iterations, self.config.coordinator.handover_chars)
         handover_path.write_text(text, encoding="utf-8")
         record = SessionRecord(

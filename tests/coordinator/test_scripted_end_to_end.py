@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
 import anyio
 import pytest
 
+from burnqed.blueprint import BlueprintStore, IterationSpec
 from burnqed.config import BurnqedConfig, load_config
 from burnqed.coordination.control import DaemonPaths, read_state
 from burnqed.coordination.daemon import Daemon, prepare_run_config
@@ -45,6 +47,10 @@ async def test_scripted_session_schedules_an_iteration_that_the_daemon_runs(
     run_dir = tmp_path / "run"
     config = prepare_run_config(_small_config(tmp_path, tiny_model_dir), run_dir)
     register_benchmark_targets(config)
+    # an earlier run was interrupted during iter_0: the daemon finishes it before the session
+    store = BlueprintStore(config.blueprint.path, config.blueprint)
+    store.schedule_iteration(IterationSpec(label="iter_0", note="scheduled by an interrupted run"))
+    store.update_status("iter_0", "partial", note="interrupted")
     daemon = Daemon(config, run_dir)
     with anyio.fail_after(600):
         assert await daemon.run(handle_signals=False) == 0
@@ -56,21 +62,22 @@ async def test_scripted_session_schedules_an_iteration_that_the_daemon_runs(
     assert record["brain"] == "scripted" and record["stop_reason"] == "script_done"
     assert record["tool_usage"]["schedule_iteration"] == 1
     assert record["tool_usage"]["launch_search"] == 1
-    assert [it["label"] for it in record["iterations"]] == ["iter_0"]
+    assert [it["label"] for it in record["iterations"]] == ["iter_0", "iter_1"]
     # the daemon evaluated the held-out set; the handover carries training numbers only
     assert (run_dir / "eval_results" / "iter_0.json").is_file()
-    assert "held-out" not in record["handover"].lower()
+    assert (run_dir / "eval_results" / "iter_1.json").is_file()
+    assert not re.search(r"held-out[^\n]*\d%", record["handover"]), record["handover"]
     assert "training-set solve rate" in record["handover"]
     assert "solve rate n/a" not in record["handover"]
     assert record["iterations"][0]["train_solve_rate"] is not None
     state = read_state(paths)
-    assert state.sessions_done == 1 and state.last_iteration == "iter_0"
+    assert state.sessions_done == 1 and state.last_iteration == "iter_1"
     assert state.best_held_out is not None
     rows = collect_rows(run_dir)
-    assert [r.label for r in rows] == ["iter_0"] and rows[0].held_out_no_ebm is not None
+    assert [r.label for r in rows] == ["iter_0", "iter_1"] and rows[0].held_out_no_ebm is not None
     assert rows[0].train is not None
     blueprint = config.blueprint.path.read_text(encoding="utf-8")
-    assert "# iteration iter_0" in blueprint
+    assert "# iteration iter_0" in blueprint and "# iteration iter_1" in blueprint
     # the probe's outcomes were written to the core targets, with attempts counted
     assert record["tool_usage"]["update_status"] == 2
     assert blueprint.count("probe search:") == 2
