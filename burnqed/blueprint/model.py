@@ -229,6 +229,11 @@ class Blueprint:
         """Every label, in file order."""
         return [e.label for e in self.entries]
 
+    def next_iteration_index(self) -> int:
+        """The N of the next free ``iter_N`` label (one past the highest in use)."""
+        used = [iteration_index(e.label) for e in self.entries]
+        return max((i for i in used if i is not None), default=-1) + 1
+
     def find(self, label: str) -> Entry | None:
         """The entry with that label, or None."""
         for entry in self.entries:

@@ -277,8 +277,7 @@ class BlueprintStore:
         with self.transaction() as blueprint:
             label = spec.label
             if label is None:
-                used = [iteration_index(e.label) for e in blueprint.entries]
-                label = f"iter_{max((i for i in used if i is not None), default=-1) + 1}"
+                label = f"iter_{blueprint.next_iteration_index()}"
             elif iteration_index(label) is None:
                 raise BlueprintError(f"iteration label {label!r} is not iter_N")
             if blueprint.find(label) is not None:

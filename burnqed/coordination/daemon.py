@@ -159,11 +159,9 @@ class Daemon:
         write_state(self.paths, self.state)
 
     def _next_iteration(self) -> int:
-        from burnqed.blueprint import BlueprintStore, iteration_index
+        from burnqed.blueprint import BlueprintStore
 
-        store = BlueprintStore(self.config.blueprint.path, self.config.blueprint)
-        indices = [iteration_index(e.label) for e in store.read().entries if e.kind == "iteration"]
-        return max((i for i in indices if i is not None), default=-1) + 1
+        return BlueprintStore(self.config.blueprint.path, self.config.blueprint).read().next_iteration_index()
 
     async def _execute_iterations(self) -> list[dict[str, Any]]:
         from burnqed.iteration import IterationRunner

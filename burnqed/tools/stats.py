@@ -19,6 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from burnqed.iteration.layout import RunLayout
 from burnqed.tools.calllog import ToolCallLog
 from burnqed.tools.errors import StatsUnavailable
 
@@ -188,6 +189,7 @@ class StatsService:
 
     def __init__(self, run_dir: Path, call_log: Path, show_held_out: bool, jobs_dir: Path | None = None) -> None:
         self.run_dir = Path(run_dir)
+        self.layout = RunLayout(self.run_dir)
         self.call_log = ToolCallLog(call_log)
         self.show_held_out = show_held_out
         self.jobs_dir = jobs_dir
@@ -204,7 +206,7 @@ class StatsService:
             if not iterations:
                 raise StatsUnavailable(f"no trajectories under {self.run_dir / 'trajectories'}")
             iteration = iterations[-1]
-        return f"iter_{iteration}", self.run_dir / "trajectories" / f"iter_{iteration}.parquet"
+        return f"iter_{iteration}", self.layout.trajectories(iteration)
 
     def iterations(self) -> list[int]:
         """Iterations with trajectories or evaluation results, ascending."""
@@ -249,8 +251,7 @@ class StatsService:
     def _held_out(self, iteration: int, variant: str, detail: Detail) -> HeldOutScore | None:
         from burnqed.search.evaluation import load_report
 
-        suffix = "" if variant == "with_ebm" else "_no_ebm"
-        path = self.run_dir / "eval_results" / f"iter_{iteration}{suffix}.json"
+        path = self.layout.eval_result(iteration, with_ebm=variant == "with_ebm")
         if not path.is_file():
             return None
         try:
@@ -270,7 +271,7 @@ class StatsService:
     def _solved_held_out(self, iteration: int) -> set[str] | None:
         from burnqed.search.evaluation import load_report
 
-        path = self.run_dir / "eval_results" / f"iter_{iteration}.json"
+        path = self.layout.eval_result(iteration, with_ebm=True)
         if not self.show_held_out or not path.is_file():
             return None
         return {o.name for o in load_report(path).outcomes if o.proved}
@@ -287,7 +288,7 @@ class StatsService:
 
     def scores(self, iteration: int, detail: Detail = "summary") -> IterationScores:
         """Training and (if visible) held-out scores of one iteration."""
-        train = self._summary(f"iter_{iteration}", self.run_dir / "trajectories" / f"iter_{iteration}.parquet")
+        train = self._summary(f"iter_{iteration}", self.layout.trajectories(iteration))
         with_ebm = self._held_out(iteration, "with_ebm", detail) if self.show_held_out else None
         no_ebm = self._held_out(iteration, "no_ebm", detail) if self.show_held_out else None
         if train is None and with_ebm is None and no_ebm is None and iteration not in self.iterations():

@@ -36,7 +36,7 @@ from burnqed.lean.embedded.proofterm import TacticError
 from burnqed.lean.embedded.state import Goal, ProofState, to_wire
 from burnqed.lean.embedded.syntax import Limits, ParseError, parse_statement
 from burnqed.lean.embedded.tactic_syntax import parse_tactic
-from burnqed.lean.embedded.terms import pp
+from burnqed.lean.embedded.terms import Term, pp
 from burnqed.lean.protocol import (
     Expression,
     GoalDelete,
@@ -187,6 +187,19 @@ class Checker:
         self.states[sid] = state
         return sid
 
+    def _statement(self, text: str) -> Term | dict[str, Any]:
+        """The proposition ``text`` elaborates to, or the REPL's parsing / elab error answer."""
+        try:
+            return elab_prop(parse_statement(text, self.limits), {})
+        except ParseError as exc:
+            line, col = position(text, exc.pos)
+            return _err("parsing", f"{_FILE}:{line}:{col}: {exc.message}")
+        except ElabError as exc:
+            line, col = position(text, exc.pos)
+            return _err("elab", f"{_FILE}:{line}:{col}: {exc.message}")
+        except RecursionError:  # last resort: the parser bounds nesting before Python's stack
+            return _err("parsing", f"{_FILE}:1:0: maximum nesting depth exceeded")
+
     def goal_start(self, payload: dict[str, Any]) -> dict[str, Any]:
         """goal.start: from an expression or a built-in lemma."""
         req = GoalStart.model_validate(payload)
@@ -197,17 +210,9 @@ class Checker:
                 return _err("index", f"Symbol not found: {req.copy_from}")
             target = lemma_instances(req.copy_from)[0]
         else:
-            text = req.expr or ""
-            try:
-                target = elab_prop(parse_statement(text, self.limits), {})
-            except ParseError as exc:
-                line, col = position(text, exc.pos)
-                return _err("parsing", f"{_FILE}:{line}:{col}: {exc.message}")
-            except ElabError as exc:
-                line, col = position(text, exc.pos)
-                return _err("elab", f"{_FILE}:{line}:{col}: {exc.message}")
-            except RecursionError:
-                return _err("parsing", f"{_FILE}:1:0: maximum nesting depth exceeded")
+            target = self._statement(req.expr or "")
+            if isinstance(target, dict):
+                return target
         goal = Goal(self.fresh(), (), target, None)
         sid = self._new_state(ProofState((goal,), frozenset({goal.uid}), False))
         return GoalStartResult(state_id=sid, root=f"_uniq.{goal.uid}").wire()
@@ -374,16 +379,9 @@ class Checker:
             return _err(
                 "command", "Unable to parse payload of expr.echo: missing field 'expr'"
             )
-        try:
-            term = elab_prop(parse_statement(text, self.limits), {})
-        except ParseError as exc:
-            line, col = position(text, exc.pos)
-            return _err("parsing", f"{_FILE}:{line}:{col}: {exc.message}")
-        except ElabError as exc:
-            line, col = position(text, exc.pos)
-            return _err("elab", f"{_FILE}:{line}:{col}: {exc.message}")
-        except RecursionError:  # last resort: the parser bounds nesting before Python's stack
-            return _err("parsing", f"{_FILE}:1:0: maximum nesting depth exceeded")
+        term = self._statement(text)
+        if isinstance(term, dict):
+            return term
         return {"expr": {"pp": pp(term)}, "type": {"pp": "Prop"}}
 
 

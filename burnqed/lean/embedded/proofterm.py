@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from burnqed.lean.embedded.arith import try_eval
-from burnqed.lean.embedded.elab import ElabError, elab_prop, elab_value
+from burnqed.lean.embedded.elab import ElabError, Scope, elab_prop, elab_value
 from burnqed.lean.embedded.lemmas import LEMMAS, lemma_instances
 from burnqed.lean.embedded.state import Goal, display_names, goal_scope
 from burnqed.lean.embedded.syntax import Syn
@@ -41,6 +41,7 @@ __all__ = [
     "TacticError",
     "closes_by_rfl",
     "dvd_exists",
+    "elab_witness",
     "fresh_mvar",
     "instantiate_mvars",
     "peel_implicit",
@@ -53,6 +54,14 @@ _mvar_ids = itertools.count(1)
 
 class TacticError(Exception):
     """A tactic failed; the message is Lean-like text for a severity-error message."""
+
+
+def elab_witness(s: Syn, scope: Scope, ty: str) -> Term:
+    """Elaborate ``s`` as a value of binder type ``ty`` (a proposition for ``Prop``); failures are tactic errors."""
+    try:
+        return elab_prop(s, scope) if ty == "Prop" else elab_value(s, scope, ty)
+    except ElabError as exc:
+        raise TacticError(exc.message) from exc
 
 
 def fresh_mvar(ty: str, name: str) -> MVar:
@@ -365,14 +374,7 @@ class ProofElab:
                 if arg.kind in ("blank", "hole"):
                     val: Term = fresh_mvar(fty.ty, fty.name)
                 else:
-                    try:
-                        val = (
-                            elab_prop(arg, scope)
-                            if fty.ty == "Prop"
-                            else elab_value(arg, scope, fty.ty)
-                        )
-                    except ElabError as exc:
-                        raise TacticError(exc.message) from exc
+                    val = elab_witness(arg, scope, fty.ty)
                 fty = instantiate(fty.body, fty.name, val)
             elif isinstance(fty, Conn) and fty.op == "→":
                 premise = fty.args[0]
@@ -447,15 +449,7 @@ class ProofElab:
             self.check(rest_syn, b)
             return exp
         if isinstance(exp, Binder) and exp.q == "∃":
-            scope = goal_scope(self.goal)
-            try:
-                w = (
-                    elab_prop(first, scope)
-                    if exp.ty == "Prop"
-                    else elab_value(first, scope, exp.ty)
-                )
-            except ElabError as exc:
-                raise TacticError(exc.message) from exc
+            w = elab_witness(first, goal_scope(self.goal), exp.ty)
             self.check(rest_syn, instantiate(exp.body, exp.name, w))
             return exp
         raise TacticError(

@@ -5,13 +5,14 @@ show, by_contra, by_cases, clear, symm."""
 from __future__ import annotations
 
 from burnqed.lean.embedded.arith import TooLarge, eval_prop, is_closed, try_eval
-from burnqed.lean.embedded.elab import ElabError, elab_prop, elab_value
+from burnqed.lean.embedded.elab import ElabError, elab_prop
 from burnqed.lean.embedded.engine import Engine, register, render
 from burnqed.lean.embedded.proofterm import (
     ProofElab,
     TacticError,
     closes_by_rfl,
     dvd_exists,
+    elab_witness,
     fresh_mvar,
     instantiate_mvars,
     unify,
@@ -367,15 +368,7 @@ def _use(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         if isinstance(t, Rel) and t.op == "∣":
             t = dvd_exists(t)
         if isinstance(t, Binder) and t.q == "∃":
-            try:
-                w = (
-                    elab_prop(s, scope)
-                    if t.ty == "Prop"
-                    else elab_value(s, scope, t.ty)
-                )
-            except ElabError as exc:
-                raise TacticError(exc.message) from exc
-            t = instantiate(t.body, t.name, w)
+            t = instantiate(t.body, t.name, elab_witness(s, scope, t.ty))
         elif isinstance(t, Conn) and t.op == "∧":
             raise TacticError("use: too many arguments for the existential")
         else:
