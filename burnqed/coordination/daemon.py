@@ -164,19 +164,18 @@ class Daemon:
         return BlueprintStore(self.config.blueprint.path, self.config.blueprint).read().next_iteration_index()
 
     async def _execute_iterations(self) -> list[dict[str, Any]]:
+        """Run the blueprint's pending iterations (none pending: no Lean pool is started)."""
+        from burnqed.blueprint import BlueprintStore
         from burnqed.iteration import IterationRunner
         from burnqed.lean import LeanPool
 
+        if not BlueprintStore(self.config.blueprint.path, self.config.blueprint).pending_iterations():
+            return []
         self._save(status="iteration")
         async with LeanPool(self.config.lean) as pool:
             runner = IterationRunner(self.config, self.paths.run_dir, pool, progress=self._progress)
             reports = await runner.run_pending()
         return [_iteration_summary(r) for r in reports]
-
-    def _pending(self) -> bool:
-        from burnqed.blueprint import BlueprintStore
-
-        return bool(BlueprintStore(self.config.blueprint.path, self.config.blueprint).pending_iterations())
 
     async def run_session(self) -> SessionRecord:
         """One session, then the scheduled iterations; returns (and appends) its record.
@@ -184,7 +183,7 @@ class Daemon:
         Iterations left pending by an interrupted run are finished first, so a session
         never starts while earlier work is unfinished.
         """
-        resumed = await self._execute_iterations() if self._pending() else []
+        resumed = await self._execute_iterations()
         session = self.state.sessions_done
         write_config_snapshot(self.config, self.paths.config_file)
         handover_path = self.paths.root / "handover.md"

@@ -14,7 +14,6 @@ import json
 import math
 import shutil
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -52,35 +51,27 @@ def register_benchmark_targets(config: BurnqedConfig) -> int:
 
 
 def collect_rows(run_dir: Path) -> list[DemoRow]:
-    """One row per finished iteration, from the run's step markers and eval results."""
-    from burnqed.iteration.layout import RunLayout
+    """One row per finished iteration, from the run's step markers."""
+    from burnqed.iteration.layout import STEPS, RunLayout
 
     layout = RunLayout(run_dir)
     rows: list[DemoRow] = []
     index = 0
     while True:
-        search = layout.read_marker(index, "search")
-        evaluate = layout.read_marker(index, "evaluate")
-        no_ebm = layout.read_marker(index, "evaluate_no_ebm")
-        if search is None and evaluate is None and no_ebm is None:
+        markers = {step: layout.read_marker(index, step) or {} for step in STEPS}
+        if not any(markers.values()):
             break
         rows.append(
             DemoRow(
                 label=f"iter_{index}",
-                train=(search or {}).get("proved_rate"),
-                held_out=(evaluate or {}).get("solve_rate"),
-                held_out_no_ebm=(no_ebm or {}).get("solve_rate"),
-                seconds=sum(float((m or {}).get("step_seconds", 0.0)) for m in _markers(layout, index)),
+                train=markers["search"].get("proved_rate"),
+                held_out=markers["evaluate"].get("solve_rate"),
+                held_out_no_ebm=markers["evaluate_no_ebm"].get("solve_rate"),
+                seconds=sum(float(m.get("step_seconds", 0.0)) for m in markers.values()),
             )
         )
         index += 1
     return rows
-
-
-def _markers(layout: Any, index: int) -> list[dict[str, Any] | None]:
-    from burnqed.iteration.layout import STEPS
-
-    return [layout.read_marker(index, step) for step in STEPS]
 
 
 def _pct(x: float | None) -> str:
