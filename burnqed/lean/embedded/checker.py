@@ -22,12 +22,21 @@ import threading
 import time
 from dataclasses import dataclass
 from types import FrameType
+from collections.abc import Mapping
 from typing import Any, Self
 
 from pydantic import ValidationError
 
 # the tactic modules register themselves with the engine on import
 from burnqed.lean.embedded import tactics_auto, tactics_basic, tactics_cases  # noqa: F401
+from burnqed.lean import kernel
+from burnqed.lean.embedded.bridge import (
+    KernelReject,
+    Step,
+    check_steps,
+    reachable_complete,
+    sequent,
+)
 from burnqed.lean.embedded.config import EmbeddedConfig
 from burnqed.lean.embedded.elab import ElabError, elab_prop, position
 from burnqed.lean.embedded.engine import Engine, Exhausted, Interrupted, TacticContext
@@ -56,7 +65,7 @@ from burnqed.lean.protocol import (
     dump_json,
 )
 
-__all__ = ["Checker", "ProofCheck"]
+__all__ = ["Checker", "KernelStats", "ProofCheck"]
 
 _FILE = "<Pantograph>"
 INTERRUPT: dict[str, Any] = {"desc": "interrupt", "error": "internal"}
@@ -64,6 +73,16 @@ INTERRUPT: dict[str, Any] = {"desc": "interrupt", "error": "internal"}
 
 def _err(kind: str, desc: str) -> dict[str, Any]:
     return ReplErrorAnswer(error=kind, desc=desc).wire()
+
+
+@dataclass
+class KernelStats:
+    """What the independent kernel did in this process: steps checked, elaborator
+    acceptances it rejected, and the time it spent."""
+
+    checks: int = 0
+    rejected: int = 0
+    seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -92,6 +111,7 @@ class Checker:
         self._uniq = itertools.count(1)
         self.timeout_ms = 0
         self.automatic_mode = True
+        self.kernel_stats = KernelStats()
 
     def fresh(self) -> int:
         """A fresh ``_uniq`` number."""
@@ -214,7 +234,14 @@ class Checker:
             if isinstance(target, dict):
                 return target
         goal = Goal(self.fresh(), (), target, None)
-        sid = self._new_state(ProofState((goal,), frozenset({goal.uid}), False))
+        try:  # the kernel reads the statement itself and sort-checks it
+            if kernel.sort_of(sequent(goal), sequent(goal).target) != "Prop":
+                raise kernel.KernelError("not a proposition")
+        except (KernelReject, kernel.KernelError) as exc:
+            return _err("elab", f"{_FILE}:1:0: the kernel cannot read this statement: {exc}")
+        sid = self._new_state(
+            ProofState((goal,), frozenset({goal.uid}), False, root=goal)
+        )
         return GoalStartResult(state_id=sid, root=f"_uniq.{goal.uid}").wire()
 
     def goal_tactic(self, payload: dict[str, Any]) -> dict[str, Any]:
@@ -297,12 +324,27 @@ class Checker:
                 has_sorry=False,
                 has_unsafe=False,
             ).wire()
+        verdict = self._kernel_check(state, goal, new_goals, ctx)
+        if isinstance(verdict, str):
+            return GoalTacticResult(
+                messages=[
+                    Message(severity="error", data=verdict, pos=Position(line=1, column=0))
+                ],
+                has_sorry=False,
+                has_unsafe=False,
+            ).wire()
+        steps, kernel_sorry = verdict
+        ctx.used_sorry = ctx.used_sorry or kernel_sorry
         others = [g for i, g in enumerate(state.goals) if i != goal_id]
         visible = tuple(new_goals) + (tuple(others) if self.automatic_mode else ())
         open_goals = (state.open_goals - {goal.uid}) | {g.uid for g in new_goals}
         sid = self._new_state(
             ProofState(
-                visible, frozenset(open_goals), state.has_sorry or ctx.used_sorry
+                visible,
+                frozenset(open_goals),
+                state.has_sorry or ctx.used_sorry,
+                root=state.root,
+                steps=steps,
             )
         )
         messages = (
@@ -317,6 +359,31 @@ class Checker:
             has_sorry=ctx.used_sorry,
             has_unsafe=False,
         ).wire()
+
+    def _kernel_check(
+        self, state: ProofState, goal: Goal, new_goals: list[Goal], ctx: TacticContext
+    ) -> tuple[Mapping[int, Step], bool] | str:
+        """Kernel-check the steps of one request: the new state's proof steps and whether
+        the kernel met a sorry, or (mode enforce) the error text of a refusal."""
+        mode = self.config.kernel
+        if mode == "off":
+            return state.steps, False
+        stats = self.kernel_stats
+        open_uids = {g.uid for g in new_goals}
+        try:
+            res = check_steps(goal, ctx.steps, open_uids)
+            stats.checks += res.checked
+            stats.seconds += res.seconds
+            steps = {**state.steps, **res.steps}
+            closed = not ((state.open_goals - {goal.uid}) | open_uids)
+            if closed and state.root is not None and not reachable_complete(state.root, steps):
+                raise KernelReject("the proof tree is incomplete")
+            return steps, res.sorry
+        except KernelReject as exc:
+            stats.rejected += 1
+            if mode == "enforce":
+                return f"kernel: the embedded checker's independent kernel refused this step: {exc}"
+            return state.steps, False
 
     def goal_delete(self, payload: dict[str, Any]) -> dict[str, Any]:
         """goal.delete: forget states (unknown ids are fine)."""

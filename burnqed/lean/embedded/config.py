@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["EmbeddedConfig"]
@@ -44,10 +47,18 @@ class EmbeddedConfig(BaseModel):
         description="largest term (in nodes) a rewrite or simp may build",
     )
 
+    kernel: Literal["enforce", "audit", "off"] = Field(
+        default_factory=lambda: os.environ.get("BURNQED_EMBEDDED_KERNEL", "audit"),
+        description="the independent kernel: enforce (a step it refuses fails), audit (refusals are only counted), off",
+    )
+    z3_cert_timeout_ms: int = Field(
+        default=2000, ge=1, description="time bound of the search for one arithmetic certificate"
+    )
+
     @classmethod
     def from_argv(cls, argv: list[str]) -> tuple[EmbeddedConfig, list[str]]:
         """Options ``--name=value`` that name a field; the rest (modules, Lean options) is returned."""
-        values: dict[str, int] = {}
+        values: dict[str, int | str] = {}
         rest: list[str] = []
         for arg in argv:
             name, sep, raw = (
@@ -55,7 +66,7 @@ class EmbeddedConfig(BaseModel):
             )
             key = name.replace("-", "_")
             if sep and key in cls.model_fields:
-                values[key] = int(raw)
+                values[key] = raw if key == "kernel" else int(raw)
             else:
                 rest.append(arg)
         return cls(**values), rest

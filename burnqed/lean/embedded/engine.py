@@ -11,6 +11,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from burnqed.lean import kernel
+from burnqed.lean.embedded.bridge import Step
 from burnqed.lean.embedded.config import EmbeddedConfig
 from burnqed.lean.embedded.proofterm import TacticError
 from burnqed.lean.embedded.state import Goal, to_wire
@@ -42,6 +44,7 @@ class TacticContext:
     infos: list[str] = field(default_factory=list)
     heartbeats: int = 0
     nesting: int = 0
+    steps: dict[int, Step] = field(default_factory=dict)
 
     @property
     def limits(self) -> Limits:
@@ -117,6 +120,10 @@ class Engine:
     def fresh(self) -> int:
         """A fresh unique id."""
         return self.ctx.fresh()
+
+    def justify(self, goal: Goal, proof: kernel.Proof) -> None:
+        """Record the kernel proof of ``goal`` (its holes name the goals that replace it)."""
+        self.ctx.steps[goal.uid] = Step(goal, proof)
 
     def run_text(self, text: str, goal: Goal) -> list[Goal]:
         """Parse and run a nested tactic block (``by ...``) on one goal."""

@@ -9,7 +9,9 @@ used on the way from the root.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from burnqed.lean.embedded.elab import ScopeEntry
 from burnqed.lean.embedded.terms import FVar, Term, pp
@@ -78,6 +80,8 @@ class ProofState:
     goals: tuple[Goal, ...]
     open_goals: frozenset[int] = field(default_factory=frozenset)
     has_sorry: bool = False
+    root: Goal | None = None
+    steps: Mapping[int, Any] = field(default_factory=dict)
 
 
 def display_names(goal: Goal) -> dict[int, str]:

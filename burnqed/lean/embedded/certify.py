@@ -1,0 +1,354 @@
+"""Certificates for the kernel's ``arith`` rule, found with z3 and checked by the kernel.
+
+Nothing here is trusted. ``refutation`` searches a refutation tree for a set of kernel
+facts exactly as the kernel's ``FactSet`` reads them: it splits disjunctions, closes
+branches on complementary literals, asks z3 (linear real arithmetic, exact rationals) for
+Farkas multipliers, and where the rational relaxation is satisfiable but the integers are
+not, cuts on a fractional monomial (branch and bound). ``nonlinear`` adds products of
+pairs of facts and squares of atoms first, as Mathlib's nlinarith does. ``prove_fact``
+wraps it as a kernel proof (``by_contra`` + ``arith``); ``lemma_proof`` proves the closed
+statement of a built-in lemma.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from burnqed.lean import kernel as k
+from burnqed.lean.embedded.smt import _lib
+
+__all__ = ["Budget", "lemma_proof", "prove_fact", "refutation", "internal_uid"]
+
+_internal = itertools.count(1)
+
+
+def internal_uid() -> int:
+    """A context id no goal uses (negative: goals' ids are positive)."""
+    return -next(_internal)
+
+
+class Budget:
+    """Bounds of one certificate search: nodes, integer cuts and a deadline."""
+
+    def __init__(self, nodes: int = 256, cuts: int = 24, deadline: float | None = None, z3_ms: int = 2000) -> None:
+        self.nodes = nodes
+        self.cuts = cuts
+        self.deadline = deadline
+        self.z3_ms = z3_ms
+
+    def tick(self) -> bool:
+        """Spend one node; False when out of nodes or time."""
+        self.nodes -= 1
+        return self.nodes >= 0 and (self.deadline is None or time.monotonic() < self.deadline)
+
+    def ms(self) -> int:
+        """Time bound of the next z3 call."""
+        if self.deadline is None:
+            return self.z3_ms
+        return max(1, min(self.z3_ms, int((self.deadline - time.monotonic()) * 1000)))
+
+
+def _q(z3: Any, v: Fraction) -> Any:
+    return z3.Q(v.numerator, v.denominator)
+
+
+def _lins(fs: k.FactSet) -> list[tuple[int, k.Lin]]:
+    return [(i, f) for i, f in enumerate(fs.facts) if isinstance(f, k.Lin)]
+
+
+def _farkas(fs: k.FactSet, budget: Budget) -> tuple[Any, ...] | None:
+    lins = _lins(fs)
+    if not lins:
+        return None
+    z3 = _lib()
+    s = z3.SolverFor("QF_LRA")
+    s.set("timeout", budget.ms())
+    lam = {i: z3.Real(f"l{i}") for i, _ in lins}
+    monos: dict[k.Monomial, list[Any]] = {}
+    const = []
+    for i, f in lins:
+        if not f.eq:
+            s.add(lam[i] >= 0)
+        for m, c in f.poly.items():
+            if m == ():
+                const.append(lam[i] * _q(z3, c))
+            else:
+                monos.setdefault(m, []).append(lam[i] * _q(z3, c))
+    for terms in monos.values():
+        s.add(z3.Sum(terms) == 0)
+    if not const:
+        return None
+    s.add(z3.Sum(const) <= -1)
+    if s.check() != z3.sat:
+        return None
+    model = s.model()
+    out = []
+    for i, _ in lins:
+        v = model.eval(lam[i], model_completion=True).as_fraction()
+        if v:
+            out.append((i, Fraction(v)))
+    return ("farkas", tuple(out))
+
+
+def _fractional(fs: k.FactSet, budget: Budget) -> tuple[k.Monomial, Fraction] | None:
+    """A monomial with a non-integer value in a model of the rational relaxation."""
+    lins = _lins(fs)
+    z3 = _lib()
+    s = z3.SolverFor("QF_LRA")
+    s.set("timeout", budget.ms())
+    var: dict[k.Monomial, Any] = {}
+    for _, f in lins:
+        terms = []
+        for m, c in f.poly.items():
+            if m == ():
+                terms.append(_q(z3, c))
+            else:
+                if m not in var:
+                    var[m] = z3.Real(f"m{len(var)}")
+                terms.append(var[m] * _q(z3, c))
+        total = z3.Sum(terms) if terms else z3.RealVal(0)
+        s.add(total == 0 if f.eq else total >= 0)
+    if s.check() != z3.sat:
+        return None
+    model = s.model()
+    for m, x in var.items():
+        v = Fraction(model.eval(x, model_completion=True).as_fraction())
+        if v.denominator != 1:
+            return m, v
+    return None
+
+
+def _search(fs: k.FactSet, split: frozenset[int], budget: Budget) -> tuple[Any, ...] | None:
+    if not budget.tick():
+        return None
+    lits: dict[tuple[k.Term, bool], int] = {}
+    for i, f in enumerate(fs.facts):
+        if f is False:
+            return ("false", i)
+        if isinstance(f, k.PropLit):
+            other = lits.get((f.atom, not f.positive))
+            if other is not None:
+                return ("contra", other, i)
+            lits[(f.atom, f.positive)] = i
+    got = _farkas(fs, budget)
+    if got is not None:
+        return got
+    disj = [i for i, f in enumerate(fs.facts) if isinstance(f, k.Disj) and i not in split]
+    if disj:
+        # a disjunction with the fewest cases first keeps the tree small
+        i = min(disj, key=lambda j: len(fs.facts[j].cases))  # type: ignore[union-attr]
+        subs = []
+        for case in fs.facts[i].cases:  # type: ignore[union-attr]
+            branch = fs.copy()
+            branch.add(k.Disj((case,)))
+            sub = _search(branch, split | {i}, budget)
+            if sub is None:
+                return None
+            subs.append(sub)
+        return ("split", i, tuple(subs))
+    if budget.cuts <= 0:
+        return None
+    frac = _fractional(fs, budget)
+    if frac is None:
+        return None
+    budget.cuts -= 1
+    m, v = frac
+    p = k.Poly({m: Fraction(1)})
+    c = math.floor(v)
+    lo, hi = fs.copy(), fs.copy()
+    lo.add(k.Lin(k.Poly.const(c).add(p, -1), False))
+    hi.add(k.Lin(p.add(k.Poly.const(-c - 1)), False))
+    a = _search(lo, split, budget)
+    if a is None:
+        return None
+    b = _search(hi, split, budget)
+    if b is None:
+        return None
+    return ("cut", p, c, a, b)
+
+
+def _square_bases(t: k.Term, out: dict[k.Term, None]) -> None:
+    """Bases of even powers and self-products in ``t`` (Mathlib's nlinarith squares them)."""
+    if isinstance(t, k.App):
+        if t.head == "^" and isinstance(t.args[1], k.Lit) and t.args[1].value % 2 == 0:
+            out.setdefault(t.args[0], None)
+        if t.head == "*" and t.args[0] == t.args[1]:
+            out.setdefault(t.args[0], None)
+        for a in t.args:
+            _square_bases(a, out)
+    elif isinstance(t, k.Bind):
+        return
+
+
+def _square_candidates(
+    fs: k.FactSet, props: list[k.Term], extra: tuple[k.Poly, ...]
+) -> list[k.Poly]:
+    bases: dict[k.Term, None] = {}
+    for p in props:
+        _square_bases(p, bases)
+    out: list[k.Poly] = list(extra)
+    for b in bases:
+        try:
+            out.append(k.poly(b))
+        except k.KernelError:
+            continue
+    for f in fs.facts:
+        if isinstance(f, k.Lin):
+            for x in k.atoms(f.poly):
+                out.append(k.Poly.atom(x))
+    uniq: list[k.Poly] = []
+    for p in out:
+        if p not in uniq:
+            uniq.append(p)
+    return uniq
+
+
+def refutation(
+    seq: k.Sequent,
+    props: list[k.Term],
+    *,
+    nonlinear: bool = False,
+    squares: tuple[k.Poly, ...] = (),
+    budget: Budget | None = None,
+) -> tuple[Any, ...] | None:
+    """A certificate that ``props`` (true in ``seq``'s context) are contradictory, or None."""
+    budget = budget or Budget()
+    fs = k.FactSet(k.nat_atoms(seq))
+    try:
+        for p in props:
+            fs.add(k.nnf(p, True, seq))
+        if not nonlinear:
+            return _search(fs, frozenset(), budget)
+        wrappers: list[tuple[Any, ...]] = []
+        base = [i for i, f in _lins(fs)]
+        for p in _square_candidates(fs, props, squares)[:8]:
+            wrappers.append(("square", p))
+            fs.add(k.Lin(p.mul(p), False))
+        for i, j in itertools.combinations_with_replacement(base[:8], 2):
+            wrappers.append(("prod", i, j))
+            a, b = fs.facts[i], fs.facts[j]
+            if not (isinstance(a, k.Lin) and isinstance(b, k.Lin)):
+                continue
+            fs.add(k.Lin(a.poly.mul(b.poly), a.eq or b.eq))
+        cert = _search(fs, frozenset(), budget)
+        if cert is None:
+            return None
+        for w in reversed(wrappers):
+            cert = (*w, cert)
+        return cert
+    except k.KernelError:
+        return None
+
+
+def prove_fact(
+    seq: k.Sequent,
+    premises: list[tuple[k.Proof, k.Term]],
+    goal: k.Term,
+    *,
+    nonlinear: bool = False,
+    squares: tuple[k.Poly, ...] = (),
+    budget: Budget | None = None,
+) -> k.Proof | None:
+    """A kernel proof of ``goal`` in ``seq``'s context from the premises, by contradiction
+    and an arithmetic certificate (None when none is found)."""
+    u = internal_uid()
+    neg = k.App("→", (goal, k.FALSE), "Prop")
+    ctx = seq.to(goal)
+    cert = refutation(
+        ctx, [p for _, p in premises] + [neg], nonlinear=nonlinear, squares=squares, budget=budget
+    )
+    if cert is None:
+        return None
+    facts = (*(pr for pr, _ in premises), k.Proof("hyp", (u,)))
+    return k.Proof("by_contra", (u, k.Proof("arith", (facts, cert))))
+
+
+def _hyp_uid(p: k.Proof) -> list[int]:
+    return [p.args[0]] if p.rule == "hyp" else []
+
+
+def _dvd_proof(seq: k.Sequent, hyps: list[int], witnesses: tuple[k.Term, ...] = ()) -> k.Proof | None:
+    """Divisibility by its definition: unfold ``a ∣ b`` hypotheses into ``b = a * c``,
+    substitute, and find a witness for the target among products of the new variables."""
+    for i, h in enumerate(hyps):
+        e = seq.lookup(h)
+        if e is not None and isinstance(e.ty, k.App) and e.ty.head == "∣":
+            c, eq = internal_uid(), internal_uid()
+            a, b = e.ty.args
+            srt = k.sort_of(seq, a)
+            inner = seq.add(k.Entry(c, srt)).add(
+                k.Entry(eq, k.App("=", (b, k.App("*", (a, k.Free(c)), srt)), "Prop"))
+            )
+            rest = hyps[:i] + hyps[i + 1 :]
+            if isinstance(b, k.Free) and b.uid not in k.frees(a) and k.sort_of(seq, b) == srt:
+                ctx = tuple(
+                    k.Entry(x.uid, x.ty if isinstance(x.ty, str) else k.replace_free(x.ty, b.uid, k.App("*", (a, k.Free(c)), srt)))
+                    for x in inner.ctx
+                    if x.uid != b.uid
+                )
+                sub = k.Sequent(ctx, k.replace_free(inner.target, b.uid, k.App("*", (a, k.Free(c)), srt)))
+                body = _dvd_proof(sub, rest, (*witnesses, k.Free(c)))
+                if body is None:
+                    return None
+                return k.Proof("dvd_e", (k.Proof("hyp", (h,)), c, eq, k.Proof("subst", (k.Proof("hyp", (eq,)), b.uid, body))))
+            body = _dvd_proof(inner, rest, (*witnesses, k.Free(c)))
+            return None if body is None else k.Proof("dvd_e", (k.Proof("hyp", (h,)), c, eq, body))
+    t = seq.target
+    if not (isinstance(t, k.App) and t.head == "∣"):
+        return None
+    a, b = t.args
+    srt = k.sort_of(seq, a)
+    vars_ = [k.Free(x.uid) for x in seq.ctx if x.ty == srt]
+    cands: list[k.Term] = [k.Lit(1, srt), k.Lit(0, srt), *vars_]
+    if len(witnesses) >= 2:
+        prod = witnesses[0]
+        for w in witnesses[1:]:
+            prod = k.App("*", (prod, w), srt)
+        cands.insert(0, prod)
+    for w in cands:
+        if k.poly(b) == k.poly(k.App("*", (a, w), srt)):
+            return k.Proof("dvd_i", (w, k.Proof("ring")))
+    return None
+
+
+@lru_cache(maxsize=1024)
+def lemma_proof(statement: k.Term) -> k.Proof | None:
+    """A kernel proof of a closed statement (a built-in lemma): introduce its binders and
+    premises, then an arithmetic certificate (squares of atoms allowed). Checked here."""
+    seq = k.Sequent((), statement)
+    intros: list[int] = []
+    premises: list[tuple[k.Proof, k.Term]] = []
+    t = statement
+    while True:
+        if isinstance(t, k.Bind) and t.q == "∀":
+            u = internal_uid()
+            intros.append(u)
+            seq = seq.add(k.Entry(u, t.sort))
+            t = k.instantiate(t.body, k.Free(u))
+        elif isinstance(t, k.App) and t.head == "→" and t.args[1] != k.FALSE:
+            u = internal_uid()
+            intros.append(u)
+            seq = seq.add(k.Entry(u, t.args[0]))
+            premises.append((k.Proof("hyp", (u,)), t.args[0]))
+            t = t.args[1]
+        else:
+            break
+    body = (
+        prove_fact(seq.to(t), premises, t)
+        or prove_fact(seq.to(t), premises, t, nonlinear=True)
+        or _dvd_proof(seq.to(t), [u for pr, _ in premises for u in _hyp_uid(pr)])
+    )
+    if body is None:
+        return None
+    for u in reversed(intros):
+        body = k.Proof("intro", (u, body))
+    try:
+        k.check(k.Sequent((), statement), body, [])
+    except k.KernelError:
+        return None
+    return body
