@@ -95,14 +95,13 @@ def _farkas(fs: k.FactSet, budget: Budget) -> tuple[Any, ...] | None:
     return ("farkas", tuple(out))
 
 
-def _fractional(fs: k.FactSet, budget: Budget) -> tuple[k.Monomial, Fraction] | None:
-    """A monomial with a non-integer value in a model of the rational relaxation."""
-    lins = _lins(fs)
+def _relaxation(fs: k.FactSet, budget: Budget) -> dict[k.Monomial, Fraction] | None:
+    """Values of the monomials in a model of the rational relaxation (None: infeasible)."""
     z3 = _lib()
     s = z3.SolverFor("QF_LRA")
     s.set("timeout", budget.ms())
     var: dict[k.Monomial, Any] = {}
-    for _, f in lins:
+    for _, f in _lins(fs):
         terms = []
         for m, c in f.poly.items():
             if m == ():
@@ -116,11 +115,47 @@ def _fractional(fs: k.FactSet, budget: Budget) -> tuple[k.Monomial, Fraction] | 
     if s.check() != z3.sat:
         return None
     model = s.model()
-    for m, x in var.items():
-        v = Fraction(model.eval(x, model_completion=True).as_fraction())
+    return {m: Fraction(model.eval(x, model_completion=True).as_fraction()) for m, x in var.items()}
+
+
+def _eliminated(fs: k.FactSet) -> list[k.Poly]:
+    """Equalities after eliminating monomials with a unit coefficient (Gauss over the
+    integers): what is left carries the divisibility the relaxation ignores."""
+    work = [f.poly for _, f in _lins(fs) if f.eq]
+    done: list[k.Poly] = []
+    while work:
+        e = work.pop()
+        others = work + done
+        unit = next(
+            (m for m, c in e.items() if m != () and abs(c) == 1 and any(m in w for w in others)),
+            None,
+        )
+        if unit is None:
+            done.append(e)
+            continue
+        work = [w.add(e, -w[unit] / e[unit]) if unit in w else w for w in work]
+        done = [w.add(e, -w[unit] / e[unit]) if unit in w else w for w in done]
+    return done
+
+
+def _cuts(fs: k.FactSet, values: dict[k.Monomial, Fraction]) -> list[tuple[k.Poly, int]]:
+    """Integer cuts ``p ≤ c ∨ p ≥ c + 1`` that the relaxation's solution violates: scaled
+    parts of eliminated equalities first, then single monomials."""
+    out: list[tuple[k.Poly, int]] = []
+
+    def value(p: k.Poly) -> Fraction:
+        return sum((c * values.get(m, Fraction(0)) for m, c in p.items()), Fraction(0))
+
+    for e in _eliminated(fs):
+        for g in sorted({abs(int(c)) for m, c in e.items() if m != () and c.denominator == 1 and abs(c) > 1}):
+            part = k.Poly({m: c / g for m, c in e.items() if m != () and c.denominator == 1 and int(c) % g == 0})
+            v = value(part)
+            if part and v.denominator != 1:
+                out.append((part, math.floor(v)))
+    for m, v in values.items():
         if v.denominator != 1:
-            return m, v
-    return None
+            out.append((k.Poly({m: Fraction(1)}), math.floor(v)))
+    return out
 
 
 def _search(fs: k.FactSet, split: frozenset[int], budget: Budget) -> tuple[Any, ...] | None:
@@ -153,23 +188,23 @@ def _search(fs: k.FactSet, split: frozenset[int], budget: Budget) -> tuple[Any, 
         return ("split", i, tuple(subs))
     if budget.cuts <= 0:
         return None
-    frac = _fractional(fs, budget)
-    if frac is None:
+    values = _relaxation(fs, budget)
+    if values is None:
         return None
-    budget.cuts -= 1
-    m, v = frac
-    p = k.Poly({m: Fraction(1)})
-    c = math.floor(v)
-    lo, hi = fs.copy(), fs.copy()
-    lo.add(k.Lin(k.Poly.const(c).add(p, -1), False))
-    hi.add(k.Lin(p.add(k.Poly.const(-c - 1)), False))
-    a = _search(lo, split, budget)
-    if a is None:
-        return None
-    b = _search(hi, split, budget)
-    if b is None:
-        return None
-    return ("cut", p, c, a, b)
+    for p, c in _cuts(fs, values)[:3]:
+        if budget.cuts <= 0:
+            return None
+        budget.cuts -= 1
+        lo, hi = fs.copy(), fs.copy()
+        lo.add(k.Lin(k.Poly.const(c).add(p, -1), False))
+        hi.add(k.Lin(p.add(k.Poly.const(-c - 1)), False))
+        a = _search(lo, split, budget)
+        if a is None:
+            continue
+        b = _search(hi, split, budget)
+        if b is not None:
+            return ("cut", p, c, a, b)
+    return None
 
 
 def _square_bases(t: k.Term, out: dict[k.Term, None]) -> None:
