@@ -162,6 +162,47 @@ async def _latencies(
     return per, all_ms, cold
 
 
+def kernel_overhead(quick: bool) -> dict[str, Any]:
+    """``check_proof`` of the built-in reference proofs with the kernel off and enforced,
+    interleaved proof by proof in one process: p50 of each, their ratio, and how many
+    proofs each mode accepts (a proof accepted only without the kernel is a completeness loss)."""
+    from burnqed.data.sets import load_builtin
+    from burnqed.lean.embedded.checker import Checker
+    from burnqed.lean.embedded.config import EmbeddedConfig
+
+    theorems = load_builtin("core") + load_builtin("benchmark-test")
+    if quick:
+        theorems = theorems[::6]
+    modes = {m: Checker(EmbeddedConfig(kernel=m)) for m in ("off", "enforce")}
+    times: dict[str, list[float]] = {m: [] for m in modes}
+    accepted = {m: 0 for m in modes}
+    lost: list[str] = []
+    for th in theorems:
+        ok = {}
+        for m, checker in modes.items():
+            t0 = time.perf_counter()
+            ok[m] = checker.check_proof(th.statement, th.proof).ok
+            times[m].append((time.perf_counter() - t0) * 1000)
+            accepted[m] += ok[m]
+        if ok["off"] and not ok["enforce"]:
+            lost.append(th.statement)
+    p50 = {m: statistics.median(v) for m, v in times.items()}
+    ratio = p50["enforce"] / p50["off"]
+    stats = modes["enforce"].kernel_stats
+    return {
+        "proofs": len(theorems),
+        "accepted_kernel_off": accepted["off"],
+        "accepted_kernel_enforced": accepted["enforce"],
+        "completeness_lost": lost[:20],
+        "verify_p50_ms_kernel_off": round(p50["off"], 3),
+        "verify_p50_ms_kernel_enforced": round(p50["enforce"], 3),
+        "verify_p50_ratio": round(ratio, 3),
+        "kernel_seconds_share": round(stats.seconds / (sum(times["enforce"]) / 1000), 4),
+        "kernel_steps_checked": stats.checks,
+        "kernel_rejected": stats.rejected,
+    }
+
+
 async def bench(config: BurnqedConfig, quick: bool) -> dict[str, Any]:
     """Latency by tactic kind, start-up time and idle memory, all from one run."""
     starts = 2 if quick else 5
@@ -180,6 +221,7 @@ async def bench(config: BurnqedConfig, quick: bool) -> dict[str, Any]:
         warm_mb = _rss_mb(repl.proc.pid)
     finally:
         await repl.close()
+    kernel = kernel_overhead(quick)
     s50, a50 = statistics.median(s_ms), statistics.median(a_ms)
     startup = statistics.median(startup_s)
     idle = statistics.median(idle_mb)
@@ -201,7 +243,10 @@ async def bench(config: BurnqedConfig, quick: bool) -> dict[str, Any]:
         "startup_s": round(startup, 3),
         "idle_rss_mb": round(idle, 1),
         "rss_after_bench_mb": round(warm_mb, 1),
+        "kernel": kernel,
         "targets": {
+            "kernel_verify_p50_ratio<=1.2": kernel["verify_p50_ratio"] <= 1.2,
+            "kernel_completeness_lost==0": not kernel["completeness_lost"],
             "structural_p50_ms<=2": s50 <= 2.0,
             "automated_p50_ms<=50": a50 <= 50.0,
             "startup_s<=1.5": startup <= 1.5,

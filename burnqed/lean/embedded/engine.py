@@ -121,6 +121,11 @@ class Engine:
         """A fresh unique id."""
         return self.ctx.fresh()
 
+    @property
+    def kernel_on(self) -> bool:
+        """Whether proofs are built for the kernel (mode off skips building them too)."""
+        return self.ctx.config.kernel != "off"
+
     def justify(self, goal: Goal, proof: kernel.Proof) -> None:
         """Record the kernel proof of ``goal`` (its holes name the goals that replace it)."""
         self.ctx.steps[goal.uid] = Step(goal, proof)

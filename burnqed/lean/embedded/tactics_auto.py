@@ -5,7 +5,11 @@ a zero polynomial difference, a sign derivation); otherwise the tactic fails."""
 
 from __future__ import annotations
 
+import time
+
 from burnqed.lean.embedded.arith import TooLarge
+from burnqed.lean.embedded.bridge import hole, kterm, proof, sequent
+from burnqed.lean.embedded.certify import Budget, prove_fact
 from burnqed.lean.embedded.engine import Engine, Interrupted, register, render
 from burnqed.lean.embedded.lemmas import LEMMAS, lemma_instances
 from burnqed.lean.embedded.poly import difference
@@ -326,6 +330,7 @@ def _ring(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     except TooLarge as exc:
         raise TacticError(f"ring failed: {exc}") from exc
     if d == 0:
+        eng.justify(goal, proof("ring"))
         return []
     raise TacticError(f"ring failed, ring_nf subsidiary goal\n{render([goal])}")
 
@@ -349,10 +354,47 @@ def _run_z3(
     return False
 
 
+def close_by_certificate(
+    eng: Engine,
+    goal: Goal,
+    hyps: list[Hyp],
+    extra: list[Term] = (),  # type: ignore[assignment]
+    nonlinear: bool = False,
+    tactic: str = "omega",
+) -> list[Goal]:
+    """Close ``goal`` with a kernel proof: an arithmetic certificate (certify.py) refuting
+    the hypotheses, the extra facts and the negated target. The solver's verdict already
+    said yes; without a certificate the tactic still fails."""
+    if not eng.kernel_on:
+        return []
+    seq = sequent(goal)
+    premises = [(proof("hyp", h.uid), seq.lookup(h.uid).ty) for h in hyps if not isinstance(h.ty, str)]  # type: ignore[union-attr]
+    cfg = eng.ctx.config
+    deadline = time.monotonic() + cfg.z3_cert_timeout_ms / 1000
+    if eng.ctx.deadline is not None:
+        deadline = min(deadline, eng.ctx.deadline)
+    budget = Budget(deadline=deadline, z3_ms=cfg.z3_timeout_ms)
+    for t in extra:  # an extra term's fact must itself be proved (a square, a product, ...)
+        fact = kterm(t)
+        pf = prove_fact(seq, [], fact, nonlinear=True, budget=budget)
+        if pf is None:
+            raise TacticError(f"{tactic}: the kernel has no proof of the extra fact {show(goal, t)}")
+        premises.append((proof("annot", pf, fact), fact))
+    target = seq.target
+    pf = prove_fact(seq, premises, target, nonlinear=nonlinear, budget=budget)
+    if pf is None:
+        eng.ctx.check_time()
+        raise TacticError(
+            f"{tactic}: the solver proved the goal but found no certificate the kernel accepts"
+        )
+    eng.justify(goal, pf)
+    return []
+
+
 @register("omega")
 def _omega(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     if _run_z3(eng, _context_props(goal), goal.target, linear=True, real=False):
-        return []
+        return close_by_certificate(eng, goal, list(goal.hyps))
     raise TacticError(
         "omega could not prove the goal:\na possible counterexample may satisfy the constraints\n"
         "(the embedded omega found no proof for this goal and its hypotheses)"
@@ -379,7 +421,13 @@ def _linarith(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     target = t if isinstance(t, Rel) and t.op in ("=", "<", "≤", ">", "≥") else None
     nonlinear = tac.name == "nlinarith"
     if _run_z3(eng, hyps, target, linear=not nonlinear, real=True):
-        return []
+        used = [h for h in goal.hyps if not isinstance(h.ty, str) and _comparison(h.ty)]
+        extra = hyps[len(used) :]
+        if target is None:  # linarith proves False from the hypotheses
+            inner = goal.with_(eng.fresh(), target=FALSE)
+            eng.justify(goal, proof("false_e", proof("annot", hole(inner), kterm(FALSE))))
+            return close_by_certificate(eng, inner, used, extra, nonlinear, tac.name)
+        return close_by_certificate(eng, goal, used, extra, nonlinear, tac.name)
     raise TacticError(
         f"linarith failed to find a contradiction\n{render([goal.with_(goal.uid, target=FALSE)])}"
     )
@@ -493,7 +541,7 @@ def _positivity(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         or (want == "nonzero" and got == "nonzero")
     )
     if ok:
-        return []
+        return close_by_certificate(eng, goal, list(goal.hyps), [], True, "positivity")
     what = {"pos": "positivity", "nonneg": "nonnegativity", "nonzero": "nonzeroness"}[
         want
     ]

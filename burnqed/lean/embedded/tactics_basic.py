@@ -5,6 +5,12 @@ show, by_contra, by_cases, clear, symm."""
 from __future__ import annotations
 
 from burnqed.lean.embedded.arith import TooLarge, eval_prop, is_closed, try_eval
+from typing import Any
+
+from burnqed.lean import kernel
+from burnqed.lean import kernel as k
+from burnqed.lean.embedded.bridge import hole, kterm, proof, sequent
+from burnqed.lean.embedded.certify import prove_fact
 from burnqed.lean.embedded.elab import ElabError, elab_prop
 from burnqed.lean.embedded.engine import Engine, register, render
 from burnqed.lean.embedded.proofterm import (
@@ -89,11 +95,15 @@ def intro_one(eng: Engine, goal: Goal, name: str | None) -> Goal:
         user = t.name if hygienic or name is None else name
         h = Hyp(eng.fresh(), user, t.ty, hygienic)
         body = instantiate(t.body, t.name, FVar(h.uid, t.ty))
-        return goal.with_(eng.fresh(), hyps=(*goal.hyps, h), target=body)
+        new = goal.with_(eng.fresh(), hyps=(*goal.hyps, h), target=body)
+        eng.justify(goal, proof("intro", h.uid, hole(new)))
+        return new
     if isinstance(t, Conn) and t.op == "→":
         user = "a" if hygienic or name is None else name
         h = Hyp(eng.fresh(), user, t.args[0], hygienic)
-        return goal.with_(eng.fresh(), hyps=(*goal.hyps, h), target=t.args[1])
+        new = goal.with_(eng.fresh(), hyps=(*goal.hyps, h), target=t.args[1])
+        eng.justify(goal, proof("intro", h.uid, hole(new)))
+        return new
     raise TacticError("tactic 'introN' failed, insufficient number of binders")
 
 
@@ -134,6 +144,8 @@ def _exact(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     _prop, pe = elab_in_goal(eng, goal, tac.data["term"], goal.target)
     if pe.new_goals:
         raise TacticError("don't know how to synthesize placeholder")
+    if eng.kernel_on:
+        eng.justify(goal, pe.proof())
     return []
 
 
@@ -148,6 +160,9 @@ def _refine(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         raise TacticError(
             "don't know how to synthesize placeholder: a new goal mentions an unknown argument"
         )
+    pe.new_goals = goals
+    if eng.kernel_on:
+        eng.justify(goal, pe.proof())
     return goals
 
 
@@ -155,6 +170,8 @@ def _refine(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
 def _apply(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     ty, pe = elab_in_goal(eng, goal, tac.data["term"], None)
     premises: list[Term] = []
+    # how the conclusion is reached: ("inst", mvar) or ("app", premise index), in order
+    path: list[tuple[str, Any]] = []
     cur = ty
     tried: list[Term] = []
     while True:
@@ -166,11 +183,21 @@ def _apply(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
                 raise TacticError(
                     f"tactic 'apply' failed, could not synthesize the arguments of\n  {show(goal, instantiate_mvars(ty, sub))}"
                 )
+            pe.sub = sub
             tag_goals = []
+            args: list[k.Proof] = []
             for p in pending:
                 if isinstance(p, Const) and p.name == "True":
+                    args.append(proof("true_i"))
                     continue
-                tag_goals.append(goal.with_(eng.fresh(), target=p, tag=None))
+                g = goal.with_(eng.fresh(), target=p, tag=None)
+                tag_goals.append(g)
+                args.append(proof("annot", hole(g), pe.kt(p)) if eng.kernel_on else proof("sorry"))
+            if eng.kernel_on:
+                pf = pe.proof()
+                for kind, val in path:
+                    pf = proof("inst", pf, pe.kt(val)) if kind == "inst" else proof("app", pf, args[val])
+                eng.justify(goal, pf)
             return tag_goals
         tried.append(cur)
         c = cur
@@ -179,8 +206,11 @@ def _apply(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         if isinstance(c, Conn) and c.op == "¬":
             c = Conn("→", (c.args[0], Const("False")))
         if isinstance(c, Binder) and c.q == "∀":
-            cur = instantiate(c.body, c.name, fresh_mvar(c.ty, c.name))
+            m = fresh_mvar(c.ty, c.name)
+            path.append(("inst", m))
+            cur = instantiate(c.body, c.name, m)
         elif isinstance(c, Conn) and c.op == "→":
+            path.append(("app", len(premises)))
             premises.append(c.args[0])
             cur = c.args[1]
         else:
@@ -202,17 +232,22 @@ def _term_text(tac: Tac) -> str:
 def _constructor(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     t = goal.target
     if isinstance(t, Conn) and t.op == "∧":
-        return [
+        out = [
             goal.with_(eng.fresh(), target=t.args[0], tag="left"),
             goal.with_(eng.fresh(), target=t.args[1], tag="right"),
         ]
+        eng.justify(goal, proof("and_i", hole(out[0]), hole(out[1])))
+        return out
     if isinstance(t, Conn) and t.op == "↔":
         a, b = t.args
-        return [
+        out = [
             goal.with_(eng.fresh(), target=Conn("→", (a, b)), tag="mp"),
             goal.with_(eng.fresh(), target=Conn("→", (b, a)), tag="mpr"),
         ]
+        eng.justify(goal, proof("iff_i", hole(out[0]), hole(out[1])))
+        return out
     if isinstance(t, Const) and t.name == "True":
+        eng.justify(goal, proof("true_i"))
         return []
     raise TacticError(
         f"tactic 'constructor' failed, target is not an inductive datatype\n{render([goal])}"
@@ -224,7 +259,9 @@ def _left_right(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     t = goal.target
     if isinstance(t, Conn) and t.op == "∨":
         side = t.args[0] if tac.name == "left" else t.args[1]
-        return [goal.with_(eng.fresh(), target=side, tag="h")]
+        new = goal.with_(eng.fresh(), target=side, tag="h")
+        eng.justify(goal, proof("or_l" if tac.name == "left" else "or_r", hole(new)))
+        return [new]
     raise TacticError(
         f"tactic '{tac.name}' failed, target is not an inductive datatype with two constructors\n{render([goal])}"
     )
@@ -234,7 +271,9 @@ def _left_right(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
 def _exfalso(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     if goal.target == Const("False"):
         return [goal]
-    return [goal.with_(eng.fresh(), target=Const("False"))]
+    new = goal.with_(eng.fresh(), target=Const("False"))
+    eng.justify(goal, proof("false_e", proof("annot", hole(new), kterm(new.target))))
+    return [new]
 
 
 def _closed_false(t: Term) -> bool:
@@ -267,21 +306,65 @@ def _contradiction_found(goal: Goal) -> bool:
 @register("contradiction")
 def _contradiction(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     if _contradiction_found(goal):
+        if eng.kernel_on:
+            eng.justify(goal, _from_false(goal, _refute_context(goal)))
         return []
     raise TacticError(f"tactic 'contradiction' failed\n{render([goal])}")
 
 
-def _assumption_closes(goal: Goal) -> bool:
+def _assumption_hyp(goal: Goal) -> Hyp | None:
     key = defeq_key(goal.target, try_eval)
-    return any(
-        not isinstance(h.ty, str) and defeq_key(h.ty, try_eval) == key
-        for h in goal.hyps
-    )
+    for h in reversed(goal.hyps):
+        if not isinstance(h.ty, str) and defeq_key(h.ty, try_eval) == key:
+            return h
+    return None
+
+
+def _assumption_closes(goal: Goal) -> bool:
+    return _assumption_hyp(goal) is not None
+
+
+def _refute_context(goal: Goal) -> k.Proof:
+    """A kernel proof of False from the goal's hypotheses (an arithmetic certificate)."""
+    seq = sequent(goal).to(kernel.FALSE)
+    premises = [(proof("hyp", e.uid), e.ty) for e in seq.ctx if not isinstance(e.ty, str)]
+    pf = prove_fact(seq, premises, kernel.FALSE)
+    if pf is None:
+        raise TacticError("the kernel found no proof of the contradiction")
+    return pf
+
+
+def _from_false(goal: Goal, pf: k.Proof) -> k.Proof:
+    return proof("false_e", proof("annot", pf, kernel.FALSE))
+
+
+def discharge_proof(goal: Goal) -> k.Proof | None:
+    """A kernel proof for the closers of ``trivial`` and ``use`` (None: they fail)."""
+    t = goal.target
+    if t == Const("True"):
+        return proof("true_i")
+    if closes_by_rfl(t):
+        return proof("refl")
+    h = _assumption_hyp(goal)
+    if h is not None:
+        return proof("hyp", h.uid)
+    if is_closed(t):
+        try:
+            return proof("decide") if eval_prop(t) else None
+        except (ValueError, TooLarge):
+            return None
+    if isinstance(t, Conn) and t.op == "∧":
+        a = discharge_proof(goal.with_(goal.uid, target=t.args[0]))
+        b = discharge_proof(goal.with_(goal.uid, target=t.args[1])) if a else None
+        return proof("and_i", a, b) if a and b else None
+    return None
 
 
 @register("assumption")
 def _assumption(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
-    if _assumption_closes(goal):
+    h = _assumption_hyp(goal)
+    if h is not None:
+        eng.justify(goal, proof("hyp", h.uid))
         return []
     raise TacticError(f"tactic 'assumption' failed\n{render([goal])}")
 
@@ -305,7 +388,9 @@ def discharge(goal: Goal) -> bool:
 
 @register("trivial")
 def _trivial(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
-    if discharge(goal):
+    pf = discharge_proof(goal)
+    if pf is not None:
+        eng.justify(goal, pf)
         return []
     raise TacticError(f"tactic 'trivial' failed\n{render([goal])}")
 
@@ -313,6 +398,7 @@ def _trivial(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
 @register("rfl")
 def _rfl(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     if closes_by_rfl(goal.target):
+        eng.justify(goal, proof("refl"))
         return []
     t = goal.target
     if (
@@ -348,6 +434,7 @@ def _decide(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     except ValueError as exc:
         raise TacticError(f"failed to synthesize\n  Decidable ({text})") from exc
     if value:
+        eng.justify(goal, proof("decide"))
         return []
     raise TacticError(
         f"tactic 'decide' proved that the proposition\n  {text}\nis false"
@@ -357,6 +444,7 @@ def _decide(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
 @register("sorry", "admit")
 def _sorry(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     eng.ctx.used_sorry = True
+    eng.justify(goal, proof("sorry"))
     return []
 
 
@@ -364,19 +452,26 @@ def _sorry(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
 def _use(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     t = goal.target
     scope = goal_scope(goal)
+    steps: list[tuple[str, Term]] = []
     for s in tac.data["terms"]:
+        rule = "ex_i"
         if isinstance(t, Rel) and t.op == "∣":
-            t = dvd_exists(t)
+            t, rule = dvd_exists(t), "dvd_i"
         if isinstance(t, Binder) and t.q == "∃":
-            t = instantiate(t.body, t.name, elab_witness(s, scope, t.ty))
+            w = elab_witness(s, scope, t.ty)
+            steps.append((rule, w))
+            t = instantiate(t.body, t.name, w)
         elif isinstance(t, Conn) and t.op == "∧":
             raise TacticError("use: too many arguments for the existential")
         else:
             raise TacticError(f"use: the goal is not an existential\n{render([goal])}")
     new = goal.with_(eng.fresh(), target=t)
-    if discharge(new):
-        return []
-    return [new]
+    closer = discharge_proof(new)
+    pf = closer if closer is not None else hole(new)
+    for rule, w in reversed(steps):
+        pf = proof(rule, kterm(w), pf)
+    eng.justify(goal, pf)
+    return [] if closer is not None else [new]
 
 
 @register("specialize")
@@ -394,10 +489,12 @@ def _specialize(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         raise TacticError(
             "don't know how to synthesize the implicit arguments of the specialization"
         )
-    hyps = tuple(
-        Hyp(eng.fresh(), h.user, prop) if h.uid == old.uid else h for h in goal.hyps
-    )
-    return [*pe.new_goals, goal.with_(eng.fresh(), hyps=hyps)]
+    new_hyp = Hyp(eng.fresh(), old.user, prop)
+    hyps = tuple(new_hyp if h.uid == old.uid else h for h in goal.hyps)
+    new = goal.with_(eng.fresh(), hyps=hyps)
+    if eng.kernel_on:
+        eng.justify(goal, proof("have", new_hyp.uid, pe.kt(prop), pe.proof(), hole(new)))
+    return [*pe.new_goals, new]
 
 
 @register("have")
@@ -411,21 +508,26 @@ def _have(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
             raise TacticError(
                 "have ... := by: the type of the new hypothesis must be given"
             )
-        left = eng.run(d["by"], [goal.with_(eng.fresh(), target=ty, tag=None)])
+        block = goal.with_(eng.fresh(), target=ty, tag=None)
+        left = eng.run(d["by"], [block])
         if left:
             raise TacticError("unsolved goals\n" + render(left))
+        pf = hole(block)
     elif "term" in d:
-        prop, _pe = elab_in_goal(eng, goal, d["term"], ty)
+        prop, pe = elab_in_goal(eng, goal, d["term"], ty)
         if mvars(prop):
             raise TacticError(
                 "don't know how to synthesize placeholder in the type of the new hypothesis"
             )
         ty = prop
+        pf = pe.proof() if eng.kernel_on else proof("sorry")
     else:
         if ty is None:
             raise TacticError("have: expected ':=' or a type")
         side.append(goal.with_(eng.fresh(), target=ty, tag=None))
-    new, _ = add_hyp(eng, goal, name, ty)
+        pf = hole(side[0])
+    new, h = add_hyp(eng, goal, name, ty)
+    eng.justify(goal, proof("have", h.uid, kterm(ty), pf, hole(new)))
     return [*side, new]
 
 
@@ -436,23 +538,29 @@ def _show(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         raise TacticError(
             f"type mismatch\n  {show(goal, ty)}\nis not definitionally equal to the goal\n  {show(goal, goal.target)}"
         )
-    return [goal.with_(eng.fresh(), target=ty)]
+    new = goal.with_(eng.fresh(), target=ty)
+    eng.justify(goal, hole(new))
+    return [new]
 
 
 @register("by_contra")
 def _by_contra(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     t = goal.target
-    hyp_ty = t.args[0] if isinstance(t, Conn) and t.op == "¬" else Conn("¬", (t,))
-    new, _ = add_hyp(eng, goal, tac.data["name"], hyp_ty, target=Const("False"))
+    negated = isinstance(t, Conn) and t.op == "¬"
+    hyp_ty = t.args[0] if negated else Conn("¬", (t,))
+    new, h = add_hyp(eng, goal, tac.data["name"], hyp_ty, target=Const("False"))
+    eng.justify(goal, proof("intro" if negated else "by_contra", h.uid, hole(new)))
     return [new]
 
 
 @register("by_cases")
 def _by_cases(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     p = prop_in_goal(goal, tac.data["type"])
-    pos, _ = add_hyp(eng, goal, tac.data["name"], p)
-    neg, _ = add_hyp(eng, goal, tac.data["name"], Conn("¬", (p,)))
-    return [pos.with_(pos.uid, tag="pos"), neg.with_(neg.uid, tag="neg")]
+    pos, hp = add_hyp(eng, goal, tac.data["name"], p)
+    neg, hn = add_hyp(eng, goal, tac.data["name"], Conn("¬", (p,)))
+    out = [pos.with_(pos.uid, tag="pos"), neg.with_(neg.uid, tag="neg")]
+    eng.justify(goal, proof("em", kterm(p), hp.uid, hole(out[0]), hn.uid, hole(out[1])))
+    return out
 
 
 @register("clear")
@@ -472,14 +580,27 @@ def _clear(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         if users or h.uid in fvars(goal.target):
             raise TacticError(f"tactic 'clear' failed, variable '{n}' depends on it")
         hyps = [o for o in hyps if o.uid != h.uid]
-    return [goal.with_(eng.fresh(), hyps=tuple(hyps))]
+    new = goal.with_(eng.fresh(), hyps=tuple(hyps))
+    eng.justify(goal, hole(new))
+    return [new]
 
 
 @register("symm")
 def _symm(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     t = goal.target
     if isinstance(t, Rel) and t.op in ("=", "≠"):
-        return [goal.with_(eng.fresh(), target=Rel(t.op, t.rhs, t.lhs))]
+        new = goal.with_(eng.fresh(), target=Rel(t.op, t.rhs, t.lhs))
+        if eng.kernel_on:
+            seq = sequent(goal)
+            child = kterm(new.target)
+            pf = prove_fact(seq, [(proof("annot", hole(new), child), child)], seq.target)
+            if pf is None:
+                raise TacticError("symm: the kernel found no proof")
+            eng.justify(goal, pf)
+        return [new]
     if isinstance(t, Conn) and t.op == "↔":
-        return [goal.with_(eng.fresh(), target=Conn("↔", (t.args[1], t.args[0])))]
+        new = goal.with_(eng.fresh(), target=Conn("↔", (t.args[1], t.args[0])))
+        c = proof("annot", hole(new), kterm(new.target))
+        eng.justify(goal, proof("iff_i", proof("iff_mpr", c), proof("iff_mp", c)))
+        return [new]
     raise TacticError("symm: the goal is not a symmetric relation")
