@@ -908,11 +908,13 @@ def check(seq: Sequent, p: Proof, out: list[tuple[int, Sequent]]) -> None:
         e = seq.lookup(x)
         if e is None or e.ty != "Nat":
             raise KernelError("nat_ind: not a Nat variable")
-        if any(not isinstance(h.ty, str) and x in frees(h.ty) for h in seq.ctx):
-            raise KernelError("nat_ind: a hypothesis depends on the variable (revert it first)")
+        # hypotheses about x are left behind (weakening): revert them into the target first
+        base = Sequent(
+            tuple(h for h in seq.ctx if isinstance(h.ty, str) or x not in frees(h.ty)), t
+        )
         motive = abstract(t, Free(x))
-        check(seq.to(instantiate(motive, Lit(0, "Nat"))), z, out)
-        s = seq.add(Entry(k, "Nat"))
+        check(base.to(instantiate(motive, Lit(0, "Nat"))), z, out)
+        s = base.add(Entry(k, "Nat"))
         s = s.add(Entry(ih, instantiate(motive, Free(k))))
         check(s.to(instantiate(motive, App("+", (Free(k), Lit(1, "Nat")), "Nat"))), step, out)
         return
@@ -960,7 +962,7 @@ def check(seq: Sequent, p: Proof, out: list[tuple[int, Sequent]]) -> None:
         if not (isinstance(t, App) and t.head in ("=", "↔", "≤")):
             raise KernelError(f"{r}: target is not =, ↔ or ≤")
         x, y = t.args
-        if x == y:
+        if conv(x, y) if t.head == "↔" else x == y:
             return
         if t.head == "↔" or poly(x) != poly(y):
             raise KernelError(f"{r}: the sides differ")

@@ -136,41 +136,46 @@ class CheckResult:
 
 
 def check_steps(
-    main: Goal, steps: Mapping[int, Step], open_uids: set[int]
+    main: Goal, steps: Mapping[int, Step], open_goals: Mapping[int, Goal]
 ) -> CheckResult:
     """Kernel-check every step reachable from ``main`` down to the open goals; raise
-    KernelReject on the first refusal or on a goal replaced without a proof."""
+    KernelReject on the first refusal or on a goal replaced without a proof. Goals are
+    found by id, and each one's own sequent must cover the place it fills."""
     t0 = time.perf_counter()
     kept: dict[int, Step] = {}
     sorry = False
-    todo = [main]
-    while todo:
-        goal = todo.pop()
-        if goal.uid in open_uids or goal.uid in kept:
-            continue
-        step = steps.get(goal.uid)
-        if step is None:
-            raise KernelReject("a goal was closed or replaced without a proof")
-        obligations: list[tuple[Any, k.Sequent]] = []
-        try:
+    todo: list[tuple[Goal, k.Sequent]] = [(main, sequent(main))]
+    try:
+        while todo:
+            goal, want = todo.pop()
+            actual = open_goals.get(goal.uid)
+            step = steps.get(goal.uid) if actual is None else None
+            if actual is None and step is None:
+                raise KernelReject("a goal was closed or replaced without a proof")
+            if not k.covers(want, sequent(actual if actual is not None else step.goal)):  # type: ignore[union-attr]
+                raise KernelReject("a goal does not match its place in the proof")
+            if step is None or goal.uid in kept:
+                continue
+            obligations: list[tuple[Any, k.Sequent]] = []
             k.check(sequent(step.goal), step.proof, obligations)
-            for child, want in obligations:
-                if child is None or not isinstance(child, Goal):
+            for child, place in obligations:
+                if isinstance(child, Goal):
+                    todo.append((child, place))
+                else:
                     sorry = True
-                    continue
-                if not k.covers(want, sequent(child)):
-                    raise k.KernelError("a child goal does not match its place in the proof")
-                todo.append(child)
-        except k.KernelError as exc:
-            raise KernelReject(str(exc)) from exc
-        except RecursionError as exc:
-            raise KernelReject("proof too deep") from exc
-        kept[goal.uid] = step
+            kept[goal.uid] = step
+    except k.KernelError as exc:
+        raise KernelReject(str(exc)) from exc
+    except RecursionError as exc:
+        raise KernelReject("proof too deep") from exc
     return CheckResult(kept, sorry, time.perf_counter() - t0, len(kept))
 
 
 def reachable_complete(root: Goal, steps: Mapping[int, Step]) -> bool:
     """Whether the steps prove the root with no open goal left (holes all justified)."""
+    first = steps.get(root.uid)
+    if first is None or not k.covers(sequent(root), sequent(first.goal)):
+        return False
     todo, seen = [root], set()
     while todo:
         goal = todo.pop()

@@ -387,3 +387,99 @@ def lemma_proof(statement: k.Term) -> k.Proof | None:
     except k.KernelError:
         return None
     return body
+
+
+def _has_binder(t: k.Term) -> bool:
+    if isinstance(t, k.Bind):
+        return True
+    return isinstance(t, k.App) and any(_has_binder(a) for a in t.args)
+
+
+def _iff(a: k.Term, b: k.Term) -> k.Term:
+    return k.App("↔", (a, b), "Prop")
+
+
+def _instances(
+    seq: k.Sequent, sources: list[tuple[k.Proof, k.Term]], scope: list[int], limit: int = 48
+) -> list[tuple[k.Proof, k.Term]]:
+    """∀-rules instantiated at the variables in scope (one or two binders), for the leaves."""
+    out: list[tuple[k.Proof, k.Term]] = []
+    vars_ = [(u, e.ty) for u in scope if (e := seq.lookup(u)) is not None and isinstance(e.ty, str)]
+    for pf, prop in sources:
+        frontier = [(pf, prop)]
+        for _ in range(2):
+            nxt = []
+            for p, t in frontier:
+                if not (isinstance(t, k.Bind) and t.q == "∀"):
+                    continue
+                for u, sort in vars_:
+                    if sort == t.sort:
+                        nxt.append((k.Proof("inst", (p, k.Free(u))), k.instantiate(t.body, k.Free(u))))
+            out.extend((p, t) for p, t in nxt if not _has_binder(t))
+            frontier = nxt
+            if len(out) > limit:
+                return out[:limit]
+    return out
+
+
+def prove_iff(
+    seq: k.Sequent,
+    a: k.Term,
+    b: k.Term,
+    sources: list[tuple[k.Proof, k.Term]],
+    scope: list[int] | None = None,
+    budget: Budget | None = None,
+) -> k.Proof | None:
+    """A kernel proof of ``a ↔ b`` (a simplification step): congruence under binders,
+    binders over an unused variable dropped, and quantifier-free leaves proved by
+    certificates from the hypotheses and the rules (``sources``: proofs of rule
+    propositions; ∀-rules are instantiated at the variables in scope)."""
+    scope = list(scope or [])
+    if k.conv(a, b):
+        return k.Proof("refl", ())
+    if isinstance(a, k.Bind) and isinstance(b, k.Bind) and (a.q, a.sort) == (b.q, b.sort):
+        u = internal_uid()
+        inner = seq.add(k.Entry(u, a.sort))
+        body = prove_iff(
+            inner, k.instantiate(a.body, k.Free(u)), k.instantiate(b.body, k.Free(u)), sources, [*scope, u], budget
+        )
+        return None if body is None else k.Proof("congr_bind", (u, body))
+    if isinstance(a, k.Bind) and not k.loose(a.body) and not isinstance(b, k.Bind):
+        # Q x, C with x unused is C (every sort here is inhabited)
+        mid = prove_iff(seq, a.body, b, sources, scope, budget)
+        if mid is None:
+            return None
+        drop = _drop_unused(a)
+        return prove_fact(
+            seq.to(_iff(a, b)),
+            [(drop, _iff(a, a.body)), (mid, _iff(a.body, b))],
+            _iff(a, b),
+            budget=budget,
+        )
+    premises = [(k.Proof("hyp", (e.uid,)), e.ty) for e in seq.ctx if not isinstance(e.ty, str)]
+    premises += [(p, t) for p, t in sources if not _has_binder(t)]
+    premises += _instances(seq, sources, scope)
+    if not (_has_binder(a) or _has_binder(b)):
+        return prove_fact(seq.to(_iff(a, b)), premises, _iff(a, b), budget=budget)
+    if isinstance(a, k.App) and isinstance(b, k.App) and a.head == b.head and a.head in ("∧", "∨", "→", "↔"):
+        parts = []
+        for x, y in zip(a.args, b.args, strict=True):
+            p = prove_iff(seq, x, y, sources, scope, budget)
+            if p is None:
+                return None
+            parts.append((p, _iff(x, y)))
+        return prove_fact(seq.to(_iff(a, b)), parts, _iff(a, b), budget=budget)
+    return prove_fact(seq.to(_iff(a, b)), premises, _iff(a, b), budget=budget)
+
+
+def _drop_unused(a: k.Bind) -> k.Proof:
+    """A proof of ``(Q x, C) ↔ C`` where x does not occur in C."""
+    h, u, v = internal_uid(), internal_uid(), internal_uid()
+    witness = k.Lit(0, a.sort) if a.sort != "Prop" else k.TRUE
+    if a.q == "∀":
+        there = k.Proof("intro", (h, k.Proof("inst", (k.Proof("hyp", (h,)), witness))))
+        back = k.Proof("intro", (h, k.Proof("intro", (u, k.Proof("hyp", (h,))))))
+    else:
+        there = k.Proof("intro", (h, k.Proof("ex_e", (k.Proof("hyp", (h,)), u, v, k.Proof("hyp", (v,))))))
+        back = k.Proof("intro", (h, k.Proof("ex_i", (witness, k.Proof("hyp", (h,))))))
+    return k.Proof("iff_i", (there, back))

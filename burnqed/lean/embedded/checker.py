@@ -371,7 +371,7 @@ class Checker:
         stats = self.kernel_stats
         open_uids = {g.uid for g in new_goals}
         try:
-            res = check_steps(goal, ctx.steps, open_uids)
+            res = check_steps(goal, ctx.steps, {g.uid: g for g in new_goals})
             stats.checks += res.checked
             stats.seconds += res.seconds
             steps = {**state.steps, **res.steps}

@@ -7,6 +7,9 @@ reintroduced, so the induction hypothesis carries them as premises."""
 
 from __future__ import annotations
 
+from burnqed.lean import kernel as k
+from burnqed.lean.embedded.bridge import hole, kterm, proof
+from burnqed.lean.embedded.certify import internal_uid
 from burnqed.lean.embedded.engine import Engine, register
 from burnqed.lean.embedded.proofterm import TacticError, dvd_exists
 from burnqed.lean.embedded.state import Goal, Hyp
@@ -64,37 +67,54 @@ def _rest(items: list[Pattern]) -> Pattern:
     return items[0] if len(items) == 1 else ("tuple", items)
 
 
+def _plug(pf: k.Proof, fill: dict[int, k.Proof]) -> k.Proof:
+    """``pf`` with the holes of the goals in ``fill`` replaced by their proofs."""
+    if pf.rule == "hole":
+        got = fill.get(pf.args[0].uid)
+        return got if got is not None else pf
+    args = tuple(
+        _plug(a, fill) if isinstance(a, k.Proof) else a for a in pf.args
+    )
+    return k.Proof(pf.rule, args)
+
+
 def rcases_prop(
-    eng: Engine, goal: Goal, prop: Term, pat: Pattern, hint: str = "h"
-) -> list[Goal]:
-    """Add a proof of ``prop`` to the goal, destructured by an rcases pattern."""
+    eng: Engine, goal: Goal, prop: Term, pat: Pattern, hint: str = "h", pf: k.Proof | None = None
+) -> tuple[list[Goal], k.Proof]:
+    """Add a proof of ``prop`` (``pf``, valid where the goal's proof is built) to the goal,
+    destructured by an rcases pattern; returns the goals and the kernel proof of ``goal``
+    with holes for them."""
+    pf = pf if pf is not None else proof("sorry")
     kind = pat[0]
-    if kind == "name":
-        g, _ = _add(eng, goal, pat[1], prop, False)
-        return [g]
-    if kind == "blank":
-        g, _ = _add(eng, goal, hint, prop, True)
-        return [g]
+    if kind in ("name", "blank"):
+        g, h = _add(eng, goal, pat[1] if kind == "name" else hint, prop, kind == "blank")
+        return [g], proof("have", h.uid, kterm(prop), pf, hole(g))
     if kind == "clear":
-        return [goal]
+        return [goal], hole(goal)
     p = _unfold(prop)
     if isinstance(p, Const) and p.name == "False":
-        return []
+        return [], proof("false_e", pf)
     if kind == "tuple":
         items: list[Pattern] = list(pat[1])
         if isinstance(p, Conn) and p.op in ("∧", "↔"):
             a, b = p.args
+            first_pf, rest_pf = proof("and_l", pf), proof("and_r", pf)
             if p.op == "↔":
                 a, b = Conn("→", (a, b)), Conn("→", (b, a))
+                first_pf, rest_pf = proof("iff_mp", pf), proof("iff_mpr", pf)
             first = items[0] if items else ("blank",)
             out: list[Goal] = []
-            for g in rcases_prop(eng, goal, a, first, "left" if p.op == "∧" else "mp"):
-                out.extend(
-                    rcases_prop(
-                        eng, g, b, _rest(items[1:]), "right" if p.op == "∧" else "mpr"
-                    )
+            firsts, top = rcases_prop(
+                eng, goal, a, first, "left" if p.op == "∧" else "mp", first_pf
+            )
+            fill: dict[int, k.Proof] = {}
+            for g in firsts:
+                gs, sub = rcases_prop(
+                    eng, g, b, _rest(items[1:]), "right" if p.op == "∧" else "mpr", rest_pf
                 )
-            return out
+                out.extend(gs)
+                fill[g.uid] = sub
+            return out, _plug(top, fill)
         if isinstance(p, Binder) and p.q == "∃":
             first = items[0] if items else ("blank",)
             if first[0] not in ("name", "blank"):
@@ -106,11 +126,14 @@ def rcases_prop(
             if hyg:
                 g = g.with_(g.uid, hyps=(*g.hyps[:-1], Hyp(w.uid, "w", p.ty, True)))
             body = instantiate(p.body, p.name, FVar(w.uid, p.ty))
-            return rcases_prop(eng, g, body, _rest(items[1:]), "h")
+            hb = internal_uid()
+            gs, sub = rcases_prop(eng, g, body, _rest(items[1:]), "h", proof("hyp", hb))
+            rule = "dvd_e" if isinstance(prop, Rel) and prop.op == "∣" else "ex_e"
+            return gs, proof(rule, pf, w.uid, hb, sub)
         if len(items) == 1:
-            return rcases_prop(eng, goal, prop, items[0], hint)
+            return rcases_prop(eng, goal, prop, items[0], hint, pf)
         if isinstance(p, Conn) and p.op == "∨":
-            return rcases_prop(eng, goal, prop, ("alts", [("tuple", items)]), hint)
+            return rcases_prop(eng, goal, prop, ("alts", [("tuple", items)]), hint, pf)
         raise TacticError(
             f"rcases: pattern ⟨...⟩ does not match the type\n  {show(goal, prop)}"
         )
@@ -125,15 +148,16 @@ def rcases_prop(
                 if len(alts) > 2
                 else ("blank",)
             )
-            left = rcases_prop(
-                eng, goal.with_(eng.fresh(), tag="inl"), a, alts[0], hint
+            ul, ur = internal_uid(), internal_uid()
+            left, pl = rcases_prop(
+                eng, goal.with_(eng.fresh(), tag="inl"), a, alts[0], hint, proof("hyp", ul)
             )
-            right = rcases_prop(
-                eng, goal.with_(eng.fresh(), tag="inr"), b, right_pat, hint
+            right, pr = rcases_prop(
+                eng, goal.with_(eng.fresh(), tag="inr"), b, right_pat, hint, proof("hyp", ur)
             )
-            return left + right
+            return left + right, proof("or_e", pf, ul, pl, ur, pr)
         if len(alts) == 1:
-            return rcases_prop(eng, goal, prop, alts[0], hint)
+            return rcases_prop(eng, goal, prop, alts[0], hint, pf)
         raise TacticError(
             f"rcases: pattern with alternatives does not match the type\n  {show(goal, prop)}"
         )
@@ -159,32 +183,69 @@ def _subst_var(
 
 def _cases_nat(eng: Engine, goal: Goal, var: Hyp, succ_name: str | None) -> list[Goal]:
     zero = _subst_var(eng, goal, var.uid, Num(0, "Nat"), (), "zero")
-    k = Hyp(eng.fresh(), succ_name or "n", "Nat", succ_name is None)
+    k_ = Hyp(eng.fresh(), succ_name or "n", "Nat", succ_name is None)
     succ = _subst_var(
         eng,
         goal,
         var.uid,
-        Op("+", (FVar(k.uid, "Nat"), Num(1, "Nat")), "Nat"),
-        (k,),
+        Op("+", (FVar(k_.uid, "Nat"), Num(1, "Nat")), "Nat"),
+        (k_,),
         "succ",
     )
+    # by induction without its hypothesis; hypotheses about the variable are reverted
+    # into the motive and introduced again (with their ids) in both cases
+    about = [h for h in goal.hyps if not isinstance(h.ty, str) and var.uid in fvars(h.ty)]
+    motive = goal.target
+    for h in reversed(about):
+        motive = Conn("→", (h.ty, motive))
+
+    def reintro(child: Goal) -> k.Proof:
+        out = hole(child)
+        for h in reversed(about):
+            out = proof("intro", h.uid, out)
+        return out
+
+    _justify_by_induction(eng, goal, var, motive, about, reintro(zero), k_.uid, internal_uid(), reintro(succ))
     return [zero, succ]
+
+
+def _justify_by_induction(
+    eng: Engine,
+    goal: Goal,
+    var: Hyp,
+    motive: Term,
+    reverted: list[Hyp],
+    zero: k.Proof,
+    k_uid: int,
+    ih_uid: int,
+    succ: k.Proof,
+) -> None:
+    """``goal`` from ``motive`` (the target with ``reverted`` as premises) proved by
+    induction on ``var`` and applied to the reverted hypotheses."""
+    g = internal_uid()
+    use = proof("hyp", g)
+    for h in reverted:
+        use = proof("inst", use, kterm(h.fvar)) if isinstance(h.ty, str) else proof("app", use, proof("hyp", h.uid))
+    eng.justify(
+        goal,
+        proof("have", g, kterm(motive), proof("nat_ind", var.uid, zero, k_uid, ih_uid, succ), use),
+    )
 
 
 def _hyp_or_term(
     eng: Engine, goal: Goal, tac: Tac, key: str
-) -> tuple[Hyp | None, Term]:
+) -> tuple[Hyp | None, Term, k.Proof]:
     s = tac.data[key]
     if s.kind == "ident":
         h = goal.hyp_named(s.value)
         if h is not None:
-            return h, (h.ty if not isinstance(h.ty, str) else Const("True"))
-    prop, _pe = elab_in_goal(eng, goal, s, None)
+            return h, (h.ty if not isinstance(h.ty, str) else Const("True")), proof("hyp", h.uid)
+    prop, pe = elab_in_goal(eng, goal, s, None)
     if mvars(prop):
         raise TacticError(
             "don't know how to synthesize the implicit arguments of the term"
         )
-    return None, prop
+    return None, prop, (pe.proof() if eng.kernel_on else proof("sorry"))
 
 
 def _run_alts(
@@ -212,7 +273,7 @@ def _run_alts(
 @register("cases")
 def _cases(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     alts = tac.data.get("alts")
-    hyp, prop = _hyp_or_term(eng, goal, tac, "target")
+    hyp, prop, pf = _hyp_or_term(eng, goal, tac, "target")
     names: dict[str, list[str]] = (
         {name: args for name, args, _b, _p in alts} if alts else {}
     )
@@ -243,6 +304,12 @@ def _cases(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         g = base.with_(eng.fresh(), tag="intro")
         g = _intro_named(eng, g, a, nm("intro", 0, la))
         g = _intro_named(eng, g, b, nm("intro", 1, lb))
+        left, right = ("and_l", "and_r") if p.op == "∧" else ("iff_mp", "iff_mpr")
+        ua, ub = g.hyps[-2].uid, g.hyps[-1].uid
+        eng.justify(
+            goal,
+            proof("have", ua, kterm(a), proof(left, pf), proof("have", ub, kterm(b), proof(right, pf), hole(g))),
+        )
         goals = [g]
     elif isinstance(p, Conn) and p.op == "∨":
         gl = _intro_named(
@@ -250,6 +317,9 @@ def _cases(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         )
         gr = _intro_named(
             eng, base.with_(eng.fresh(), tag="inr"), p.args[1], nm("inr", 0, "h")
+        )
+        eng.justify(
+            goal, proof("or_e", pf, gl.hyps[-1].uid, hole(gl), gr.hyps[-1].uid, hole(gr))
         )
         goals = [gl, gr]
     elif isinstance(p, Binder) and p.q == "∃":
@@ -260,8 +330,11 @@ def _cases(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         g = _intro_named(
             eng, g, instantiate(p.body, p.name, FVar(wh.uid, p.ty)), nm("intro", 1, "h")
         )
+        rule = "dvd_e" if isinstance(prop, Rel) and prop.op == "∣" else "ex_e"
+        eng.justify(goal, proof(rule, pf, wh.uid, g.hyps[-1].uid, hole(g)))
         goals = [g]
     elif isinstance(p, Const) and p.name == "False":
+        eng.justify(goal, proof("false_e", pf))
         goals = []
     else:
         raise TacticError(
@@ -279,16 +352,26 @@ def _intro_named(eng: Engine, goal: Goal, prop: Term, pat: Pattern) -> Goal:
 @register("rcases")
 def _rcases(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     pat: Pattern = tac.data["pattern"]
-    hyp, prop = _hyp_or_term(eng, goal, tac, "term")
+    hyp, prop, pf = _hyp_or_term(eng, goal, tac, "term")
     if hyp is not None and isinstance(hyp.ty, str):
         if hyp.ty != "Nat" or pat[0] != "alts":
             raise TacticError("rcases on a variable needs a pattern `_ | k` (Nat)")
         alts: list[Pattern] = list(pat[1])
         second: Pattern = alts[1] if len(alts) > 1 else ("blank",)
         return _cases_nat(eng, goal, hyp, second[1] if second[0] == "name" else None)
-    base = goal.with_(goal.uid, hyps=_drop(goal, hyp.uid)) if hyp is not None else goal
+    base = goal.with_(eng.fresh(), hyps=_drop(goal, hyp.uid) if hyp is not None else goal.hyps)
     hint = hyp.user if hyp is not None else "h"
-    return rcases_prop(eng, base, prop, pat, hint)
+    return _destructure(eng, goal, base, prop, pat, hint, pf)
+
+
+def _destructure(
+    eng: Engine, goal: Goal, base: Goal, prop: Term, pat: Pattern, hint: str, pf: k.Proof
+) -> list[Goal]:
+    """rcases ``pat`` on a proof ``pf`` of ``prop`` at ``goal`` (``base``: the goal the
+    pieces are added to, the destructured hypothesis dropped)."""
+    goals, top = rcases_prop(eng, base, prop, pat, hint, pf)
+    eng.justify(goal, top)
+    return goals
 
 
 @register("obtain")
@@ -300,18 +383,21 @@ def _obtain(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         if ty is None:
             raise TacticError("obtain: expected ':=' or a type")
         side = goal.with_(eng.fresh(), target=ty, tag=None)
-        return [side, *rcases_prop(eng, goal, ty, pat)]
+        base = goal.with_(eng.fresh())
+        pf = proof("annot", hole(side), kterm(ty))
+        return [side, *_destructure(eng, goal, base, ty, pat, "h", pf)]
     s = d["term"]
     hyp = goal.hyp_named(s.value) if s.kind == "ident" else None
     if hyp is not None and not isinstance(hyp.ty, str) and ty is None:
-        base = goal.with_(goal.uid, hyps=_drop(goal, hyp.uid))
-        return rcases_prop(eng, base, hyp.ty, pat, hyp.user)
-    prop, _pe = elab_in_goal(eng, goal, s, ty)
+        base = goal.with_(eng.fresh(), hyps=_drop(goal, hyp.uid))
+        return _destructure(eng, goal, base, hyp.ty, pat, hyp.user, proof("hyp", hyp.uid))
+    prop, pe = elab_in_goal(eng, goal, s, ty)
     if mvars(prop):
         raise TacticError(
             "don't know how to synthesize the implicit arguments of the term"
         )
-    return rcases_prop(eng, goal, prop, pat)
+    pf = pe.proof() if eng.kernel_on else proof("sorry")
+    return _destructure(eng, goal, goal.with_(eng.fresh()), prop, pat, "h", pf)
 
 
 @register("rintro")
@@ -327,8 +413,8 @@ def _rintro(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
             h = g2.hyps[-1]
             if isinstance(h.ty, str):
                 raise TacticError("rintro: cannot destructure a variable")
-            base = g2.with_(g2.uid, hyps=g2.hyps[:-1])
-            out.extend(rcases_prop(eng, base, h.ty, pat))
+            base = g2.with_(eng.fresh(), hyps=g2.hyps[:-1])
+            out.extend(_destructure(eng, g2, base, h.ty, pat, "h", proof("hyp", h.uid)))
         goals = out
     return goals
 
@@ -385,9 +471,8 @@ def _induction(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
             g = intro_one(eng, g, h.user)
         return g
 
-    zero = reintro(
-        Goal(eng.fresh(), kept, replace_fvar(motive, var.uid, Num(0, "Nat")), "zero")
-    )
+    zero0 = Goal(eng.fresh(), kept, replace_fvar(motive, var.uid, Num(0, "Nat")), "zero")
+    zero = reintro(zero0)
     k_name = succ_args[0] if len(succ_args) > 0 and succ_args[0] != "_" else None
     ih_name = succ_args[1] if len(succ_args) > 1 and succ_args[1] != "_" else None
     k = Hyp(eng.fresh(), k_name or "n", "Nat", k_name is None)
@@ -396,7 +481,11 @@ def _induction(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         eng.fresh(), ih_name or "a", replace_fvar(motive, var.uid, kv), ih_name is None
     )
     succ_target = replace_fvar(motive, var.uid, Op("+", (kv, Num(1, "Nat")), "Nat"))
-    succ = reintro(Goal(eng.fresh(), (*kept, k, ih), succ_target, "succ"))
+    succ0 = Goal(eng.fresh(), (*kept, k, ih), succ_target, "succ")
+    succ = reintro(succ0)
+    _justify_by_induction(
+        eng, goal, var, motive, reverted, hole(zero0), k.uid, ih.uid, hole(succ0)
+    )
     goals = [zero, succ]
     if alts:
         return _run_alts(eng, goals, alts, {})
@@ -423,8 +512,10 @@ def _subst(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
                     goal.target,
                     goal.tag,
                 )
-                goal = _subst_var(eng, rest, var.uid, val, (), goal.tag or "")
-                goal = goal.with_(goal.uid, tag=rest.tag)
+                new = _subst_var(eng, rest, var.uid, val, (), goal.tag or "")
+                new = new.with_(new.uid, tag=rest.tag)
+                eng.justify(goal, proof("subst", proof("hyp", h.uid), var.uid, hole(new)))
+                goal = new
                 break
         else:
             raise TacticError(
