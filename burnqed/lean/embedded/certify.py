@@ -220,6 +220,26 @@ def _square_bases(t: k.Term, out: dict[k.Term, None]) -> None:
         return
 
 
+def _completed_squares(p: k.Poly) -> list[k.Poly]:
+    """For each atom x with an x² term: the linear form whose square completes it
+    (x + b/2a + Σ c_y/2a · y from the x and x·y terms)."""
+    out: list[k.Poly] = []
+    for x in k.atoms(p):
+        a = p.get(((x, 2),))
+        if not a:
+            continue
+        form = k.Poly.atom(x)
+        lin = p.get(((x, 1),))
+        if lin:
+            form = form.add(k.Poly.const(lin / (2 * a)))
+        for m, c in p.items():
+            if len(m) == 2 and all(e == 1 for _, e in m) and any(t == x for t, _ in m):
+                other = next(t for t, _ in m if t != x)
+                form = form.add(k.Poly.atom(other), c / (2 * a))
+        out.append(form)
+    return out
+
+
 def _square_candidates(
     fs: k.FactSet, props: list[k.Term], extra: tuple[k.Poly, ...]
 ) -> list[k.Poly]:
@@ -234,6 +254,7 @@ def _square_candidates(
             continue
     for f in fs.facts:
         if isinstance(f, k.Lin):
+            out.extend(_completed_squares(f.poly))
             for x in k.atoms(f.poly):
                 out.append(k.Poly.atom(x))
     uniq: list[k.Poly] = []

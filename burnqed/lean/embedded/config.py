@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -48,7 +47,7 @@ class EmbeddedConfig(BaseModel):
     )
 
     kernel: Literal["enforce", "audit", "off"] = Field(
-        default_factory=lambda: os.environ.get("BURNQED_EMBEDDED_KERNEL", "audit"),
+        default="enforce",
         description="the independent kernel: enforce (a step it refuses fails), audit (refusals are only counted), off",
     )
     z3_cert_timeout_ms: int = Field(

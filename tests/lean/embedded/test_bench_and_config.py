@@ -28,7 +28,14 @@ async def test_quick_bench_reports_latency_startup_and_memory() -> None:
         "automated_p50_ms<=50",
         "startup_s<=1.5",
         "idle_rss_mb<=150",
+        "kernel_verify_p50_ratio<=1.2",
+        "kernel_completeness_lost==0",
     }
+    kernel = result["kernel"]
+    assert kernel["proofs"] > 0 and kernel["kernel_steps_checked"] > 0
+    # every reference proof the elaborator accepts, the kernel accepts too
+    assert kernel["accepted_kernel_enforced"] == kernel["accepted_kernel_off"]
+    assert kernel["completeness_lost"] == [] and kernel["kernel_rejected"] == 0
 
 
 def test_argv_options_set_config_fields_and_keep_the_rest() -> None:
@@ -36,6 +43,8 @@ def test_argv_options_set_config_fields_and_keep_the_rest() -> None:
         ["Init", "--maxHeartbeats=0", "--z3_timeout_ms=77"]
     )
     assert config.z3_timeout_ms == 77 and rest == ["Init", "--maxHeartbeats=0"]
+    enforced, _ = EmbeddedConfig.from_argv(["--kernel=enforce"])
+    assert enforced.kernel == "enforce"
 
 
 def test_version_flag_prints_and_exits() -> None:
