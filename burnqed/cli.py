@@ -44,6 +44,7 @@ COMMAND_MODULES: tuple[str, ...] = (
 BENCHES: dict[str, str] = {
     "lean": "burnqed.lean.bench:bench",
     "embedded": "burnqed.lean.embedded.bench:bench",
+    "soundness": "burnqed.lean.embedded.soundness:bench",
     "policy": "burnqed.policy.bench:bench",
     "ebm": "burnqed.ebm.bench:bench",
     "search": "burnqed.search.bench:bench",

@@ -465,15 +465,18 @@ def prove_iff(
             inner, k.instantiate(a.body, k.Free(u)), k.instantiate(b.body, k.Free(u)), sources, [*scope, u], budget
         )
         return None if body is None else k.Proof("congr_bind", (u, body))
-    if isinstance(a, k.Bind) and not k.loose(a.body) and not isinstance(b, k.Bind):
-        # Q x, C with x unused is C (every sort here is inhabited)
-        mid = prove_iff(seq, a.body, b, sources, scope, budget)
-        if mid is None:
+    if isinstance(a, k.Bind) and not isinstance(b, k.Bind):
+        # the binder went away (its variable is no longer used): Q x, A ↔ Q x, B ↔ B
+        mid = k.Bind(a.q, a.sort, b)
+        first = prove_iff(seq, a, mid, sources, scope, budget)
+        if first is None:
             return None
-        drop = _drop_unused(a)
         return prove_fact(
             seq.to(_iff(a, b)),
-            [(drop, _iff(a, a.body)), (mid, _iff(a.body, b))],
+            [
+                (k.Proof("annot", (first, _iff(a, mid))), _iff(a, mid)),
+                (k.Proof("annot", (_drop_unused(mid), _iff(mid, b))), _iff(mid, b)),
+            ],
             _iff(a, b),
             budget=budget,
         )
@@ -488,7 +491,7 @@ def prove_iff(
             p = prove_iff(seq, x, y, sources, scope, budget)
             if p is None:
                 return None
-            parts.append((p, _iff(x, y)))
+            parts.append((k.Proof("annot", (p, _iff(x, y))), _iff(x, y)))
         return prove_fact(seq.to(_iff(a, b)), parts, _iff(a, b), budget=budget)
     return prove_fact(seq.to(_iff(a, b)), premises, _iff(a, b), budget=budget)
 

@@ -99,9 +99,10 @@ def elab_prop(s: Syn, scope: Scope) -> Term:
     s = _strip(s)
     k = s.kind
     if k == "ident":
-        if s.value in ("True", "False"):
-            return Const(s.value)
         entry = scope.get(s.value)
+        # a local name shadows the constant of the same name, as in Lean
+        if entry is None and s.value in ("True", "False"):
+            return Const(s.value)
         if entry is None:
             raise ElabError(f"unknown identifier '{s.value}'", s.pos)
         kind, term = entry
@@ -300,16 +301,34 @@ def _infer_binder(name: str, body: Syn, scope: Scope) -> str:
     """Type of an untyped binder from its uses (Prop / Int / Nat)."""
     found: list[str] = []
 
+    def ascribed(s: Syn, sc: dict[str, ScopeEntry]) -> str | None:
+        # `(x : ℤ)`: the ascription unifies the binder's type metavariable
+        if s.kind == "ascribe" and _strip(s.args[0]).kind == "ident" and _strip(s.args[0]).value == name:
+            try:
+                t = elab_type(s.args[1], sc)
+            except ElabError:
+                return None
+            return t if isinstance(t, str) else None
+        return None
+
     def visit(s: Syn, sc: dict[str, ScopeEntry]) -> None:
         s = _strip(s)
         if s.kind == "ident" and s.value == name:
             found.append("Prop")
+            return
+        got = ascribed(s, sc)
+        if got is not None:
+            found.append(got)
             return
         if s.kind == "binop" and (
             s.value in _RELS or s.value in _ARITH or s.value == "^"
         ):
             leaves: list[Syn] = []
             _leaves(s, leaves)
+            for leaf in leaves:
+                got = ascribed(_strip(leaf), sc)
+                if got is not None:
+                    found.append(got)
             if any(
                 _strip(x).kind == "ident" and _strip(x).value == name for x in leaves
             ):

@@ -250,6 +250,7 @@ class ProofElab:
     sub: dict[int, Term] = field(default_factory=dict)
     new_goals: list[Goal] = field(default_factory=list)
     builder: Builder | None = None
+    postponed: list[tuple[str, Term, list[Goal]]] = field(default_factory=list)
 
     def names(self) -> dict[int, str]:
         """Display names of the goal's hypotheses."""
@@ -282,12 +283,28 @@ class ProofElab:
     def check(self, s: Syn, expected: Term) -> Term:
         """Elaborate ``s`` against ``expected``; returns the (instantiated) proved proposition."""
         prop, self.builder = self._check(s, expected)
+        self._run_postponed()
         return prop
 
     def infer(self, s: Syn, expected: Term | None) -> Term:
         """The proposition that ``s`` proves (may contain metavariables)."""
         prop, self.builder = self._infer(s, expected)
+        self._run_postponed()
         return prop
+
+    def _run_postponed(self) -> None:
+        """Run the term's ``by`` blocks on their (now instantiated) types."""
+        todo, self.postponed = self.postponed, []
+        for text, exp, cell in todo:
+            target = instantiate_mvars(exp, self.sub)
+            if mvars(target):
+                raise TacticError(
+                    f"don't know how to synthesize placeholder for the tactic block\ncontext:\n⊢ {self.show(target)}"
+                )
+            goal = self.goal.with_(self.fresh(), target=target, tag=None)
+            if self.run_block(text, goal):
+                raise TacticError("unsolved goals")
+            cell.append(goal)
 
     def _check(self, s: Syn, expected: Term) -> tuple[Term, Builder]:
         got, b = self._infer(s, expected)
@@ -325,11 +342,10 @@ class ProofElab:
             if k_ == "anon":
                 return self._anon(s, exp)
             if k_ == "by":
-                goal = self.goal.with_(self.fresh(), target=exp, tag=None)
-                left = self.run_block(s.value, goal)
-                if left:
-                    raise TacticError("unsolved goals")
-                return exp, self._annot(lambda: _p("hole", goal), exp)
+                # as Lean does, a tactic block runs last, once unification has fixed its type
+                cell: list[Goal] = []
+                self.postponed.append((s.value, exp, cell))
+                return exp, self._annot(lambda: _p("hole", cell[0]), exp)
             if k_ == "hole" and self.allow_holes:
                 new = self.goal.with_(self.fresh(), target=exp, tag=None)
                 self.new_goals.append(new)

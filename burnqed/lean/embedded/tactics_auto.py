@@ -546,6 +546,13 @@ def close_by_certificate(
 
 @register("omega")
 def _omega(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    from burnqed.lean.embedded.tactics_basic import intro_one
+
+    # like Lean's omega: introduce ∀ and → (and ¬) first, then refute
+    while isinstance(goal.target, Binder) and goal.target.q == "∀" and goal.target.ty != "Prop" or (
+        isinstance(goal.target, Conn) and goal.target.op in ("→", "¬")
+    ):
+        goal = intro_one(eng, goal, None)
     if _run_z3(eng, _context_props(goal), goal.target, linear=True, real=False):
         return close_by_certificate(eng, goal, list(goal.hyps))
     raise TacticError(
