@@ -9,7 +9,7 @@ sides of the pipe agree by construction.
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -140,7 +140,8 @@ class Position(_Wire):
 
 
 class Message(_Wire):
-    """A Lean message (serialised); severity is error, warning or information."""
+    """A Lean message as ``Lean.SerialMessage`` serialises it (fileName, pos, endPos?,
+    keepFullRange, severity, caption, data); severity is error, warning or information."""
 
     model_config = ConfigDict(frozen=True, populate_by_name=True, extra="allow")
 
@@ -149,6 +150,7 @@ class Message(_Wire):
     file_name: str | None = Field(default=None, alias="fileName")
     pos: Position | None = None
     end_pos: Position | None = Field(default=None, alias="endPos")
+    keep_full_range: bool | None = Field(default=None, alias="keepFullRange")
     caption: str | None = None
 
 
@@ -156,7 +158,10 @@ class Message(_Wire):
 
 
 class Request(_Wire):
-    """Base of every request; ``cmd`` names the REPL command."""
+    """Base of every request; ``cmd`` names the REPL command. Decoding is strict, as
+    Lean's ``FromJson``: ``"1"``, ``1.0`` or ``true`` where a Nat is expected are refused."""
+
+    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="ignore", strict=True)
 
     cmd: ClassVar[str]
 
@@ -174,8 +179,8 @@ class GoalTactic(Request):
     """Run a tactic (or one of the alternative fields) on a goal of a state."""
 
     cmd: ClassVar[str] = "goal.tactic"
-    state_id: int = Field(alias="stateId")
-    goal_id: int | None = Field(default=None, alias="goalId")
+    state_id: int = Field(alias="stateId", ge=0)
+    goal_id: int | None = Field(default=None, alias="goalId", ge=0)
     tactic: str | None = None
     mode: str | None = None
     expr: str | None = None
@@ -190,16 +195,16 @@ class GoalDelete(Request):
     """Release goal states."""
 
     cmd: ClassVar[str] = "goal.delete"
-    state_ids: list[int] = Field(alias="stateIds")
+    state_ids: list[Annotated[int, Field(ge=0)]] = Field(alias="stateIds")
 
 
 class GoalPrint(Request):
     """Print a state's root expression, goals and flags."""
 
     cmd: ClassVar[str] = "goal.print"
-    state_id: int = Field(alias="stateId")
+    state_id: int = Field(alias="stateId", ge=0)
     root_expr: bool | None = Field(default=None, alias="rootExpr")
-    parent_expr: bool | None = Field(default=None, alias="parentExpr")
+    parent_exprs: bool | None = Field(default=None, alias="parentExprs")
     goals: bool | None = None
     extra_mvars: list[str] | None = Field(default=None, alias="extraMVars")
 
@@ -292,9 +297,9 @@ class GoalPrintResult(_Wire):
     """Answer of goal.print."""
 
     root: Expression | None = None
-    parent: Expression | None = None
-    goals: list[Goal] | None = None
-    extra_mvars: list[Expression] | None = Field(default=None, alias="extraMVars")
+    parent_exprs: list[Expression | None] | None = Field(default=None, alias="parentExprs")
+    goals: list[Goal] = Field(default_factory=list)
+    extra_mvars: list[Expression] = Field(default_factory=list, alias="extraMVars")
     root_has_sorry: bool = Field(default=False, alias="rootHasSorry")
     root_has_unsafe: bool = Field(default=False, alias="rootHasUnsafe")
     root_has_mvar: bool = Field(default=False, alias="rootHasMVar")

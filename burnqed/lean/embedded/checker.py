@@ -71,6 +71,19 @@ _FILE = "<Pantograph>"
 INTERRUPT: dict[str, Any] = {"desc": "interrupt", "error": "internal"}
 
 
+def _message(severity: str, data: str) -> Message:
+    """A message with the fields of Lean's SerialMessage (the embedded checker has no
+    source positions inside a tactic: it reports the start of the tactic text)."""
+    return Message(
+        severity=severity,  # type: ignore[arg-type]
+        data=data,
+        file_name=_FILE,
+        pos=Position(line=1, column=0),
+        keep_full_range=False,
+        caption="",
+    )
+
+
 def _err(kind: str, desc: str) -> dict[str, Any]:
     return ReplErrorAnswer(error=kind, desc=desc).wire()
 
@@ -162,10 +175,8 @@ class Checker:
             return handler(self, payload)
         except ValidationError as exc:
             first = exc.errors()[0]
-            return _err(
-                "command",
-                f"Unable to parse payload of {cmd}: {first.get('loc')} {first.get('msg')}",
-            )
+            where = ".".join(str(x) for x in first.get("loc", ()))
+            return _err("command", f"Unable to parse json: {where}: {first.get('msg')}")
 
     # ---------------------------------------------------------------- convenience for data generation
     def check_proof(self, statement: str, tactics: list[str]) -> ProofCheck:
@@ -284,11 +295,15 @@ class Checker:
         except ParseError as exc:
             line, col = position(text, exc.pos)
             return GoalTacticResult(
-                parse_error=f"{_FILE}:{line}:{col}: {exc.message}"
+                parse_error=f"{_FILE}:{line}:{col}: {exc.message}",
+                has_sorry=False,
+                has_unsafe=False,
             ).wire()
         except RecursionError:
             return GoalTacticResult(
-                parse_error=f"{_FILE}:1:0: maximum nesting depth exceeded"
+                parse_error=f"{_FILE}:1:0: maximum nesting depth exceeded",
+                has_sorry=False,
+                has_unsafe=False,
             ).wire()
         goal = state.goals[goal_id]
         ctx = TacticContext(self.fresh, self.config)
@@ -306,9 +321,7 @@ class Checker:
         except TacticError as exc:
             return GoalTacticResult(
                 messages=[
-                    Message(
-                        severity="error", data=str(exc), pos=Position(line=1, column=0)
-                    )
+                    _message("error", str(exc))
                 ],
                 has_sorry=False,
                 has_unsafe=False,
@@ -316,10 +329,7 @@ class Checker:
         except RecursionError:
             return GoalTacticResult(
                 messages=[
-                    Message(
-                        severity="error",
-                        data="maximum recursion depth has been reached",
-                    )
+                    _message("error", "maximum recursion depth has been reached")
                 ],
                 has_sorry=False,
                 has_unsafe=False,
@@ -328,7 +338,7 @@ class Checker:
         if isinstance(verdict, str):
             return GoalTacticResult(
                 messages=[
-                    Message(severity="error", data=verdict, pos=Position(line=1, column=0))
+                    _message("error", verdict)
                 ],
                 has_sorry=False,
                 has_unsafe=False,
@@ -348,7 +358,7 @@ class Checker:
             )
         )
         messages = (
-            [Message(severity="warning", data="declaration uses 'sorry'")]
+            [_message("warning", "declaration uses 'sorry'")]
             if ctx.used_sorry
             else []
         )
@@ -409,7 +419,10 @@ class Checker:
             )
         return GoalPrintResult(
             root=root,
-            goals=[to_wire(g) for g in state.goals] if req.goals else None,
+            parent_exprs=[] if req.parent_exprs else None,
+            goals=[to_wire(g) for g in state.goals] if req.goals else [],
+            # Pantograph answers {} for an extra metavariable it cannot print
+            extra_mvars=[Expression() for _ in req.extra_mvars or []],
             root_has_sorry=state.has_sorry,
             root_has_unsafe=False,
             root_has_mvar=bool(state.open_goals),

@@ -118,7 +118,7 @@ def _check_tactic_answer(ans: dict[str, Any]) -> None:
     if "error" in ans:
         _check_error(ans, {"index"})
     elif "parseError" in ans:
-        assert set(ans) == {"parseError"} and ans["parseError"].startswith(
+        assert set(ans) == {"parseError", "hasSorry", "hasUnsafe"} and ans["parseError"].startswith(
             "<Pantograph>:"
         )
     elif "nextStateId" in ans:
@@ -195,4 +195,4 @@ def test_random_statement_text_is_started_or_refused_as_parsing_or_elab(
 def test_garbage_policy_tactic_is_a_parse_error() -> None:
     sid = _start(TRUE_STARTS[0])
     ans = _ask("goal.tactic", stateId=sid, tactic="21₂ ∀ 177041")
-    assert ans == {"parseError": "<Pantograph>:1:2: unexpected character '₂'"}
+    assert ans == {"hasSorry": False, "hasUnsafe": False, "parseError": "<Pantograph>:1:2: unexpected character '₂'"}

@@ -118,7 +118,7 @@ async def test_goal_tactic_shapes(repl: Repl) -> None:
         and "unknown identifier 'foo'" in failed["messages"][0]["data"]
     )
     parse = await repl.send("goal.tactic", stateId=sid, tactic="intro (")
-    assert set(parse) == {"parseError"}
+    assert set(parse) == {"parseError", "hasSorry", "hasUnsafe"}
     done = await repl.send("goal.tactic", stateId=ok["nextStateId"], tactic="rfl")
     assert done["goals"] == []
     none_left = await repl.send(

@@ -177,7 +177,7 @@ def test_unknown_tactic_is_a_parse_error() -> None:
     s = Session()
     s.start("True")
     ans = s.tac("frobnicate h")
-    assert set(ans) == {"parseError"} and "unknown tactic" in ans["parseError"]
+    assert set(ans) == {"parseError", "hasSorry", "hasUnsafe"} and "unknown tactic" in ans["parseError"]
 
 
 def test_automatic_mode_keeps_other_goals_and_goal_id_picks_one() -> None:
