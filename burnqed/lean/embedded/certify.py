@@ -61,10 +61,60 @@ def _lins(fs: k.FactSet) -> list[tuple[int, k.Lin]]:
     return [(i, f) for i, f in enumerate(fs.facts) if isinstance(f, k.Lin)]
 
 
+_FM_ROWS = 160
+
+
+def _fourier_motzkin(lins: list[tuple[int, k.Lin]]) -> tuple[Any, ...] | None | bool:
+    """Farkas multipliers by exact Fourier–Motzkin elimination (small systems); False when
+    the system is too large for it (ask z3), None when there are none."""
+    rows: list[tuple[dict[Any, Fraction], dict[int, Fraction]]] = []
+    for i, f in lins:
+        rows.append((dict(f.poly), {i: Fraction(1)}))
+        if f.eq:
+            rows.append(({m: -c for m, c in f.poly.items()}, {i: Fraction(-1)}))
+    while True:
+        for poly, combo in rows:
+            if all(m == () for m in poly) and poly.get((), Fraction(0)) < 0:
+                return ("farkas", tuple(sorted(combo.items())))
+        monos = {m for poly, _ in rows for m in poly if m != ()}
+        if not monos:
+            return None
+
+        def cost(m: Any) -> int:
+            pos = sum(1 for poly, _ in rows if poly.get(m, 0) > 0)
+            return pos * (sum(1 for poly, _ in rows if poly.get(m, 0) < 0) - 1) - pos
+
+        m = min(monos, key=cost)
+        keep = [r for r in rows if not r[0].get(m)]
+        pos = [r for r in rows if r[0].get(m, 0) > 0]
+        neg = [r for r in rows if r[0].get(m, 0) < 0]
+        if len(keep) + len(pos) * len(neg) > _FM_ROWS:
+            return False
+        for pp, pc in pos:
+            for np_, nc in neg:
+                a, b = -np_[m], pp[m]  # a·p + b·n cancels m
+                poly: dict[Any, Fraction] = {}
+                for src, w in ((pp, a), (np_, b)):
+                    for mono, c in src.items():
+                        v = poly.get(mono, Fraction(0)) + w * c
+                        if v:
+                            poly[mono] = v
+                        else:
+                            poly.pop(mono, None)
+                combo = {idx: a * c for idx, c in pc.items()}
+                for idx, c in nc.items():
+                    combo[idx] = combo.get(idx, Fraction(0)) + b * c
+                keep.append((poly, combo))
+        rows = keep
+
+
 def _farkas(fs: k.FactSet, budget: Budget) -> tuple[Any, ...] | None:
     lins = _lins(fs)
     if not lins:
         return None
+    quick = _fourier_motzkin(lins)
+    if quick is not False:
+        return quick  # type: ignore[return-value]
     z3 = _lib()
     s = z3.SolverFor("QF_LRA")
     s.set("timeout", budget.ms())
