@@ -30,7 +30,7 @@ everything it accepts is checked here from small rules:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from math import gcd
 from typing import Any
@@ -105,6 +105,13 @@ class App:
     head: str
     args: tuple[Term, ...]
     sort: str
+    _hash: int = field(default=0, compare=False, repr=False)
+
+    def __hash__(self) -> int:
+        # terms are keys of polynomials and fact sets: hash each node once
+        if not self._hash:
+            object.__setattr__(self, "_hash", hash((self.head, self.args, self.sort)) or 1)
+        return self._hash
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +121,12 @@ class Bind:
     q: str
     sort: str
     body: Term
+    _hash: int = field(default=0, compare=False, repr=False)
+
+    def __hash__(self) -> int:
+        if not self._hash:
+            object.__setattr__(self, "_hash", hash((self.q, self.sort, self.body)) or 1)
+        return self._hash
 
 
 Term = Lit | Var | Free | App | Bind

@@ -61,28 +61,34 @@ def _lins(fs: k.FactSet) -> list[tuple[int, k.Lin]]:
     return [(i, f) for i, f in enumerate(fs.facts) if isinstance(f, k.Lin)]
 
 
-_FM_ROWS = 160
+_FM_ROWS = 64
+
+
+def _int_row(poly: k.Poly, sign: int) -> dict[Any, int]:
+    scale = math.lcm(*(c.denominator for c in poly.values())) if poly else 1
+    return {m: sign * int(c * scale) for m, c in poly.items()}
 
 
 def _fourier_motzkin(lins: list[tuple[int, k.Lin]]) -> tuple[Any, ...] | None | bool:
-    """Farkas multipliers by exact Fourier–Motzkin elimination (small systems); False when
-    the system is too large for it (ask z3), None when there are none."""
-    rows: list[tuple[dict[Any, Fraction], dict[int, Fraction]]] = []
+    """Farkas multipliers by Fourier–Motzkin elimination over the integers (small systems);
+    False when the system is too large for it (ask z3), None when there are none."""
+    rows: list[tuple[dict[Any, int], dict[int, int]]] = []
     for i, f in lins:
-        rows.append((dict(f.poly), {i: Fraction(1)}))
+        scale = math.lcm(*(c.denominator for c in f.poly.values())) if f.poly else 1
+        rows.append((_int_row(f.poly, 1), {i: scale}))
         if f.eq:
-            rows.append(({m: -c for m, c in f.poly.items()}, {i: Fraction(-1)}))
+            rows.append((_int_row(f.poly, -1), {i: -scale}))
     while True:
         for poly, combo in rows:
-            if all(m == () for m in poly) and poly.get((), Fraction(0)) < 0:
-                return ("farkas", tuple(sorted(combo.items())))
+            if all(m == () for m in poly) and poly.get((), 0) < 0:
+                return ("farkas", tuple(sorted((i, Fraction(c)) for i, c in combo.items() if c)))
         monos = {m for poly, _ in rows for m in poly if m != ()}
         if not monos:
             return None
 
         def cost(m: Any) -> int:
             pos = sum(1 for poly, _ in rows if poly.get(m, 0) > 0)
-            return pos * (sum(1 for poly, _ in rows if poly.get(m, 0) < 0) - 1) - pos
+            return pos * sum(1 for poly, _ in rows if poly.get(m, 0) < 0) - pos
 
         m = min(monos, key=cost)
         keep = [r for r in rows if not r[0].get(m)]
@@ -93,17 +99,15 @@ def _fourier_motzkin(lins: list[tuple[int, k.Lin]]) -> tuple[Any, ...] | None | 
         for pp, pc in pos:
             for np_, nc in neg:
                 a, b = -np_[m], pp[m]  # a·p + b·n cancels m
-                poly: dict[Any, Fraction] = {}
-                for src, w in ((pp, a), (np_, b)):
-                    for mono, c in src.items():
-                        v = poly.get(mono, Fraction(0)) + w * c
-                        if v:
-                            poly[mono] = v
-                        else:
-                            poly.pop(mono, None)
-                combo = {idx: a * c for idx, c in pc.items()}
-                for idx, c in nc.items():
-                    combo[idx] = combo.get(idx, Fraction(0)) + b * c
+                g = math.gcd(a, b)
+                a, b = a // g, b // g
+                poly = {x: a * pp.get(x, 0) + b * np_.get(x, 0) for x in pp.keys() | np_.keys()}
+                poly = {x: c for x, c in poly.items() if c}
+                combo = {i: a * pc.get(i, 0) + b * nc.get(i, 0) for i in pc.keys() | nc.keys()}
+                h = math.gcd(*poly.values(), *combo.values())
+                if h > 1:  # both scale together, so dividing keeps the row exact
+                    poly = {x: c // h for x, c in poly.items()}
+                    combo = {i: c // h for i, c in combo.items()}
                 keep.append((poly, combo))
         rows = keep
 

@@ -507,6 +507,40 @@ def _run_z3(
     return False
 
 
+def _certificate(
+    eng: Engine,
+    goal: Goal,
+    hyps: list[Hyp],
+    extra: list[Term],
+    nonlinear: bool,
+    tactic: str,
+    quick: bool = False,
+) -> k.Proof | None:
+    """A kernel proof of the goal by an arithmetic certificate (certify.py) refuting the
+    hypotheses, the extra facts and the negated target (``quick``: no integer cuts, a
+    small search, so no solver call at all)."""
+    seq = sequent(goal)
+    premises = [(proof("hyp", h.uid), seq.lookup(h.uid).ty) for h in hyps if not isinstance(h.ty, str)]  # type: ignore[union-attr]
+    cfg = eng.ctx.config
+    deadline = time.monotonic() + cfg.z3_cert_timeout_ms / 1000
+    if eng.ctx.deadline is not None:
+        deadline = min(deadline, eng.ctx.deadline)
+    budget = (
+        Budget(nodes=32, cuts=0, deadline=deadline, z3_ms=cfg.z3_timeout_ms)
+        if quick
+        else Budget(deadline=deadline, z3_ms=cfg.z3_timeout_ms)
+    )
+    for t in extra:  # an extra term's fact must itself be proved (a square, a product, ...)
+        fact = kterm(t)
+        pf = prove_fact(seq, [], fact, nonlinear=True, budget=budget)
+        if pf is None:
+            if quick:
+                return None
+            raise TacticError(f"{tactic}: the kernel has no proof of the extra fact {show(goal, t)}")
+        premises.append((proof("annot", pf, fact), fact))
+    return prove_fact(seq, premises, seq.target, nonlinear=nonlinear, budget=budget)
+
+
 def close_by_certificate(
     eng: Engine,
     goal: Goal,
@@ -515,26 +549,11 @@ def close_by_certificate(
     nonlinear: bool = False,
     tactic: str = "omega",
 ) -> list[Goal]:
-    """Close ``goal`` with a kernel proof: an arithmetic certificate (certify.py) refuting
-    the hypotheses, the extra facts and the negated target. The solver's verdict already
-    said yes; without a certificate the tactic still fails."""
+    """Close ``goal`` with a kernel proof by an arithmetic certificate. The solver's
+    verdict already said yes; without a certificate the tactic still fails."""
     if not eng.kernel_on:
         return []
-    seq = sequent(goal)
-    premises = [(proof("hyp", h.uid), seq.lookup(h.uid).ty) for h in hyps if not isinstance(h.ty, str)]  # type: ignore[union-attr]
-    cfg = eng.ctx.config
-    deadline = time.monotonic() + cfg.z3_cert_timeout_ms / 1000
-    if eng.ctx.deadline is not None:
-        deadline = min(deadline, eng.ctx.deadline)
-    budget = Budget(deadline=deadline, z3_ms=cfg.z3_timeout_ms)
-    for t in extra:  # an extra term's fact must itself be proved (a square, a product, ...)
-        fact = kterm(t)
-        pf = prove_fact(seq, [], fact, nonlinear=True, budget=budget)
-        if pf is None:
-            raise TacticError(f"{tactic}: the kernel has no proof of the extra fact {show(goal, t)}")
-        premises.append((proof("annot", pf, fact), fact))
-    target = seq.target
-    pf = prove_fact(seq, premises, target, nonlinear=nonlinear, budget=budget)
+    pf = _certificate(eng, goal, hyps, list(extra), nonlinear, tactic)
     if pf is None:
         eng.ctx.check_time()
         raise TacticError(
@@ -553,6 +572,11 @@ def _omega(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         isinstance(goal.target, Conn) and goal.target.op in ("→", "¬")
     ):
         goal = intro_one(eng, goal, None)
+    if eng.kernel_on:  # most goals omega closes have a small certificate: no solver call
+        quick = _certificate(eng, goal, list(goal.hyps), [], False, "omega", quick=True)
+        if quick is not None:
+            eng.justify(goal, quick)
+            return []
     if _run_z3(eng, _context_props(goal), goal.target, linear=True, real=False):
         return close_by_certificate(eng, goal, list(goal.hyps))
     raise TacticError(

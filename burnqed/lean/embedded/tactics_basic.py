@@ -370,20 +370,9 @@ def _assumption(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
 
 
 def discharge(goal: Goal) -> bool:
-    """The closers of ``trivial`` and ``use``: rfl, True, assumption, decide on closed goals."""
-    t = goal.target
-    if t == Const("True") or closes_by_rfl(t) or _assumption_closes(goal):
-        return True
-    if is_closed(t):
-        try:
-            return eval_prop(t)
-        except (ValueError, TooLarge):
-            return False
-    if isinstance(t, Conn) and t.op == "∧":
-        return discharge(goal.with_(goal.uid, target=t.args[0])) and discharge(
-            goal.with_(goal.uid, target=t.args[1])
-        )
-    return False
+    """Whether the closers of ``trivial`` and ``use`` (rfl, True, assumption, decide on
+    closed goals, ∧ of those) close the goal."""
+    return discharge_proof(goal) is not None
 
 
 @register("trivial")
