@@ -490,7 +490,7 @@ def _instances(
                 for u, sort in vars_:
                     if sort == t.sort:
                         nxt.append((k.Proof("inst", (p, k.Free(u))), k.instantiate(t.body, k.Free(u))))
-            out.extend((p, t) for p, t in nxt if not _has_binder(t))
+            out.extend(nxt)
             frontier = nxt
             if len(out) > limit:
                 return out[:limit]

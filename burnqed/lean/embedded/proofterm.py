@@ -38,6 +38,7 @@ from burnqed.lean.embedded.terms import (
     mvars,
     pp,
     replace,
+    subterms,
     type_of,
 )
 
@@ -75,16 +76,36 @@ def fresh_mvar(ty: str, name: str) -> MVar:
 
 
 def instantiate_mvars(t: Term, sub: dict[int, Term]) -> Term:
-    """Replace assigned metavariables (transitively)."""
+    """Replace assigned metavariables (transitively), capture-avoiding: a binder whose name
+    is free in an assigned value is renamed before the value goes under it."""
     if not sub:
         return t
+    free = {b.name for v in sub.values() for b in subterms(v) if isinstance(b, BVar)}
 
-    def fn(s: Term) -> Term | None:
-        if isinstance(s, MVar) and s.uid in sub:
-            return instantiate_mvars(sub[s.uid], sub)
-        return None
+    def go(s: Term) -> Term:
+        if isinstance(s, MVar):
+            return instantiate_mvars(sub[s.uid], sub) if s.uid in sub else s
+        if isinstance(s, Binder):
+            name, body = s.name, s.body
+            if name in free and any(isinstance(x, MVar) and x.uid in sub for x in subterms(body)):
+                taken = free | {x.name for x in subterms(body) if isinstance(x, BVar | Binder)}
+                new = name
+                while new in taken:
+                    new += "'"
+                body, name = instantiate(body, name, BVar(new, s.ty)), new
+            nb = go(body)
+            if nb is s.body and name == s.name:
+                return s
+            return Binder(s.q, name, s.ty, nb, s.implicit)
+        if isinstance(s, Op):
+            return Op(s.op, tuple(go(a) for a in s.args), s.ty)
+        if isinstance(s, Conn):
+            return Conn(s.op, tuple(go(a) for a in s.args))
+        if isinstance(s, Rel):
+            return Rel(s.op, go(s.lhs), go(s.rhs))
+        return s
 
-    return replace(t, fn)
+    return go(t)
 
 
 def _defeq_head(t: Term) -> Term:
@@ -182,13 +203,15 @@ def _unify(
         return p.op == t.op and all(
             _unify(x, y, sub, defeq, bound) for x, y in zip(p.args, t.args, strict=True)
         )
-    assert isinstance(p, Binder) and isinstance(t, Binder)
+    if not (isinstance(p, Binder) and isinstance(t, Binder)):
+        return False
     if p.q != t.q or p.ty != t.ty:
         return False
-    body = (
-        p.body if p.name == t.name else instantiate(p.body, p.name, BVar(t.name, t.ty))
-    )
-    return _unify(body, t.body, sub, defeq, bound | {t.name})
+    # compare bodies up to alpha: both binders become one fresh name (never a name in use)
+    fresh = f"{t.name}✝{next(_mvar_ids)}"
+    pb = instantiate(p.body, p.name, BVar(fresh, p.ty))
+    tb = instantiate(t.body, t.name, BVar(fresh, t.ty))
+    return _unify(pb, tb, sub, defeq, bound | {fresh})
 
 
 def peel_implicit(ty: Term, sub: dict[int, Term]) -> Term:

@@ -24,7 +24,7 @@ ATTACKS: list[tuple[str, list[list[str]]]] = [
     # 3. simp rewriting under binders with capture
     ("(∀ n : Nat, (n = 7 ↔ ∃ y : Nat, y = n ∧ y = 7)) → ∀ y : Nat, y = 7", [["intro h", "simp only [h]", "use 7"], ["intro h", "simp [h]"], ["intro h y", "rw [h]", "use 7"], ["intro h", "simp_all"]]),
     ("(∀ n : Nat, n + 0 = n) → ∀ m : Nat, m = 3", [["intro h", "simp only [h]"], ["intro h m", "simp [h]"], ["intro h", "simp_all"]]),
-    ("(∀ x : Nat, (x = 1 ↔ ∃ z : Nat, z = x)) → ∀ z : Nat, z = 1", [["intro h", "simp only [h]", "intro z", "use z"], ["intro h", "simp [h]"]]),
+    ("(∀ x : Nat, (x = 1 ↔ ∃ z : Nat, z = x ∧ z = 1)) → ∀ z : Nat, z = 1", [["intro h", "simp only [h]", "intro z", "use z"], ["intro h", "simp [h]"]]),
     # 4. binders named like constants
     ("∀ (True : Prop), True", [["intro h", "omega"], ["intro h", "trivial"], ["intro h", "exact trivial"], ["intro h", "simp"], ["intro h", "decide"], ["intro h", "constructor"]]),
     ("∀ (False : Prop), ¬False", [["intro h", "simp"], ["intro h", "intro x", "exact x"], ["intro h x", "contradiction"], ["intro h", "exact id"]]),
@@ -157,6 +157,12 @@ def checker() -> Checker:
 def test_no_script_proves_a_false_statement(checker: Checker, statement: str, scripts: list[list[str]]) -> None:
     accepted = [s for s in [*scripts, *GENERIC_SCRIPTS] if checker.check_proof(statement, s).ok]
     assert accepted == [], f"FALSE STATEMENT ACCEPTED: {statement} by {accepted}"
+
+
+def test_a_true_statement_with_a_binder_rule_is_still_proved(checker: Checker) -> None:
+    # the hypothesis is false, so the implication holds: simp under binders, kernel-checked
+    vacuous = "(∀ x : Nat, (x = 1 ↔ ∃ z : Nat, z = x)) → ∀ z : Nat, z = 1"
+    assert checker.check_proof(vacuous, ["intro h", "simp only [h]", "intro z", "use z"]).ok
 
 
 def test_the_oracle_agrees_where_it_can_tell() -> None:
