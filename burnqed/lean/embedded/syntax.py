@@ -256,6 +256,7 @@ _INFIX: dict[str, tuple[int, int]] = {
     "%": (70, 71),
     "^": (75, 75),
 }
+_NON_ASSOC = {"↔", "=", "≠", "<", "≤", ">", "≥", "∣"}
 _ARG_START = {"id", "num"}
 _ARG_SYMS = {"(", "⟨", "?_", "↑"}
 MAX_PREC = 1024
@@ -344,15 +345,21 @@ class Parser:
         self.enter()
         try:
             lhs = self._leading(min_prec)
+            lhs_prec = MAX_PREC
             while True:
                 t = self.tok
                 if t.kind == "sym" and t.text in _INFIX and t.text not in self.stop:
                     prec, rprec = _INFIX[t.text]
                     if prec < min_prec:
                         break
+                    if t.text in _NON_ASSOC and lhs_prec <= prec:
+                        # Lean's `infix` (↔, relations) wants a left side above its own
+                        # precedence: `a ↔ b ↔ c` and `a < b < c` do not parse
+                        raise ParseError(f"unexpected token '{t.text}'; expected term", t.pos)
                     self.advance()
                     rhs = self.term(rprec)
                     lhs = Syn("binop", t.pos, t.text, (lhs, rhs))
+                    lhs_prec = prec
                     continue
                 if (
                     t.kind == "sym"

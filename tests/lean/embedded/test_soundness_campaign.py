@@ -84,3 +84,16 @@ def test_omega_introduces_binders_and_premises_itself() -> None:
     c = Checker()
     assert c.check_proof("∀ (a b : Nat), a < b → a + 1 ≤ b", ["omega"]).ok
     assert not c.check_proof("∀ (a b : Nat), a < b → a + 2 ≤ b", ["omega"]).ok
+
+
+@pytest.mark.parametrize("text", ["∀ (a b c : Prop), a ↔ b ↔ c", "∀ (a b c : Nat), a < b < c", "∀ (a b : Nat), a = b = a"])
+def test_non_associative_notations_do_not_chain(text: str) -> None:
+    # Lean 4 core declares ↔ and the relations with `infix` (both sides above the operator)
+    got = Checker().handle({"cmd": "expr.echo", "payload": {"expr": text}})
+    assert got["error"] == "parsing"
+
+
+def test_negation_binds_looser_than_power() -> None:
+    got = Checker().handle({"cmd": "expr.echo", "payload": {"expr": "∀ (x : Int), -x ^ 2 ≤ 0"}})
+    assert got["expr"]["pp"] == "∀ (x : Int), -x ^ 2 ≤ 0"
+    assert Checker().check_proof("∀ (x : Int), -x ^ 2 ≤ 0", ["intro x", "nlinarith [sq_nonneg x]"]).ok
