@@ -10,7 +10,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from burnqed.lean import kernel
 from burnqed.lean import kernel as k
 from burnqed.lean.embedded.arith import TooLarge
 from burnqed.lean.embedded.bridge import hole, kterm, proof, sequent
@@ -283,7 +282,7 @@ def _rw(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
                         continue
                     args = [proof("annot", hole(g), kterm(g.target)) for g in goals]
                     eq_pf = eq.proof(build(), subs, args)
-                    motive = kernel.abstract(kterm(old), kterm(pat))
+                    motive = k.abstract(kterm(old), kterm(pat))
                     if at is None:
                         eng.justify(before, proof("rw", eq_pf, motive, rev, hole(after)))
                     else:
@@ -363,7 +362,7 @@ class _SimpProver:
         """``target`` from the goal's hypotheses, the rules and ``extra`` (quantifier-free)."""
         seq = sequent(goal).to(target)
         premises = [(proof("hyp", e.uid), e.ty) for e in seq.ctx if not isinstance(e.ty, str)]
-        premises += [(p, t) for p, t in self.sources() if not isinstance(t, kernel.Bind)]
+        premises += [(p, t) for p, t in self.sources() if not isinstance(t, k.Bind)]
         return prove_fact(seq, [*premises, *extra], target, budget=self.budget())
 
     def iff(self, goal: Goal, a: k.Term, b: k.Term) -> k.Proof:
@@ -371,7 +370,7 @@ class _SimpProver:
         pf = prove_iff(sequent(goal), a, b, self.sources(), budget=self.budget())
         if pf is None:
             raise TacticError("simp: the kernel found no proof of this simplification step")
-        return proof("annot", pf, kernel.App("↔", (a, b), "Prop"))
+        return proof("annot", pf, k.App("↔", (a, b), "Prop"))
 
     def hyp(self, goal: Goal, old: Hyp, new: Term) -> k.Proof:
         """The simplified hypothesis from the old one."""
@@ -431,10 +430,10 @@ def _simp(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         progress = True
         if new == FALSE:
             if on:
-                pf = prover.fact(goal, kernel.FALSE) or proof(
-                    "app", proof("iff_mp", prover.iff(goal, kterm(cur.ty), kernel.FALSE)), proof("hyp", cur.uid)
+                pf = prover.fact(goal, k.FALSE) or proof(
+                    "app", proof("iff_mp", prover.iff(goal, kterm(cur.ty), k.FALSE)), proof("hyp", cur.uid)
                 )
-                eng.justify(goal, proof("false_e", proof("annot", pf, kernel.FALSE)))
+                eng.justify(goal, proof("false_e", proof("annot", pf, k.FALSE)))
             return []
         if new == TRUE:
             after = goal.with_(

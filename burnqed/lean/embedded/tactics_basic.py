@@ -7,7 +7,6 @@ from __future__ import annotations
 from burnqed.lean.embedded.arith import TooLarge, eval_prop, is_closed, try_eval
 from typing import Any
 
-from burnqed.lean import kernel
 from burnqed.lean import kernel as k
 from burnqed.lean.embedded.bridge import hole, kterm, proof, sequent
 from burnqed.lean.embedded.certify import prove_fact
@@ -326,16 +325,16 @@ def _assumption_closes(goal: Goal) -> bool:
 
 def _refute_context(goal: Goal) -> k.Proof:
     """A kernel proof of False from the goal's hypotheses (an arithmetic certificate)."""
-    seq = sequent(goal).to(kernel.FALSE)
+    seq = sequent(goal).to(k.FALSE)
     premises = [(proof("hyp", e.uid), e.ty) for e in seq.ctx if not isinstance(e.ty, str)]
-    pf = prove_fact(seq, premises, kernel.FALSE)
+    pf = prove_fact(seq, premises, k.FALSE)
     if pf is None:
         raise TacticError("the kernel found no proof of the contradiction")
     return pf
 
 
 def _from_false(goal: Goal, pf: k.Proof) -> k.Proof:
-    return proof("false_e", proof("annot", pf, kernel.FALSE))
+    return proof("false_e", proof("annot", pf, k.FALSE))
 
 
 def discharge_proof(goal: Goal) -> k.Proof | None:
