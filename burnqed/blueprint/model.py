@@ -155,7 +155,12 @@ class Entry(BaseModel):
         return self.model_copy(update={"meta": meta})
 
     def with_note(self, text: str) -> Entry:
-        """A copy with a line appended to the ``## notes`` section (created if absent)."""
+        """A copy with a line appended to the ``## notes`` section (created if absent).
+
+        A note is data: one that could break the line (and so start a heading or a fence
+        that reshapes the file) is written as a JSON string on one line."""
+        if any(c in text for c in _LINE_BREAKS):
+            text = json.dumps(text, ensure_ascii=True)
         sections = list(self.sections)
         for i, section in enumerate(sections):
             if section.name == "notes":
@@ -165,6 +170,10 @@ class Entry(BaseModel):
         else:
             sections.append(Section(name="notes", body=text + "\n"))
         return self.model_copy(update={"sections": tuple(sections)})
+
+
+# what ends a line when the file is read back (universal newlines) or shown by an editor
+_LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
 
 def _json_field(text: str | None) -> dict[str, Any]:

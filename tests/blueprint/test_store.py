@@ -20,6 +20,8 @@ from burnqed.blueprint import (
     parse_blueprint,
 )
 from burnqed.data.theorems import statement_sha
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 @pytest.fixture
@@ -138,3 +140,32 @@ def test_concurrent_writers_in_two_processes_lose_no_update(store: BlueprintStor
     notes = store.get("shared").notes
     assert sum(1 for line in notes.splitlines() if line.endswith(tuple(f" {i}" for i in range(n)))) == 2 * n
     assert store.validate() == []
+
+
+def test_a_note_cannot_inject_a_target(store: BlueprintStore) -> None:
+    store.register_target("theorem", "t1", statement="∀ (n : Nat), n + 0 = n")
+    evil = "fine\n\n# theorem Evil\n\n## meta\n- label: Evil\n- status: done\n\n## statement\n```lean\nFalse\n```\n"
+    store.update_status("t1", "running", note=evil)
+    text = store.path.read_text(encoding="utf-8")
+    parsed = parse_blueprint(text)
+    assert [e.label for e in parsed.entries] == ["t1"]
+    assert parsed.entries[0].status == "running"
+    assert "theorem Evil" in parsed.entries[0].notes  # kept as data, on one line
+
+
+_TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=200)
+
+
+@settings(max_examples=150, deadline=None)
+@given(note=_TEXT)
+def test_any_note_round_trips_to_the_same_targets(tmp_path_factory: pytest.TempPathFactory, note: str) -> None:
+    store = BlueprintStore(tmp_path_factory.mktemp("bp") / "BLUEPRINT.md")
+    store.register_target("theorem", "a", statement="∀ (n : Nat), n + 0 = n")
+    store.register_target("theorem", "b", statement="∀ (n : Nat), 0 + n = n", note=note)
+    store.update_status("a", "running", note=note)
+    store.add_note("b", note)
+    parsed = parse_blueprint(store.path.read_text(encoding="utf-8"))
+    assert [(e.kind, e.label, e.status, e.statement) for e in parsed.entries] == [
+        ("theorem", "a", "running", "∀ (n : Nat), n + 0 = n"),
+        ("theorem", "b", "todo", "∀ (n : Nat), 0 + n = n"),
+    ]
