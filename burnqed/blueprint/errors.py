@@ -70,13 +70,28 @@ class DuplicateLabel(BlueprintError):
 class StatementLocked(BlueprintError):
     """The statement of a registered target cannot change (its hash is locked)."""
 
-    def __init__(self, label: str, locked_sha: str, new_sha: str) -> None:
-        super().__init__(
-            f"statement of {label!r} is locked (sha {locked_sha[:12]}…); refusing a statement with sha {new_sha[:12]}…"
-        )
+    def __init__(
+        self,
+        label: str,
+        locked_sha: str,
+        new_sha: str,
+        *,
+        field: str = "statement",
+        old: str | None = None,
+        new: str | None = None,
+    ) -> None:
+        # name the field that changed and show both values (texts when known, else hashes)
+        before = repr(old) if old is not None else f"sha {locked_sha[:12]}…"
+        after = repr(new) if new is not None else f"sha {new_sha[:12]}…"
+        if field == "statement_sha":
+            text = f"{label!r}: field statement_sha is locked: {before} cannot become {after} (the statement is unchanged)"
+        else:
+            text = f"{label!r}: field statement is locked: {before} cannot become {after}"
+        super().__init__(text)
         self.label = label
         self.locked_sha = locked_sha
         self.new_sha = new_sha
+        self.field = field
 
 
 class InvalidTransition(BlueprintError):

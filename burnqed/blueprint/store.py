@@ -208,15 +208,15 @@ class BlueprintStore:
                     statement_sha(existing.statement) if existing.statement is not None else None
                 )
                 if sha is not None and locked is not None and sha != locked:
-                    raise StatementLocked(label, locked, sha)
+                    raise StatementLocked(label, locked, sha, old=existing.statement, new=statement)
                 ledgered = self.ledger.read().get(label)
                 if sha is not None and ledgered is not None and ledgered != sha:
-                    raise StatementLocked(label, ledgered, sha)
+                    raise StatementLocked(label, ledgered, sha, new=statement)
                 return existing
             ledgered = self.ledger.read().get(label)
             if sha is not None and ledgered is not None and ledgered != sha:
                 # a removed target cannot come back with another statement under the same label
-                raise StatementLocked(label, ledgered, sha)
+                raise StatementLocked(label, ledgered, sha, new=statement)
             meta: dict[str, str] = {"label": label, "uses": ", ".join(uses)}
             if file:
                 meta["file"] = file
@@ -310,9 +310,19 @@ def _check_statement_locks(before: Mapping[str, Entry], blueprint: Blueprint) ->
             if entry.statement is not None and entry.statement_sha is not None:
                 actual = statement_sha(entry.statement)
                 if actual != entry.statement_sha:
-                    raise StatementLocked(entry.label, entry.statement_sha, actual)
+                    raise StatementLocked(
+                        entry.label, entry.statement_sha, actual, field="statement_sha",
+                        old=entry.statement_sha, new=actual,
+                    )
             continue
         locked = old.statement_sha or (statement_sha(old.statement) if old.statement is not None else None)
         new_sha = statement_sha(entry.statement) if entry.statement is not None else None
-        if locked is not None and (new_sha != locked or entry.statement_sha != old.statement_sha):
-            raise StatementLocked(entry.label, locked, new_sha or "<removed>")
+        if locked is not None and new_sha != locked:
+            raise StatementLocked(
+                entry.label, locked, new_sha or "<removed>", old=old.statement, new=entry.statement or "<removed>"
+            )
+        if locked is not None and entry.statement_sha != old.statement_sha:
+            raise StatementLocked(
+                entry.label, locked, entry.statement_sha or "<removed>", field="statement_sha",
+                old=old.statement_sha, new=entry.statement_sha or "<removed>",
+            )

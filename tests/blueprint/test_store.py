@@ -169,3 +169,18 @@ def test_any_note_round_trips_to_the_same_targets(tmp_path_factory: pytest.TempP
         ("theorem", "a", "running", "∀ (n : Nat), n + 0 = n"),
         ("theorem", "b", "todo", "∀ (n : Nat), 0 + n = n"),
     ]
+
+
+def test_the_locked_statement_error_names_the_field_and_both_values(store: BlueprintStore) -> None:
+    store.register_target("theorem", "t", statement="∀ (n : Nat), n + 0 = n")
+    with pytest.raises(StatementLocked) as text_change:
+        store.register_target("theorem", "t", statement="∀ (n : Nat), n + 1 = n")
+    msg = str(text_change.value)
+    assert "field statement " in msg and "n + 0 = n" in msg and "n + 1 = n" in msg
+    entry = store.get("t")
+    forged = entry.with_meta(statement_sha="0" * 64)
+    with pytest.raises(StatementLocked) as sha_change:
+        store.put(forged)
+    msg = str(sha_change.value)
+    assert sha_change.value.field == "statement_sha" and "0000000000" in msg and entry.statement_sha in msg
+    assert "statement is unchanged" in msg
