@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import anyio
+from pydantic import ValidationError
 
 from burnqed.config import BurnqedConfig, ConfigError, load_config
 
@@ -130,6 +131,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("burnqed: interrupted", file=sys.stderr)
         return 130
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as exc:
+        # a path the user gave is wrong: one line, not a traceback (-vv shows it)
+        logging.getLogger(__name__).debug("path error", exc_info=True)
+        print(f"burnqed: {exc.strerror or exc}: {exc.filename} (check the path)", file=sys.stderr)
+        return 2
+    except ValidationError as exc:
+        logging.getLogger(__name__).debug("invalid input", exc_info=True)
+        first = exc.errors()[0]
+        where = ".".join(str(x) for x in first.get("loc", ())) or exc.title
+        print(f"burnqed: invalid input: {where}: {first.get('msg')}", file=sys.stderr)
+        return 2
 
 
 def _toml_value(value: Any) -> str:

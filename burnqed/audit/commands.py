@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from burnqed.config import BurnqedConfig
@@ -17,6 +18,9 @@ async def _audit(args: argparse.Namespace, config: BurnqedConfig) -> int:
     from burnqed.audit.audit import run_audit
 
     run_dir = Path(args.run_dir or config.paths.run_dir)
+    if not run_dir.is_dir():
+        print(f"burnqed: no run directory at {run_dir} (give --run-dir of a run to audit)", file=sys.stderr)
+        return 2
     report = await run_audit(config, run_dir, replay=args.replay)
     if args.json:
         print(report.model_dump_json(indent=2))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,6 +52,9 @@ def _validate(args: argparse.Namespace, config: BurnqedConfig) -> int:
     from burnqed.blueprint import BlueprintError, BlueprintStore
 
     path = _path(args, config)
+    if not path.is_file():
+        print(f"burnqed: no blueprint at {path} (give the path of a BLUEPRINT.md)", file=sys.stderr)
+        return 2
     store = BlueprintStore(path, config.blueprint)
     try:
         issues = store.validate()
