@@ -20,11 +20,35 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-__all__ = ["ToolCallLog", "ToolCallRecord", "argument_digest"]
+__all__ = ["ToolCallLog", "ToolCallRecord", "argument_digest", "redact"]
 
 log = logging.getLogger(__name__)
 
 _MAX_ERROR_CHARS = 500
+
+
+def redact(error: str, arguments: Mapping[str, Any] | None) -> str:
+    """An error text with every argument text it repeats replaced by the argument's name
+    and size: the log says what failed, never what was sent."""
+    texts: list[tuple[str, str]] = []
+
+    def collect(name: str, value: Any) -> None:
+        if isinstance(value, str) and value:
+            texts.append((name, value))
+        elif isinstance(value, list | tuple):
+            for i, item in enumerate(value):
+                collect(f"{name}[{i}]", item)
+        elif isinstance(value, Mapping):
+            for key, item in value.items():
+                collect(f"{name}.{key}", item)
+
+    for name, value in (arguments or {}).items():
+        collect(str(name), value)
+    # longest first, so a text that contains another is replaced whole
+    for name, text in sorted(texts, key=lambda t: -len(t[1])):
+        if len(text) >= 3 or text == error:
+            error = error.replace(text, f"<{name}: {len(text)} chars>")
+    return error
 
 
 def argument_digest(arguments: Mapping[str, Any] | None) -> str:
@@ -47,6 +71,7 @@ class ToolCallRecord(BaseModel):
     ok: bool
     duration_ms: float = Field(ge=0)
     error: str | None = None
+    arg_sizes: dict[str, int] = Field(default_factory=dict, description="argument names and their JSON sizes")
 
 
 class ToolCallLog:
@@ -86,7 +111,8 @@ class ToolCallLog:
             args_sha256=argument_digest(arguments),
             ok=ok,
             duration_ms=max(0.0, duration_ms),
-            error=None if error is None else error[:_MAX_ERROR_CHARS],
+            error=None if error is None else redact(error, arguments)[:_MAX_ERROR_CHARS],
+            arg_sizes={k: len(json.dumps(v, ensure_ascii=False, default=str)) for k, v in (arguments or {}).items()},
         )
         self.append(rec)
         return rec

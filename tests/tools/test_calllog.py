@@ -22,7 +22,8 @@ def test_records_are_appended_as_json_lines_and_read_back(tmp_path: Path) -> Non
     lines = (tmp_path / "logs" / "tool_calls.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(lines) == 2
     first = json.loads(lines[0])
-    assert set(first) == {"time", "server", "tool", "args_sha256", "ok", "duration_ms", "error"}
+    assert set(first) == {"time", "server", "tool", "args_sha256", "ok", "duration_ms", "error", "arg_sizes"}
+    assert first["arg_sizes"] == {"tactic": len('"secret text"')}
     assert "secret text" not in lines[0]
     records = list(log.read())
     assert [r.tool for r in records] == ["run_tactic", "job_status"]
@@ -38,3 +39,17 @@ def test_malformed_lines_are_skipped(tmp_path: Path) -> None:
     log.record("stats", "tool_usage", {}, True, 1.0, None)
     assert len(list(log.read())) == 2
     assert list(ToolCallLog(tmp_path / "missing.jsonl").read()) == []
+
+
+def test_an_error_that_echoes_the_arguments_is_logged_with_names_and_sizes(tmp_path: Path) -> None:
+    log = ToolCallLog(tmp_path / "calls.jsonl")
+    statement = "∀ (n : Nat), n + 0 = n ∧ my secret lemma"
+    log.record(
+        "lean", "start_proof", {"statement": statement, "opts": {"tag": "private-tag"}}, False, 1.0,
+        f"InvalidStatement: cannot parse {statement!r} (tag private-tag)",
+    )
+    text = (tmp_path / "calls.jsonl").read_text(encoding="utf-8")
+    assert "secret lemma" not in text and "private-tag" not in text
+    rec = next(log.read())
+    assert rec.error is not None and "<statement: " in rec.error and "<opts.tag: 11 chars>" in rec.error
+    assert rec.error.startswith("InvalidStatement: cannot parse")
