@@ -98,6 +98,7 @@ class BlueprintTools:
 
     def __init__(self, path: Path, config: BlueprintConfig) -> None:
         self.store = BlueprintStore(path, config)
+        self.config = config
 
     def list_targets(self, status: str | None = None, detail: Detail = "summary") -> TargetList:
         """Targets, optionally of one status."""
@@ -134,8 +135,30 @@ class BlueprintTools:
             raise BlueprintToolError(str(exc)) from exc
 
     def schedule_iteration(self, spec: IterationSpec) -> EntryView:
-        """Add an iteration entry (status todo) for the daemon to run."""
+        """Add an iteration entry (status todo) for the daemon to run. The agent names a
+        training set from the allow-list and bounded sizes; what is evaluated (the held-out
+        set and its size) is the daemon's, never the agent's."""
+        self._check_agent_spec(spec)
         try:
             return entry_view(self.store.schedule_iteration(spec), "full")
         except BlueprintError as exc:
             raise BlueprintToolError(str(exc)) from exc
+
+    def _check_agent_spec(self, spec: IterationSpec) -> None:
+        cfg = self.config
+        if spec.train_set is not None and spec.train_set not in cfg.agent_train_sets:
+            raise InvalidInput(
+                f"train_set {spec.train_set!r} is not allowed: name one of {', '.join(cfg.agent_train_sets)} "
+                "(held-out sets and file paths are never training data)"
+            )
+        if spec.eval_set is not None or spec.eval_size is not None:
+            raise InvalidInput(
+                "eval_set and eval_size are not the agent's to choose: the daemon evaluates its own held-out set"
+            )
+        for name, value, limit in (
+            ("train_size", spec.train_size, cfg.agent_max_train_size),
+            ("max_nodes", spec.max_nodes, cfg.agent_max_nodes),
+            ("num_candidates", spec.num_candidates, cfg.agent_max_candidates),
+        ):
+            if value is not None and value > limit:
+                raise InvalidInput(f"{name} {value} is too large (at most {limit})")

@@ -20,7 +20,7 @@ import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
 from burnqed.config import BurnqedConfig
-from burnqed.data.theorems import Theorem, TheoremSetError
+from burnqed.data.theorems import Theorem, TheoremSetError, statement_sha
 from burnqed.tools.errors import InvalidInput, ServiceUnavailable
 from burnqed.tools.host import ContextHost
 from burnqed.tools.jobs import (
@@ -229,6 +229,14 @@ class SearchTools:
         """Theorems named statement_i for propositions the policy allows."""
         if not statements:
             raise InvalidInput("the statement list is empty")
+        if not self.config.tools.show_held_out:
+            from burnqed.data.sets import load_builtin
+
+            held = {t.sha for name in self.config.tools.held_out_sets for t in load_builtin(name)}
+            for i, s in enumerate(statements):
+                # by the lock hash (NFC, whitespace collapsed): a re-spaced copy is the same statement
+                if statement_sha(s) in held:
+                    raise InvalidInput(f"statement {i} is in a held-out set: this server may not search it")
         return [
             Theorem(name=f"statement_{i}", statement=self.policy.check_statement(s), source="mcp")
             for i, s in enumerate(statements)

@@ -92,3 +92,27 @@ async def test_no_tool_changes_a_locked_statement(tools_config: BurnqedConfig, s
         assert smuggled.is_error
     assert store.get("add_zero").statement == STATEMENT
     assert STATEMENT in before and store.audit_locks() == []
+
+
+@pytest.mark.parametrize(
+    ("spec", "why"),
+    [
+        ({"train_set": "benchmark-test"}, "not allowed"),
+        ({"train_set": "/etc/passwd"}, "not allowed"),
+        ({"train_set": "core", "eval_set": "core"}, "daemon"),
+        ({"eval_size": 5}, "daemon"),
+        ({"train_size": 1e9}, "too large"),
+        ({"max_nodes": 10**7}, "too large"),
+        ({"num_candidates": 100000}, "too large"),
+    ],
+)
+async def test_an_agent_cannot_train_on_or_evaluate_what_it_chooses(
+    tools_config: BurnqedConfig, store: BlueprintStore, spec: dict[str, Any], why: str
+) -> None:
+    async with Client(build_server(tools_config)) as client:
+        refused = await call(client, "schedule_iteration", spec=spec)
+        assert refused.is_error and why in refused.content[0].text
+        assert "Traceback" not in refused.content[0].text
+        allowed = await call(client, "schedule_iteration", spec={"train_set": "core", "train_size": 20})
+        assert not allowed.is_error
+    assert [e.label for e in store.pending_iterations()] == ["iter_0"]

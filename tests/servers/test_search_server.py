@@ -10,6 +10,7 @@ import pytest
 from mcp import Client
 
 from burnqed.config import load_config
+from burnqed.data.sets import load_builtin
 from burnqed.tools.jobs import JobManager, JobStatus
 from burnqed.tools.search_server import build_server
 
@@ -67,6 +68,9 @@ async def test_a_search_job_from_launch_to_full_result(tools_overrides: dict[str
         assert traj.is_file()
 
 
+_HELD_OUT = load_builtin("benchmark-test")[0].statement
+
+
 async def test_bad_input_and_unknown_jobs_are_error_results(tools_overrides: dict[str, Any]) -> None:
     async with Client(build_server(load_config(None, tools_overrides))) as client:
         cases = [
@@ -76,6 +80,8 @@ async def test_bad_input_and_unknown_jobs_are_error_results(tools_overrides: dic
             ("launch_search", {}, "exactly one of theorem_set and statements"),
             ("launch_search", {"theorem_set": "no-such-set"}, "unknown theorem set"),
             ("launch_search", {"theorem_set": "benchmark-test"}, "held out"),
+            ("launch_search", {"statements": [_HELD_OUT]}, "held-out set"),
+            ("launch_search", {"statements": ["  " + "   ".join(_HELD_OUT.split()) + " "]}, "held-out set"),
             ("launch_search", {"statements": ["#eval 1 = 1"]}, "denied by the tactic policy"),
             ("launch_search", {"theorem_set": "core", "budget": {"max_nodes": 0}}, "validation error"),
             ("list_jobs", {"status": "exploded"}, "validation error"),
