@@ -237,10 +237,9 @@ def _set_torch_threads(threads: int) -> int:
 
 
 def _summary_line(report: IterationReport) -> str:
-    def pct(x: float | None) -> str:
-        return "n/a" if x is None else f"{100 * x:.1f}%"
-
-    return (
-        f"held-out solve rate {pct(report.solve_rate)} with EBM, {pct(report.solve_rate_no_ebm)} without; "
-        f"steps run: {', '.join(report.executed) or 'none'}"
-    )
+    # the blueprint is read by the agent: training-side figures only (held-out ones are in
+    # the entry's results, which the tools hide, and in eval_results/ for the operator)
+    search = report.steps.get("search", {})
+    proved, total = search.get("proved"), search.get("theorems")
+    train = f"{proved}/{total} training theorems proved" if total else "no training search"
+    return f"{train}; steps run: {', '.join(report.executed) or 'none'}"

@@ -40,7 +40,7 @@ def build_server(config: BurnqedConfig) -> MCPServer[Any]:
 
     @asynccontextmanager
     async def lifespan(_server: MCPServer[Any]) -> AsyncIterator[BlueprintTools]:
-        yield BlueprintTools(config.blueprint.path, config.blueprint)
+        yield BlueprintTools(config.blueprint.path, config.blueprint, show_held_out=config.tools.show_held_out)
 
     server = new_server("blueprint", config, lifespan, INSTRUCTIONS)
 

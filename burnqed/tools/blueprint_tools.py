@@ -24,7 +24,7 @@ from burnqed.blueprint import (
 )
 from burnqed.tools.errors import BlueprintToolError, InvalidInput
 
-__all__ = ["BlueprintTools", "EntryView", "TargetList"]
+__all__ = ["HELD_OUT_RESULTS", "BlueprintTools", "EntryView", "TargetList"]
 
 Detail = Literal["summary", "full"]
 
@@ -56,9 +56,15 @@ class EntryView(BaseModel):
         return text
 
 
-def entry_view(entry: Entry, detail: Detail) -> EntryView:
-    """An Entry as an EntryView (statement and notes only with detail='full')."""
+# results an iteration records that are held-out figures: the agent never sees them
+HELD_OUT_RESULTS = frozenset({"solve_rate", "solve_rate_no_ebm", "held_out", "held_out_no_ebm"})
+
+
+def entry_view(entry: Entry, detail: Detail, hide: frozenset[str] = HELD_OUT_RESULTS) -> EntryView:
+    """An Entry as an EntryView (statement and notes only with detail='full'; results
+    named in ``hide`` left out)."""
     full = detail == "full"
+    results = {k: v for k, v in entry.results.items() if k not in hide}
     return EntryView(
         kind=entry.kind,
         label=entry.label,
@@ -70,7 +76,7 @@ def entry_view(entry: Entry, detail: Detail) -> EntryView:
         statement=entry.statement if full else None,
         file=entry.file,
         plan=entry.plan or None,
-        results=entry.results or None,
+        results=results or None,
         notes=(entry.notes or None) if full else None,
     )
 
@@ -96,9 +102,10 @@ class TargetList(BaseModel):
 class BlueprintTools:
     """Reads and changes one BLUEPRINT.md through its store."""
 
-    def __init__(self, path: Path, config: BlueprintConfig) -> None:
+    def __init__(self, path: Path, config: BlueprintConfig, show_held_out: bool = False) -> None:
         self.store = BlueprintStore(path, config)
         self.config = config
+        self.hide = frozenset() if show_held_out else HELD_OUT_RESULTS
 
     def list_targets(self, status: str | None = None, detail: Detail = "summary") -> TargetList:
         """Targets, optionally of one status."""
@@ -110,12 +117,12 @@ class BlueprintTools:
         counts: dict[str, int] = {}
         for entry in everything:
             counts[entry.status] = counts.get(entry.status, 0) + 1
-        return TargetList(targets=[entry_view(e, detail) for e in entries], counts=counts)
+        return TargetList(targets=[entry_view(e, detail, self.hide) for e in entries], counts=counts)
 
     def get_target(self, label: str) -> EntryView:
         """One entry, in full."""
         try:
-            return entry_view(self.store.get(label), "full")
+            return entry_view(self.store.get(label), "full", self.hide)
         except UnknownLabel as exc:
             raise BlueprintToolError(str(exc)) from exc
         except BlueprintError as exc:
@@ -130,7 +137,7 @@ class BlueprintTools:
         if entry.kind not in TARGET_KINDS:
             raise InvalidInput(f"{label} is an {entry.kind}: its status is set by the daemon that runs it")
         try:
-            return entry_view(self.store.update_status(label, status, note=note), "full")
+            return entry_view(self.store.update_status(label, status, note=note), "full", self.hide)
         except BlueprintError as exc:
             raise BlueprintToolError(str(exc)) from exc
 
@@ -140,7 +147,7 @@ class BlueprintTools:
         set and its size) is the daemon's, never the agent's."""
         self._check_agent_spec(spec)
         try:
-            return entry_view(self.store.schedule_iteration(spec), "full")
+            return entry_view(self.store.schedule_iteration(spec), "full", self.hide)
         except BlueprintError as exc:
             raise BlueprintToolError(str(exc)) from exc
 

@@ -9,7 +9,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from burnqed.blueprint import BlueprintStore
+from burnqed.blueprint import BlueprintStore, IterationSpec
 from burnqed.config import BurnqedConfig
 from burnqed.data.theorems import statement_sha
 from burnqed.tools.blueprint_server import build_server
@@ -116,3 +116,18 @@ async def test_an_agent_cannot_train_on_or_evaluate_what_it_chooses(
         allowed = await call(client, "schedule_iteration", spec={"train_set": "core", "train_size": 20})
         assert not allowed.is_error
     assert [e.label for e in store.pending_iterations()] == ["iter_0"]
+
+
+async def test_held_out_figures_never_reach_the_agent(tools_config: BurnqedConfig, store: BlueprintStore) -> None:
+    store.schedule_iteration(IterationSpec(label="iter_0"))
+    store.record_results(
+        "iter_0", {"solve_rate": 0.61, "solve_rate_no_ebm": 0.6, "held_out": 150, "train_proved": 140, "train_total": 150}
+    )
+    async with Client(build_server(tools_config)) as client:
+        got = (await call(client, "get_target", label="iter_0")).structured_content
+        listed = (await call(client, "list_targets", detail="full")).structured_content
+    for view in [got, *listed["targets"]]:
+        results = view.get("results") or {}
+        assert not {"solve_rate", "solve_rate_no_ebm", "held_out"} & set(results)
+    assert got["results"] == {"train_proved": 140, "train_total": 150}
+    assert store.get("iter_0").results["solve_rate"] == 0.61  # the operator's file keeps them
