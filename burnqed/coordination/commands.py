@@ -29,10 +29,14 @@ def _paths(args: argparse.Namespace, config: BurnqedConfig) -> Any:
 
 
 def _start(args: argparse.Namespace, config: BurnqedConfig) -> int:
-    from burnqed.coordination.control import ControlError, start_detached
+    from burnqed.coordination.control import ControlError, read_pid, start_detached
     from burnqed.coordination.daemon import prepare_run_config, write_config_snapshot
 
     paths = _paths(args, config)
+    running = read_pid(paths)
+    if running is not None:  # refused before anything is written (the config snapshot stays)
+        print(f"burnqed: a coordinator is already running for {paths.run_dir} (pid {running})", file=sys.stderr)
+        return 1
     snapshot = write_config_snapshot(prepare_run_config(config, paths.run_dir), paths.config_file)
     try:
         pid = start_detached(paths, ["--config", str(snapshot), "coordinator", "run", "--run-dir", str(paths.run_dir)])
@@ -92,16 +96,28 @@ def _logs(args: argparse.Namespace, config: BurnqedConfig) -> int:
 
 
 async def _run(args: argparse.Namespace, config: BurnqedConfig) -> int:
+    from burnqed.coordination.control import ControlError
     from burnqed.coordination.daemon import Daemon
 
-    return await Daemon(config, _paths(args, config).run_dir).run()
+    try:
+        return await Daemon(config, _paths(args, config).run_dir).run()
+    except ControlError as exc:
+        print(f"burnqed: {exc}", file=sys.stderr)
+        return 1
 
 
 async def _run_once(args: argparse.Namespace, config: BurnqedConfig) -> int:
+    from burnqed.coordination.control import ControlError, run_lock
     from burnqed.coordination.daemon import Daemon
 
-    daemon = Daemon(config, _paths(args, config).run_dir)
-    record = await daemon.run_session()
+    paths = _paths(args, config)
+    daemon = Daemon(config, paths.run_dir)
+    try:
+        with run_lock(paths):
+            record = await daemon.run_session()
+    except ControlError as exc:
+        print(f"burnqed: {exc}", file=sys.stderr)
+        return 1
     print(json.dumps(record.model_dump(exclude={"handover"}), indent=2, default=str))
     print(record.handover)
     return 0

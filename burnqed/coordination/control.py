@@ -8,11 +8,14 @@ held-out solve rate; replaced atomically), ``sessions.jsonl`` (one line per sess
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import signal
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +28,12 @@ __all__ = [
     "describe",
     "pid_alive",
     "read_pid",
+    "process_token",
     "read_state",
+    "run_lock",
     "start_detached",
     "stop_daemon",
+    "write_pid",
     "write_state",
 ]
 
@@ -124,16 +130,59 @@ def pid_alive(pid: int) -> bool:
         return True
 
 
-def read_pid(paths: DaemonPaths) -> int | None:
-    """The running daemon's pid, or None (a stale pid file is removed)."""
+def process_token(pid: int) -> str | None:
+    """The start time of a process (clock ticks since boot, /proc/PID/stat field 22): with
+    the pid it names one process, so a pid reused by another program is not mistaken."""
     try:
-        pid = int(paths.pid_file.read_text().strip())
-    except (FileNotFoundError, ValueError):
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
         return None
-    if pid_alive(pid):
+    fields = stat.rsplit(")", 1)[-1].split()
+    return fields[19] if len(fields) > 19 else None
+
+
+def write_pid(paths: DaemonPaths) -> None:
+    """Record this process as the run's daemon: its pid and its start-time token."""
+    paths.root.mkdir(parents=True, exist_ok=True)
+    pid = os.getpid()
+    paths.pid_file.write_text(f"{pid} {process_token(pid) or '-'}\n")
+
+
+def read_pid(paths: DaemonPaths) -> int | None:
+    """The running daemon's pid, or None. A pid file whose process is gone, or whose pid
+    now names another process (start time differs, or no token to check), is stale and
+    removed: nothing is ever signalled on its word."""
+    try:
+        parts = paths.pid_file.read_text().split()
+        pid = int(parts[0])
+    except (FileNotFoundError, ValueError, IndexError):
+        return None
+    token = parts[1] if len(parts) > 1 else None
+    current = process_token(pid)
+    ours = token is not None and (token == current or (token == "-" and current is None))
+    if ours and pid_alive(pid):
         return pid
     paths.pid_file.unlink(missing_ok=True)
     return None
+
+
+@contextmanager
+def run_lock(paths: DaemonPaths) -> Iterator[None]:
+    """Hold the run dir's daemon lock (flock) for as long as the block runs: a second
+    daemon on the same run dir is refused with the first one's pid."""
+    paths.root.mkdir(parents=True, exist_ok=True)
+    fd = os.open(paths.root / "daemon.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            pid = read_pid(paths)
+            raise ControlError(
+                f"a coordinator is already running for {paths.run_dir}" + (f" (pid {pid})" if pid else "")
+            ) from None
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
 
 
 def start_detached(paths: DaemonPaths, argv: list[str], *, wait_s: float = 30.0) -> int:

@@ -35,6 +35,8 @@ from burnqed.coordination.brain import (
 from burnqed.coordination.control import (
     DaemonPaths,
     read_state,
+    run_lock,
+    write_pid,
     write_state,
 )
 from burnqed.coordination.log import SessionLog, append_jsonl, read_jsonl
@@ -253,20 +255,20 @@ class Daemon:
     async def run(self, *, handle_signals: bool = True) -> int:
         """Sessions until stopped, ``max_sessions`` is reached or a fatal error; the exit code."""
         cfg = self.config.coordinator
-        self.paths.root.mkdir(parents=True, exist_ok=True)
-        self.paths.pid_file.write_text(str(os.getpid()))
-        code = 0
-        try:
-            async with anyio.create_task_group() as tg:
-                if handle_signals:
-                    tg.start_soon(self._watch_signals, tg.cancel_scope)
-                code = await self._loop(cfg.max_sessions)
-                tg.cancel_scope.cancel()
-        finally:
-            stopped = self._stop.is_set()
-            status = "stopped" if stopped or code == 0 else "failed"
-            self._save(status=status, pid=None)
-            self.paths.pid_file.unlink(missing_ok=True)
+        with run_lock(self.paths):  # one daemon per run dir, for its whole life
+            write_pid(self.paths)
+            code = 0
+            try:
+                async with anyio.create_task_group() as tg:
+                    if handle_signals:
+                        tg.start_soon(self._watch_signals, tg.cancel_scope)
+                    code = await self._loop(cfg.max_sessions)
+                    tg.cancel_scope.cancel()
+            finally:
+                stopped = self._stop.is_set()
+                status = "stopped" if stopped or code == 0 else "failed"
+                self._save(status=status, pid=None)
+                self.paths.pid_file.unlink(missing_ok=True)
         return code
 
     async def _loop(self, max_sessions: int | None) -> int:

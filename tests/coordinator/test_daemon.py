@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -13,7 +15,15 @@ import pytest
 from burnqed.cli import main
 from burnqed.config import BurnqedConfig
 from burnqed.coordination.config import CoordinatorConfig
-from burnqed.coordination.control import DaemonPaths, pid_alive, read_state
+from burnqed.coordination.control import (
+    ControlError,
+    DaemonPaths,
+    pid_alive,
+    read_state,
+    run_lock,
+    stop_daemon,
+    write_pid,
+)
 from burnqed.coordination.daemon import Daemon
 from burnqed.coordination.log import read_jsonl
 from tests.fixtures.fake_anthropic import FakeMessagesServer
@@ -41,7 +51,7 @@ def test_start_status_stop_in_a_temporary_directory(
     ]
     assert main(["coordinator", "start", *flags]) == 0
     paths = DaemonPaths(run_dir=run_dir.resolve())
-    pid = int(paths.pid_file.read_text())
+    pid = int(paths.pid_file.read_text().split()[0])
     try:
         _wait_for(lambda: read_state(paths).status == "backoff")
         capsys.readouterr()
@@ -50,7 +60,10 @@ def test_start_status_stop_in_a_temporary_directory(
         assert status["running"] is True and status["pid"] == pid
         assert status["consecutive_failures"] == 1
         assert "APIConnectionError" in status["last_error"] or "Connection" in status["last_error"]
-        assert main(["coordinator", "start", *flags]) == 1  # one daemon per run dir
+        snapshot = paths.config_file.read_text(encoding="utf-8")
+        assert main(["coordinator", "start", *flags, "--set", "coordinator.max_tokens=777"]) == 1  # one per run dir
+        assert paths.config_file.read_text(encoding="utf-8") == snapshot  # a refused start changes nothing
+        assert main(["coordinator", "run-once", "--run-dir", str(run_dir)]) == 1  # nor a second daemon in the foreground
     finally:
         assert main(["coordinator", "stop", "--run-dir", str(run_dir), "--wait", "30"]) == 0
     assert not pid_alive(pid)
@@ -79,3 +92,28 @@ async def test_authentication_error_stops_the_daemon(
     assert len(fake_messages_server.requests) == 1  # no retry after a fatal error
     assert not daemon.paths.pid_file.exists()
     assert os.getpid() != state.pid
+
+
+def test_a_second_daemon_on_one_run_dir_is_refused(tmp_path: Path) -> None:
+    paths = DaemonPaths(run_dir=tmp_path)
+    with run_lock(paths):
+        write_pid(paths)
+        with pytest.raises(ControlError, match=rf"already running .*\(pid {os.getpid()}\)"):
+            with run_lock(paths):
+                pass
+    with run_lock(paths):  # released with the first holder
+        pass
+
+
+def test_stop_never_signals_a_process_that_is_not_our_daemon(tmp_path: Path) -> None:
+    paths = DaemonPaths(run_dir=tmp_path)
+    paths.root.mkdir(parents=True)
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        for content in (f"{other.pid}\n", f"{other.pid} 12345\n"):  # no token, or another process's start time
+            paths.pid_file.write_text(content)
+            assert stop_daemon(paths, wait_s=1) == {"stopped": False, "reason": "not running"}
+            assert other.poll() is None and not paths.pid_file.exists()
+    finally:
+        other.kill()
+        other.wait()
