@@ -142,6 +142,7 @@ class BlueprintStore:
         """Lock, read, let the caller change the blueprint, check it, write it atomically."""
         with self._locked():
             blueprint = self.read()
+            self._refuse_emptied(blueprint)
             before_issues = {(i.label, i.message) for i in validate(blueprint)}
             before = {e.label: e for e in blueprint.entries}
             yield blueprint
@@ -150,6 +151,17 @@ class BlueprintStore:
             if new_issues:
                 raise BlueprintValidationError(new_issues)
             self._write(blueprint)
+
+    def _refuse_emptied(self, blueprint: Blueprint) -> None:
+        """A file with no target left while the ledger locked statements for it was emptied
+        or truncated by hand: writing would silently replace the operator's file."""
+        locked = self.ledger.read()
+        if locked and not any(e.kind in TARGET_KINDS for e in blueprint.entries):
+            raise BlueprintError(
+                f"{self.path} has no targets, but {len(locked)} statements were locked for it "
+                f"({self.ledger.path.name}): it was emptied or truncated. Restore it, or remove "
+                "both files to start over; nothing was written."
+            )
 
     def _write(self, blueprint: Blueprint) -> None:
         text = render_blueprint(blueprint)

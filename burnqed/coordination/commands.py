@@ -107,6 +107,7 @@ async def _run(args: argparse.Namespace, config: BurnqedConfig) -> int:
 
 
 async def _run_once(args: argparse.Namespace, config: BurnqedConfig) -> int:
+    from burnqed.blueprint import BlueprintError
     from burnqed.coordination.control import ControlError, run_lock
     from burnqed.coordination.daemon import Daemon
 
@@ -115,7 +116,7 @@ async def _run_once(args: argparse.Namespace, config: BurnqedConfig) -> int:
     try:
         with run_lock(paths):
             record = await daemon.run_session()
-    except ControlError as exc:
+    except (ControlError, BlueprintError) as exc:
         print(f"burnqed: {exc}", file=sys.stderr)
         return 1
     print(json.dumps(record.model_dump(exclude={"handover"}), indent=2, default=str))

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from burnqed.blueprint import (
+    BlueprintError,
     BlueprintStore,
     BlueprintValidationError,
     DuplicateLabel,
@@ -184,3 +185,12 @@ def test_the_locked_statement_error_names_the_field_and_both_values(store: Bluep
     msg = str(sha_change.value)
     assert sha_change.value.field == "statement_sha" and "0000000000" in msg and entry.statement_sha in msg
     assert "statement is unchanged" in msg
+
+
+def test_an_emptied_blueprint_is_refused_not_replaced(store: BlueprintStore) -> None:
+    store.register_target("theorem", "t", statement="∀ (n : Nat), n + 0 = n")
+    store.path.write_text("", encoding="utf-8")  # an operator (or a crash) emptied it
+    with pytest.raises(BlueprintError, match="emptied or truncated") as refused:
+        store.schedule_iteration(IterationSpec())
+    assert str(store.path) in str(refused.value)
+    assert store.path.read_text(encoding="utf-8") == ""  # nothing was written
