@@ -1,10 +1,27 @@
-"""Elaboration: surface syntax to typed terms, the way Lean's ``binop%`` elaborator types them.
+"""Elaboration: surface syntax to typed terms, the way Lean 4's elaborator types them.
 
-Numerals take the type of the arithmetic tree they sit in; a tree with any Int leaf is Int
-and its Nat leaves get ``↑`` (Nat → Int casts); binders without a type get Int if they meet
-an Int leaf, Prop if used as a proposition, else Nat (Lean's default numeral type).
-``ℕ``/``ℤ`` elaborate to ``Nat``/``Int``. Anything outside the fragment is an ``ElabError``
-naming the construct and its position.
+One pass in Lean's elaboration order (left to right), then the open types are settled:
+
+- Names resolve locals first: a binder named ``True``, ``False``, ``Nat`` or ``Int`` shadows
+  the constant (``∀ (True : Prop), True`` is about its variable); then ``True``/``False`` and
+  the types ``Nat``/``Int``. ``ℕ``/``ℤ`` (notations for the constants) and ``Prop`` (a
+  keyword) always mean the types.
+- An untyped binder gets a type metavariable that its first use fixing it assigns: a use as a
+  proposition (Prop), a type ascription ``(x : ℤ)``, an arithmetic tree with a leaf of known
+  type. What is still open at the end is settled by Lean's default instances in their priority
+  order: ``Neg Int`` (an open tree with a unary minus is ℤ), then ``OfNat Nat`` (numerals) and
+  the ℕ exponent of ``^`` (Monoid.npow). A binder type nothing fixes is an error
+  (``∀ x, True``, ``∀ x y, x + y = y + x``: "failed to infer binder type").
+- Arithmetic and relations follow Lean's ``binop%``/``binrel%`` elaborator (Lean.Elab.Extra):
+  the leaves of a tree (through ``+ - * / %``, unary ``-``, the base of ``^`` and parentheses; a
+  relation joins both sides) are elaborated first, the tree's type is the largest known leaf
+  type (ℕ < ℤ, starting from the expected type of a ``binop%`` tree), ℕ leaves get ``↑`` in a ℤ
+  tree and leaves of open type take the tree's type. The exponent of ``^`` is a tree of its own
+  (``rightact%``). ``↑e`` waits for its tree's type, then elaborates ``e`` on its own and
+  coerces it. ``a ∣ b`` is a plain application of ``Dvd.dvd`` (no ``binrel%``): ``b`` is
+  elaborated against the type of ``a``, so ``(n : ℕ) ∣ (z : ℤ)`` does not elaborate.
+
+Anything outside the fragment is an ``ElabError`` naming the construct and its position.
 """
 
 from __future__ import annotations
@@ -17,6 +34,8 @@ from burnqed.lean.embedded.terms import (
     BVar,
     Conn,
     Const,
+    FVar,
+    MVar,
     Num,
     Op,
     Rel,
@@ -38,9 +57,11 @@ ScopeEntry = tuple[str, Term]  # ("val", BVar/FVar) or ("proof", proposition)
 Scope = Mapping[str, ScopeEntry]
 
 _TYPES = {"Nat": "Nat", "ℕ": "Nat", "Int": "Int", "ℤ": "Int", "Prop": "Prop"}
+_NOTATIONS = ("ℕ", "ℤ", "Prop")
 _ARITH = ("+", "-", "*", "/", "%")
 _RELS = ("=", "≠", "<", "≤", ">", "≥", "∣")
 _CONNS = ("∧", "∨", "→", "↔")
+_NUMBER = ("Nat", "Int")
 _CONSTRUCT = {
     "app": "function application",
     "proj": "projection",
@@ -49,6 +70,7 @@ _CONSTRUCT = {
     "blank": "_",
     "by": "by-block",
 }
+_COE = "coe?"  # a postponed ``↑e`` until its target type is known (never leaves this module)
 
 
 class ElabError(Exception):
@@ -68,25 +90,29 @@ def position(text: str, pos: int) -> tuple[int, int]:
     return line, col
 
 
-def _strip(s: Syn) -> Syn:
-    while s.kind == "paren":
-        s = s.args[0]
-    return s
+def elab_prop(s: Syn, scope: Scope) -> Term:
+    """Elaborate a proposition."""
+    e = _Elab()
+    return e.finish(e.prop(s, scope))
 
 
 def elab_type(s: Syn, scope: Scope) -> str | Term:
     """A binder type: "Nat", "Int", "Prop", or a proposition (an implication's premise)."""
-    s = _strip(s)
-    if s.kind == "ident" and s.value in _TYPES:
-        return _TYPES[s.value]
-    unknown = (
-        s.kind == "ident" and s.value not in scope and s.value not in ("True", "False")
-    )
-    if unknown and (s.value[:1].isupper() or s.value in ("ℝ", "ℚ", "ℂ")):
-        raise ElabError(
-            f"unsupported type '{s.value}' (the fragment has Nat, Int and Prop)", s.pos
-        )
-    return elab_prop(s, scope)
+    e = _Elab()
+    got = e.type_(s, scope)
+    return got if isinstance(got, str) else e.finish(got)
+
+
+def elab_value(s: Syn, scope: Scope, expected: str | None = None) -> Term:
+    """Elaborate a number of type ``expected`` (or of its tree's own type)."""
+    e = _Elab()
+    return e.finish(e.tree(s, scope, expected))
+
+
+def _strip(s: Syn) -> Syn:
+    while s.kind == "paren":
+        s = s.args[0]
+    return s
 
 
 def _unsupported(s: Syn) -> ElabError:
@@ -94,278 +120,388 @@ def _unsupported(s: Syn) -> ElabError:
     return ElabError(f"unsupported construct in this fragment: {what}", s.pos)
 
 
-def elab_prop(s: Syn, scope: Scope) -> Term:
-    """Elaborate a proposition."""
-    s = _strip(s)
-    k = s.kind
-    if k == "ident":
-        entry = scope.get(s.value)
-        # a local name shadows the constant of the same name, as in Lean
-        if entry is None and s.value in ("True", "False"):
-            return Const(s.value)
-        if entry is None:
-            raise ElabError(f"unknown identifier '{s.value}'", s.pos)
-        kind, term = entry
-        if kind == "val" and type_of(term) == "Prop":
-            return term
-        raise ElabError(f"type mismatch: '{s.value}' is not a proposition", s.pos)
-    if k == "binop":
-        op = s.value
-        if op in _CONNS:
-            return Conn(op, (elab_prop(s.args[0], scope), elab_prop(s.args[1], scope)))
-        if op in _RELS:
-            ty = _tree_type(s, scope)
-            return Rel(op, _arith(s.args[0], scope, ty), _arith(s.args[1], scope, ty))
-        raise ElabError(
-            f"type mismatch: arithmetic '{op}' where a proposition is expected", s.pos
-        )
-    if k == "unop" and s.value == "¬":
-        return Conn("¬", (elab_prop(s.args[0], scope),))
-    if k == "binder":
-        return _binder(s, scope)
-    if k in ("num", "unop", "ascribe"):
-        raise ElabError(
-            "type mismatch: a number where a proposition is expected", s.pos
-        )
-    raise _unsupported(s)
+def _is_var(ty: str) -> bool:
+    return ty.startswith("?")
 
 
-def _binder(s: Syn, scope: Scope) -> Term:
-    q, groups = s.value
-    body_syn = s.args[0]
-    if not groups:
-        return elab_prop(body_syn, scope)
-    (name, ty_syn, implicit), rest = groups[0], groups[1:]
-    inner_syn = Syn("binder", s.pos, (q, rest), (body_syn,)) if rest else body_syn
-    ty: str | Term
-    if ty_syn is None:
-        ty = _infer_binder(name, inner_syn, scope)
-    else:
-        ty = elab_type(ty_syn, scope)
-    inner_scope = dict(scope)
-    if isinstance(ty, str):
-        inner_scope[name] = ("val", BVar(name, ty))
-        body = elab_prop(inner_syn, inner_scope)
-        return Binder(q, name, ty, body, implicit)
-    # a binder whose type is a proposition: an implication (∀) or a conjunction (∃)
-    inner_scope[name] = ("proof", ty)
-    body = elab_prop(inner_syn, inner_scope)
-    return Conn("→" if q == "∀" else "∧", (ty, body))
+class _Types:
+    """Type metavariables ``?k`` (union-find), each class with the default instances its
+    members call for: "neg" (``Neg Int``, priority mid), "num" (``OfNat Nat``, low) and
+    "exp" (the ℕ exponent of ``Monoid.npow``)."""
+
+    def __init__(self) -> None:
+        self.parent: list[int] = []
+        self.value: list[str | None] = []
+        self.flags: list[set[str]] = []
+
+    def new(self, *flags: str) -> str:
+        self.parent.append(len(self.parent))
+        self.value.append(None)
+        self.flags.append(set(flags))
+        return f"?{len(self.parent) - 1}"
+
+    def _root(self, ty: str) -> int:
+        i = int(ty[1:])
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def get(self, ty: str) -> str | None:
+        """The type ``ty`` stands for now (None: still open)."""
+        return self.value[self._root(ty)] if _is_var(ty) else ty
+
+    def flag(self, ty: str, flag: str) -> None:
+        if _is_var(ty):
+            self.flags[self._root(ty)].add(flag)
+
+    def assign(self, ty: str, to: str, pos: int) -> None:
+        have = self.get(ty)
+        if have is None:
+            self.value[self._root(ty)] = to
+        elif have != to:
+            raise ElabError(f"type mismatch: a term of type {have} where {to} is expected", pos)
+
+    def union(self, a: str, b: str, pos: int) -> None:
+        ta, tb = self.get(a), self.get(b)
+        if ta is not None and tb is not None:
+            if ta != tb:
+                raise ElabError(f"type mismatch: {ta} and {tb}", pos)
+            return
+        if ta is not None:
+            self.assign(b, ta, pos)
+        elif tb is not None:
+            self.assign(a, tb, pos)
+        else:
+            ra, rb = self._root(a), self._root(b)
+            if ra != rb:
+                self.parent[rb] = ra
+                self.flags[ra] |= self.flags[rb]
+
+    def settle(self, ty: str) -> str | None:
+        """The type, open ones settled by their default instances (and kept)."""
+        have = self.get(ty)
+        if have is not None or not _is_var(ty):
+            return have
+        r = self._root(ty)
+        flags = self.flags[r]
+        got = "Int" if "neg" in flags else "Nat" if flags & {"num", "exp"} else None
+        self.value[r] = got
+        return got
 
 
-# ---------------------------------------------------------------- arithmetic trees (binop%)
+def _join(a: str | None, b: str) -> str:
+    return "Int" if "Int" in (a, b) else b
 
 
-def _leaves(s: Syn, out: list[Syn]) -> None:
-    s = _strip(s)
-    if s.kind == "binop" and (s.value in _ARITH or s.value in _RELS):
-        _leaves(s.args[0], out)
-        _leaves(s.args[1], out)
-    elif s.kind == "binop" and s.value == "^" or s.kind == "unop" and s.value == "-":
-        _leaves(s.args[0], out)
-    else:
-        out.append(s)
+def _cast(t: Term) -> Term:
+    """``↑t`` from Nat to Int (a numeral is one of type Int)."""
+    if isinstance(t, Num):
+        return Num(t.value, "Int")
+    return Op("cast", (t,), "Int")
 
 
-def _leaf_type(s: Syn, scope: Scope) -> str | None:
-    if s.kind == "num":
-        return None
-    if s.kind == "ident":
-        entry = scope.get(s.value)
-        if entry is None:
-            if s.value in _TYPES or s.value in ("True", "False"):
-                raise ElabError(f"type mismatch: '{s.value}' is not a number", s.pos)
-            raise ElabError(f"unknown identifier '{s.value}'", s.pos)
-        kind, term = entry
-        if kind != "val":
-            raise ElabError(
-                f"type mismatch: '{s.value}' is a proof, not a number", s.pos
-            )
-        ty = type_of(term)
-        if ty == "Prop":
-            raise ElabError(
-                f"type mismatch: '{s.value}' is a proposition, not a number", s.pos
-            )
-        return ty
-    if s.kind == "ascribe":
-        aty = elab_type(s.args[1], scope)
-        if not isinstance(aty, str) or aty not in ("Nat", "Int"):
-            raise ElabError("type ascription to a non-number type", s.pos)
-        return aty
-    if s.kind == "unop" and s.value == "↑":
-        return "Int"
-    if s.kind in ("binder", "unop") or (s.kind == "binop" and s.value in _CONNS):
-        raise ElabError(
-            "type mismatch: a proposition where a number is expected", s.pos
-        )
-    raise _unsupported(s)
+class _Elab:
+    """One elaboration: its type metavariables and the checks left for the end."""
 
+    def __init__(self) -> None:
+        self.types = _Types()
+        self.binders: list[tuple[str, str, int]] = []  # (type var, name, pos)
+        self.numbers: list[tuple[str, int]] = []  # tree types: Nat or Int in the end
+        self.negs: list[tuple[str, int]] = []  # types of unary minus: Int in the end
+        self.exps: list[tuple[str, int]] = []  # exponent types: Nat in the end
+        self.coes: list[tuple[str, str, int]] = []  # (target, inner type, pos) of ↑e
 
-def _tree_type(s: Syn, scope: Scope) -> str:
-    leaves: list[Syn] = []
-    _leaves(s, leaves)
-    types = {_leaf_type(leaf, scope) for leaf in leaves}
-    return "Int" if "Int" in types else "Nat"
-
-
-def elab_value(s: Syn, scope: Scope, expected: str | None = None) -> Term:
-    """Elaborate a number of type ``expected`` (or of its tree's own type)."""
-    ty = _tree_type(s, scope)
-    if expected == "Int":
-        ty = "Int"
-    elif expected == "Nat" and ty == "Int":
-        raise ElabError("type mismatch: an Int term where a Nat is expected", s.pos)
-    return _arith(s, scope, ty)
-
-
-def _coerce(t: Term, ty: str, pos: int) -> Term:
-    have = type_of(t)
-    if have == ty:
-        return t
-    if have == "Nat" and ty == "Int":
-        if isinstance(t, Num):
-            return Num(t.value, "Int")
-        return Op("cast", (t,), "Int")
-    raise ElabError(f"type mismatch: {have} term where {ty} is expected", pos)
-
-
-def _arith(s: Syn, scope: Scope, ty: str) -> Term:
-    s = _strip(s)
-    k = s.kind
-    if k == "num":
-        return Num(s.value, ty)
-    if k == "ident":
-        entry = scope.get(s.value)
-        if entry is None:
-            raise ElabError(f"unknown identifier '{s.value}'", s.pos)
-        return _coerce(entry[1], ty, s.pos)
-    if k == "binop" and s.value in _ARITH:
-        return Op(
-            s.value, (_arith(s.args[0], scope, ty), _arith(s.args[1], scope, ty)), ty
-        )
-    if k == "binop" and s.value == "^":
-        base = _arith(s.args[0], scope, ty)
-        ety = _tree_type(s.args[1], scope)
-        if ety != "Nat":
-            raise ElabError(
-                "unsupported: exponent of type Int (only Nat exponents)", s.args[1].pos
-            )
-        return Op("^", (base, _arith(s.args[1], scope, "Nat")), ty)
-    if k == "unop" and s.value == "-":
-        if ty != "Int":
-            raise ElabError(
-                "failed to synthesize Neg Nat (negation of a natural number)", s.pos
-            )
-        inner = _arith(s.args[0], scope, ty)
-        if isinstance(inner, Num):
-            return Num(-inner.value, ty)
-        return Op("neg", (inner,), ty)
-    if k == "unop" and s.value == "↑":
-        inner = _arith(s.args[0], scope, _tree_type(s.args[0], scope))
-        return _coerce(inner, ty, s.pos)
-    if k == "ascribe":
-        aty = elab_type(s.args[1], scope)
-        if aty not in ("Nat", "Int"):
-            raise ElabError("type ascription to a non-number type", s.pos)
-        inner = _arith(s.args[0], scope, aty)  # type: ignore[arg-type]
-        return _coerce(inner, ty, s.pos)
-    if (
-        k in ("binder",)
-        or (k == "binop" and (s.value in _CONNS or s.value in _RELS))
-        or (k == "unop" and s.value == "¬")
-    ):
-        raise ElabError(
-            "type mismatch: a proposition where a number is expected", s.pos
-        )
-    raise _unsupported(s)
-
-
-# ---------------------------------------------------------------- untyped binders
-
-
-def _mentions(s: Syn, name: str) -> bool:
-    if s.kind == "ident":
-        return s.value == name
-    if s.kind == "binder":
-        _q, groups = s.value
-        if any(g[0] == name for g in groups):
-            return any(g[1] is not None and _mentions(g[1], name) for g in groups)
-    if s.kind == "binder":
-        return _mentions(s.args[0], name) or any(
-            g[1] is not None and _mentions(g[1], name) for g in s.value[1]
-        )
-    return any(_mentions(a, name) for a in s.args)
-
-
-def _infer_binder(name: str, body: Syn, scope: Scope) -> str:
-    """Type of an untyped binder from its uses (Prop / Int / Nat)."""
-    found: list[str] = []
-
-    def ascribed(s: Syn, sc: dict[str, ScopeEntry]) -> str | None:
-        # `(x : ℤ)`: the ascription unifies the binder's type metavariable
-        if s.kind == "ascribe" and _strip(s.args[0]).kind == "ident" and _strip(s.args[0]).value == name:
-            try:
-                t = elab_type(s.args[1], sc)
-            except ElabError:
-                return None
-            return t if isinstance(t, str) else None
-        return None
-
-    def visit(s: Syn, sc: dict[str, ScopeEntry]) -> None:
+    # ---------------------------------------------------------------- propositions
+    def prop(self, s: Syn, scope: Scope) -> Term:
         s = _strip(s)
-        if s.kind == "ident" and s.value == name:
-            found.append("Prop")
-            return
-        got = ascribed(s, sc)
-        if got is not None:
-            found.append(got)
-            return
-        if s.kind == "binop" and (
-            s.value in _RELS or s.value in _ARITH or s.value == "^"
-        ):
-            leaves: list[Syn] = []
-            _leaves(s, leaves)
-            for leaf in leaves:
-                got = ascribed(_strip(leaf), sc)
-                if got is not None:
-                    found.append(got)
-            if any(
-                _strip(x).kind == "ident" and _strip(x).value == name for x in leaves
-            ):
-                others = set()
-                for leaf in leaves:
-                    leaf = _strip(leaf)
-                    if leaf.kind == "ident" and leaf.value == name:
-                        continue
-                    try:
-                        others.add(_leaf_type(leaf, sc))
-                    except ElabError:
-                        continue
-                found.append("Int" if "Int" in others else "Nat")
-            return
-        if s.kind == "binder":
-            _q, groups = s.value
-            if any(g[0] == name for g in groups):
-                return
-            inner = dict(sc)
-            for g in groups:
-                if g[1] is not None:
-                    try:
-                        t = elab_type(g[1], inner)
-                    except ElabError:
-                        continue
-                    if isinstance(t, str):
-                        inner[g[0]] = ("val", BVar(g[0], t))
-            visit(s.args[0], inner)
-            return
-        for a in s.args:
-            visit(a, sc)
+        k = s.kind
+        if k == "ident":
+            entry = scope.get(s.value)
+            # a local name shadows the constant of the same name, as in Lean
+            if entry is None and s.value in ("True", "False"):
+                return Const(s.value)
+            if entry is None:
+                raise ElabError(f"unknown identifier '{s.value}'", s.pos)
+            kind, term = entry
+            if kind == "val" and self.types.get(type_of(term)) in (None, "Prop"):
+                self.types.assign(type_of(term), "Prop", s.pos)
+                return term
+            raise ElabError(f"type mismatch: '{s.value}' is not a proposition", s.pos)
+        if k == "binop":
+            op = s.value
+            if op in _CONNS:
+                return Conn(op, (self.prop(s.args[0], scope), self.prop(s.args[1], scope)))
+            if op == "∣":
+                # Dvd.dvd a b: a plain application, b against the type of a
+                a = self.tree(s.args[0], scope, None)
+                b = self.tree(s.args[1], scope, type_of(a))
+                return Rel(op, a, b)
+            if op in _RELS:
+                return self.tree(s, scope, None, rel=True)
+            raise ElabError(
+                f"type mismatch: arithmetic '{op}' where a proposition is expected", s.pos
+            )
+        if k == "unop" and s.value == "¬":
+            return Conn("¬", (self.prop(s.args[0], scope),))
+        if k == "binder":
+            q, groups = s.value
+            return self._binders(q, groups, 0, s.args[0], scope, s.pos)
+        if k == "ascribe" and self.type_(s.args[1], scope) == "Prop":
+            return self.prop(s.args[0], scope)
+        if k in ("num", "unop", "ascribe"):
+            raise ElabError(
+                "type mismatch: a number where a proposition is expected", s.pos
+            )
+        raise _unsupported(s)
 
-    placeholder = dict(scope)
-    placeholder[name] = ("val", BVar(name, "Nat"))
-    visit(body, placeholder)
-    if not found:
-        return "Nat"
-    if "Int" in found:
-        return "Int"
-    return found[0]
+    def _binders(
+        self, q: str, groups: list, i: int, body: Syn, scope: Scope, pos: int
+    ) -> Term:
+        if i == len(groups):
+            return self.prop(body, scope)
+        name, ty_syn, implicit = groups[i]
+        ty: str | Term
+        if ty_syn is None:
+            ty = self.types.new()
+            self.binders.append((ty, name, pos))
+        else:
+            ty = self.type_(ty_syn, scope)
+        inner = dict(scope)
+        if isinstance(ty, str):
+            inner[name] = ("val", BVar(name, ty))
+            rest = self._binders(q, groups, i + 1, body, inner, pos)
+            return Binder(q, name, ty, rest, implicit)
+        # a binder whose type is a proposition: an implication (∀) or a conjunction (∃)
+        inner[name] = ("proof", ty)
+        rest = self._binders(q, groups, i + 1, body, inner, pos)
+        return Conn("→" if q == "∀" else "∧", (ty, rest))
+
+    def type_(self, s: Syn, scope: Scope) -> str | Term:
+        """A binder type (locals first: ``∀ (ℕ : Prop) (x : ℕ), …`` has a premise ``ℕ``)."""
+        s = _strip(s)
+        if s.kind == "ident" and s.value in _NOTATIONS:
+            # `ℕ`, `ℤ` are notations for the constants (hygienic), `Prop` a keyword: no
+            # local of that name can shadow them
+            return _TYPES[s.value]
+        if s.kind == "ident":
+            entry = scope.get(s.value)
+            if entry is not None:
+                kind, term = entry
+                if kind == "val" and self.types.get(type_of(term)) in (None, "Prop"):
+                    self.types.assign(type_of(term), "Prop", s.pos)
+                    return term
+                raise ElabError(f"type expected, '{s.value}' is not a type", s.pos)
+            if s.value in _TYPES:
+                return _TYPES[s.value]
+            if s.value not in ("True", "False") and (
+                s.value[:1].isupper() or s.value in ("ℝ", "ℚ", "ℂ")
+            ):
+                raise ElabError(
+                    f"unsupported type '{s.value}' (the fragment has Nat, Int and Prop)",
+                    s.pos,
+                )
+        return self.prop(s, scope)
+
+    # ---------------------------------------------------------------- arithmetic trees (binop%)
+    def tree(
+        self, s: Syn, scope: Scope, expected: str | None, rel: bool = False
+    ) -> Term:
+        """A ``binop%`` tree against an optional expected type (a ``binrel%`` one with
+        ``rel``: the relation at its root, no expected type); returns its term."""
+        leaves: list[tuple[Term, Syn]] = []
+        negs: list[int] = []
+
+        def collect(x: Syn, root: bool = False) -> tuple:
+            x = _strip(x)
+            if root and rel:
+                return ("rel", x.value, collect(x.args[0]), collect(x.args[1]))
+            if x.kind == "binop" and x.value in _ARITH:
+                return ("op", x.value, collect(x.args[0]), collect(x.args[1]))
+            if x.kind == "binop" and x.value == "^":
+                base = collect(x.args[0])
+                # rightact%: the exponent is elaborated on its own
+                exp = self.tree(x.args[1], scope, None)
+                self.types.flag(type_of(exp), "exp")
+                self.exps.append((type_of(exp), x.args[1].pos))
+                return ("pow", base, exp)
+            if x.kind == "unop" and x.value == "-":
+                negs.append(x.pos)
+                return ("neg", collect(x.args[0]))
+            leaves.append((self._leaf(x, scope), x))
+            return ("leaf", len(leaves) - 1)
+
+        shape = collect(s, root=True)
+        top = self.types.get(expected) if expected is not None else None
+        for term, x in leaves:
+            have = self.types.get(type_of(term))
+            if have == "Prop":
+                raise ElabError(
+                    "type mismatch: a proposition where a number is expected", x.pos
+                )
+            if have is not None:
+                top = _join(top, have)
+        out: list[Term] = []
+        if top is not None:
+            ty = top
+            for term, x in leaves:
+                have = self.types.get(type_of(term))
+                if have is None:
+                    self.types.assign(type_of(term), ty, x.pos)
+                    if isinstance(term, Op) and term.op == _COE:
+                        self._resume(term, ty, x.pos)
+                    out.append(term)
+                elif have == ty:
+                    out.append(term)
+                else:
+                    out.append(_cast(term))
+        else:
+            ty = self.types.new()
+            for term, x in leaves:
+                self.types.union(ty, type_of(term), x.pos)
+                out.append(term)
+            if negs:
+                self.types.flag(ty, "neg")
+        if expected is not None:
+            want = self.types.get(expected)
+            if want is None:
+                self.types.union(expected, ty, s.pos)
+            elif want != self.types.get(ty):
+                raise ElabError(
+                    f"type mismatch: an {self.types.get(ty)} term where a {want} is expected",
+                    s.pos,
+                )
+        self.numbers.append((ty, s.pos))
+        self.negs.extend((ty, p) for p in negs)
+
+        def build(node: tuple) -> Term:
+            tag = node[0]
+            if tag == "leaf":
+                return out[node[1]]
+            if tag == "op":
+                return Op(node[1], (build(node[2]), build(node[3])), ty)
+            if tag == "pow":
+                return Op("^", (build(node[1]), node[2]), ty)
+            if tag == "neg":
+                return Op("neg", (build(node[1]),), ty)
+            return Rel(node[1], build(node[2]), build(node[3]))
+
+        return build(shape)
+
+    def _resume(self, coe: Op, ty: str, pos: int) -> None:
+        """``↑e`` once its target type is known: an ``e`` of open type takes it."""
+        inner = type_of(coe.args[0])
+        if self.types.get(inner) is None:
+            self.types.assign(inner, ty, pos)
+
+    def _leaf(self, x: Syn, scope: Scope) -> Term:
+        k = x.kind
+        if k == "num":
+            return Num(x.value, self.types.new("num"))
+        if k == "ident":
+            entry = scope.get(x.value)
+            if entry is None:
+                if x.value in _TYPES or x.value in ("True", "False"):
+                    raise ElabError(f"type mismatch: '{x.value}' is not a number", x.pos)
+                raise ElabError(f"unknown identifier '{x.value}'", x.pos)
+            kind, term = entry
+            if kind != "val":
+                raise ElabError(
+                    f"type mismatch: '{x.value}' is a proof, not a number", x.pos
+                )
+            if self.types.get(type_of(term)) == "Prop":
+                raise ElabError(
+                    f"type mismatch: '{x.value}' is a proposition, not a number", x.pos
+                )
+            return term
+        if k == "ascribe":
+            aty = self.type_(x.args[1], scope)
+            if not isinstance(aty, str) or aty not in _NUMBER:
+                raise ElabError("type ascription to a non-number type", x.pos)
+            return self.tree(x.args[0], scope, aty)
+        if k == "unop" and x.value == "↑":
+            # elabCoe: postponed until the tree's type is known; e is elaborated on its own
+            inner = self.tree(x.args[0], scope, None)
+            target = self.types.new()
+            self.coes.append((target, type_of(inner), x.pos))
+            return Op(_COE, (inner,), target)
+        if (
+            k == "binder"
+            or (k == "binop" and (x.value in _CONNS or x.value in _RELS))
+            or (k == "unop" and x.value == "¬")
+        ):
+            raise ElabError(
+                "type mismatch: a proposition where a number is expected", x.pos
+            )
+        raise _unsupported(x)
+
+    # ---------------------------------------------------------------- the end: open types settled
+    def finish(self, t: Term) -> Term:
+        """Settle the open types (postponed coercions first, then default instances), check
+        them, and return the term with its types filled in."""
+        tys = self.types
+        for target, inner, pos in self.coes:
+            if tys.get(inner) is None:
+                got = tys.settle(target)
+                if got is None:
+                    tys.union(inner, target, pos)
+                else:
+                    tys.assign(inner, got, pos)
+        for ty, name, pos in self.binders:
+            if tys.settle(ty) is None:
+                raise ElabError(f"failed to infer binder type of '{name}'", pos)
+        for ty, pos in self.numbers:
+            got = tys.settle(ty)
+            if got is None:
+                raise ElabError(
+                    "typeclass instance problem is stuck, it is often due to metavariables",
+                    pos,
+                )
+            if got not in _NUMBER:
+                raise ElabError(
+                    f"type mismatch: a term of type {got} where a number is expected", pos
+                )
+        for ty, pos in self.negs:
+            if tys.settle(ty) != "Int":
+                raise ElabError(
+                    "failed to synthesize Neg Nat (negation of a natural number)", pos
+                )
+        for ty, pos in self.exps:
+            if tys.settle(ty) != "Nat":
+                raise ElabError(
+                    "unsupported: exponent of type Int (only Nat exponents)", pos
+                )
+        for target, inner, pos in self.coes:
+            a, b = tys.settle(inner), tys.settle(target)
+            if a != b and not (a == "Nat" and b == "Int"):
+                raise ElabError(
+                    f"type mismatch: ↑ of a term of type {a} where {b} is expected", pos
+                )
+        return self._fill(t)
+
+    def _ty(self, ty: str) -> str:
+        got = self.types.settle(ty)
+        if got is None:  # unreachable: every open type was checked in finish
+            raise ElabError("failed to infer a type", 0)
+        return got
+
+    def _fill(self, t: Term) -> Term:
+        if isinstance(t, Num):
+            return Num(t.value, self._ty(t.ty))
+        if isinstance(t, BVar):
+            return BVar(t.name, self._ty(t.ty))
+        if isinstance(t, FVar | MVar | Const):
+            return t
+        if isinstance(t, Op):
+            args = tuple(self._fill(a) for a in t.args)
+            ty = self._ty(t.ty)
+            if t.op == _COE:
+                return args[0] if type_of(args[0]) == ty else _cast(args[0])
+            if t.op == "neg" and isinstance(args[0], Num):
+                return Num(-args[0].value, ty)
+            return Op(t.op, args, ty)
+        if isinstance(t, Rel):
+            return Rel(t.op, self._fill(t.lhs), self._fill(t.rhs))
+        if isinstance(t, Conn):
+            return Conn(t.op, tuple(self._fill(a) for a in t.args))
+        return Binder(t.q, t.name, self._ty(t.ty), self._fill(t.body), t.implicit)

@@ -138,6 +138,26 @@ def _has_bound(t: Term, bound: frozenset[str]) -> bool:
     return False
 
 
+def _occurs(uid: int, t: Term, sub: dict[int, Term]) -> bool:
+    """Whether metavariable ``uid`` occurs in ``t`` once ``sub`` is applied."""
+    stack, seen = [t], set()
+    while stack:
+        s = stack.pop()
+        if isinstance(s, MVar):
+            if s.uid == uid:
+                return True
+            if s.uid in sub and s.uid not in seen:
+                seen.add(s.uid)
+                stack.append(sub[s.uid])
+        elif isinstance(s, Op | Conn):
+            stack.extend(s.args)
+        elif isinstance(s, Rel):
+            stack.extend((s.lhs, s.rhs))
+        elif isinstance(s, Binder):
+            stack.append(s.body)
+    return False
+
+
 def unify(
     p: Term, t: Term, sub: dict[int, Term], defeq: bool = True
 ) -> dict[int, Term] | None:
@@ -156,7 +176,9 @@ def _unify(
     if isinstance(p, MVar):
         if isinstance(t, MVar) and t.uid == p.uid:
             return True
-        if p.ty != type_of(t) or _has_bound(t, bound):
+        # never a value with a variable bound inside the pattern, nor one mentioning the
+        # metavariable itself (occurs check: ?a =?= ?a + 1 has no solution)
+        if p.ty != type_of(t) or _has_bound(t, bound) or _occurs(p.uid, t, sub):
             return False
         sub[p.uid] = t
         return True
@@ -409,8 +431,14 @@ class ProofElab:
                     "don't know how to synthesize implicit argument of 'rfl'"
                 )
             exp = instantiate_mvars(expected, self.sub)
-            if isinstance(exp, Rel) and exp.op == "=" and isinstance(exp.lhs, MVar):
-                self.sub[exp.lhs.uid] = exp.rhs
+            if isinstance(exp, Rel) and exp.op == "=" and mvars(exp):
+                # rfl : ?a = ?a, unified with the expected type (occurs check included)
+                new = unify(exp.lhs, exp.rhs, self.sub)
+                if new is None:
+                    raise TacticError(
+                        f"type mismatch\n  rfl\nhas type\n  ?a = ?a\nbut is expected to have type\n  {self.show(exp)}"
+                    )
+                self.sub = new
                 exp = instantiate_mvars(exp, self.sub)
                 return exp, self._annot(lambda: _p("refl"), exp)
             if not (isinstance(exp, Rel) and exp.op == "=" and closes_by_rfl(exp)):
@@ -461,13 +489,14 @@ class ProofElab:
             if len(inst) > 1:
                 errors = []
                 for cand in inst:
-                    saved = dict(self.sub), list(self.new_goals)
+                    saved = dict(self.sub), list(self.new_goals), list(self.postponed)
                     try:
                         fty, b = self._lemma(head.value, cand)
                         return self._apply_args(fty, b, args, expected)
                     except (TacticError, ElabError) as exc:
                         errors.append(exc)
                         self.sub, self.new_goals = dict(saved[0]), list(saved[1])
+                        self.postponed = list(saved[2])
                 raise TacticError(str(errors[0]))
         fty, b = self._infer(head, None)
         return self._apply_args(fty, b, args, expected)

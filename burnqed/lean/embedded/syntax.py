@@ -15,6 +15,7 @@ from typing import Any
 
 __all__ = [
     "KEYWORDS",
+    "NOT_NAMES",
     "Limits",
     "ParseError",
     "Parser",
@@ -80,6 +81,9 @@ KEYWORDS = frozenset(
         "only",
     }
 )
+
+# identifier-like text that Lean reads as a token (notation or keyword), never as a name
+NOT_NAMES = frozenset({"ℕ", "ℤ", "ℚ", "ℝ", "ℂ", "Prop", "Type", "Sort"})
 
 _SYMBOLS = sorted(
     [
@@ -170,6 +174,23 @@ def _id_rest(ch: str) -> bool:
     return ch.isalnum() or ch in "_'!?" or ch in _SUBSCRIPTS
 
 
+def _block_comment_end(text: str, start: int) -> int:
+    """The offset after the block comment opened at ``start``: Lean's ``/- … -/`` nest."""
+    depth, i = 0, start
+    while True:
+        opened, closed = text.find("/-", i), text.find("-/", i)
+        if closed < 0:
+            raise ParseError("unterminated comment", start)
+        if 0 <= opened < closed:
+            depth += 1
+            i = opened + 2
+            continue
+        depth -= 1
+        i = closed + 2
+        if depth == 0:
+            return i
+
+
 def tokenize(text: str, keep_newlines: bool = False) -> list[Token]:
     """Split text into tokens (comments dropped; ASCII arrows mapped to Unicode)."""
     toks: list[Token] = []
@@ -193,10 +214,7 @@ def tokenize(text: str, keep_newlines: bool = False) -> list[Token]:
             i = n if j < 0 else j
             continue
         if text.startswith("/-", i):
-            j = text.find("-/", i + 2)
-            if j < 0:
-                raise ParseError("unterminated comment", i)
-            i = j + 2
+            i = _block_comment_end(text, i)
             continue
         if ch == "«":
             j = text.find("»", i)
@@ -254,8 +272,9 @@ _INFIX: dict[str, tuple[int, int]] = {
     "*": (70, 71),
     "/": (70, 71),
     "%": (70, 71),
-    "^": (75, 75),
+    "^": (80, 80),
 }
+_NEG_PREC = 75  # `prefix:75 "-"`: a leading minus is a term of precedence 75
 _NON_ASSOC = {"↔", "=", "≠", "<", "≤", ">", "≥", "∣"}
 _ARG_START = {"id", "num"}
 _ARG_SYMS = {"(", "⟨", "?_", "↑"}
@@ -488,8 +507,11 @@ class Parser:
             self.advance()
             return Syn("unop", t.pos, "¬", (self.term(40),))
         if s == "-":
+            if min_prec > _NEG_PREC:
+                # `a ^ -b` and `↑-a` do not parse in Lean (write `a ^ (-b)`)
+                raise self.error("expected term")
             self.advance()
-            return Syn("unop", t.pos, "-", (self.term(75),))
+            return Syn("unop", t.pos, "-", (self.term(_NEG_PREC),))
         if s == "↑":
             self.advance()
             # counted like term(): `↑↑↑…` recurses through _argument without passing term()
@@ -504,7 +526,8 @@ class Parser:
 
     def _binder_group_names(self) -> list[tuple[str, int]]:
         names: list[tuple[str, int]] = []
-        while self.tok.kind == "id":
+        # `ℕ`, `ℤ` (Mathlib notations) and `Prop` (a keyword) are tokens, never binder names
+        while self.tok.kind == "id" and self.tok.text not in NOT_NAMES:
             names.append((self.tok.text, self.tok.pos))
             self.advance()
         return names
@@ -541,6 +564,9 @@ class Parser:
                 "≠",
                 "∣",
             ):
+                if len(names) > 1:
+                    # Lean's binder predicates take one name: `∀ x > 0, ∀ y > 0, p`
+                    raise self.error("expected ','")
                 op = self.advance().text
                 pred = (op, self.term(51))
             groups.extend((n, ty, False) for n, _ in names)

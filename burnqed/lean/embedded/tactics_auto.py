@@ -566,9 +566,16 @@ def close_by_certificate(
 def _omega(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     from burnqed.lean.embedded.tactics_basic import intro_one
 
-    # like Lean's omega: introduce ∀ and → (and ¬) first, then refute
-    while isinstance(goal.target, Binder) and goal.target.q == "∀" and goal.target.ty != "Prop" or (
-        isinstance(goal.target, Conn) and goal.target.op in ("→", "¬")
+    # like Lean's omega (falseOrByContra): introduce what whnfR shows as a ∀ or an arrow
+    # (∀, →, ¬, ≠), then refute the hypotheses with the negated target; hypotheses it does
+    # not understand (quantified ones, Prop variables) stay opaque atoms
+    while (
+        isinstance(goal.target, Binder)
+        and goal.target.q == "∀"
+        or isinstance(goal.target, Conn)
+        and goal.target.op in ("→", "¬")
+        or isinstance(goal.target, Rel)
+        and goal.target.op == "≠"
     ):
         goal = intro_one(eng, goal, None)
     if eng.kernel_on:  # most goals omega closes have a small certificate: no solver call

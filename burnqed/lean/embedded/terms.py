@@ -7,7 +7,7 @@ display name comes from the goal's context; ``MVar`` s only live inside unificat
 
 Printing follows Lean 4's notation table: ``→`` 25 (right), ``↔`` 20, ``∨`` 30 (right),
 ``∧`` 35 (right), ``¬`` max with argument 40, relations 50, ``+ -`` 65 (left), ``* / %``
-70 (left), ``^`` 75 (right), prefix ``-`` 75, and binders that extend as far right as
+70 (left), ``^`` 80 (right), prefix ``-`` 75, and binders that extend as far right as
 possible (so they need parentheses unless nothing follows them).
 """
 
@@ -327,31 +327,37 @@ _INFIX: dict[str, tuple[int, int, int]] = {
     "*": (70, 70, 71),
     "/": (70, 70, 71),
     "%": (70, 70, 71),
-    "^": (75, 76, 75),
+    "^": (80, 81, 80),
 }
 _REL_PREC = (50, 51, 51)
 
 
-def _fvar_names(t: Term, names: Mapping[int, str]) -> set[str]:
-    return {names.get(s.uid, f"x{s.uid}") for s in subterms(t) if isinstance(s, FVar)}
+Scope = tuple[tuple[str, str], ...]  # (bound name, printed name) of the binders around
+
+
+def _shown(scope: Scope, name: str) -> str:
+    for bound, shown in reversed(scope):
+        if bound == name:
+            return shown
+    return name
 
 
 def pp(t: Term, names: Mapping[int, str] | None = None) -> str:
     """Print a term as Lean 4 does (``names`` gives hypotheses' display names)."""
-    return _pp(t, names or {}, 0, True)
+    return _pp(t, names or {}, 0, True, ())
 
 
 def _wrap(text: str, prec: int, need: int) -> str:
     return f"({text})" if prec < need else text
 
 
-def _pp(t: Term, names: Mapping[int, str], need: int, right_open: bool) -> str:
+def _pp(t: Term, names: Mapping[int, str], need: int, right_open: bool, scope: Scope) -> str:
     if isinstance(t, Num):
         if t.value < 0:
             return _wrap(f"-{-t.value}", 75, need)
         return str(t.value)
     if isinstance(t, BVar):
-        return t.name
+        return _shown(scope, t.name)
     if isinstance(t, FVar):
         return names.get(t.uid, f"x{t.uid}")
     if isinstance(t, MVar):
@@ -360,61 +366,84 @@ def _pp(t: Term, names: Mapping[int, str], need: int, right_open: bool) -> str:
         return t.name
     if isinstance(t, Op):
         if t.op == "cast":
-            return "↑" + _pp(t.args[0], names, MAX, right_open)
+            return "↑" + _pp(t.args[0], names, MAX, right_open, scope)
         if t.op == "neg":
-            inner = _pp(t.args[0], names, 75, right_open)
+            inner = _pp(t.args[0], names, 75, right_open, scope)
             sep = " " if inner.startswith("-") else ""
             return _wrap(f"-{sep}{inner}", 75, need)
         prec, lp, rp = _INFIX[t.op]
-        text = f"{_pp(t.args[0], names, lp, False)} {t.op} {_pp(t.args[1], names, rp, right_open or prec < need)}"
-        return _wrap(text, prec, need)
+        lhs = _pp(t.args[0], names, lp, False, scope)
+        rhs = _pp(t.args[1], names, rp, right_open or prec < need, scope)
+        return _wrap(f"{lhs} {t.op} {rhs}", prec, need)
     if isinstance(t, Rel):
         prec, lp, rp = _REL_PREC
-        text = f"{_pp(t.lhs, names, lp, False)} {t.op} {_pp(t.rhs, names, rp, right_open or prec < need)}"
-        return _wrap(text, prec, need)
+        lhs = _pp(t.lhs, names, lp, False, scope)
+        rhs = _pp(t.rhs, names, rp, right_open or prec < need, scope)
+        return _wrap(f"{lhs} {t.op} {rhs}", prec, need)
     if isinstance(t, Conn):
         if t.op == "¬":
-            return "¬" + _pp(t.args[0], names, 40, right_open)
+            return "¬" + _pp(t.args[0], names, 40, right_open, scope)
         prec, lp, rp = _INFIX[t.op]
-        paren = prec < need
-        text = f"{_pp(t.args[0], names, lp, False)} {t.op} {_pp(t.args[1], names, rp, right_open or paren)}"
-        return _wrap(text, prec, need)
-    return _pp_binder(t, names, need, right_open)
+        lhs = _pp(t.args[0], names, lp, False, scope)
+        rhs = _pp(t.args[1], names, rp, right_open or prec < need, scope)
+        return _wrap(f"{lhs} {t.op} {rhs}", prec, need)
+    return _pp_binder(t, names, need, right_open, scope)
 
 
-def _fresh_binder(name: str, body: Term, names: Mapping[int, str]) -> tuple[str, Term]:
-    taken = _fvar_names(body, names)
-    if name not in taken:
-        return name, body
+def _free_bvars(t: Term) -> set[str]:
+    """Names of the bound variables free in ``t`` (bound by binders around it)."""
+    out: set[str] = set()
+    stack: list[tuple[Term, frozenset[str]]] = [(t, frozenset())]
+    while stack:
+        cur, inner = stack.pop()
+        if isinstance(cur, BVar):
+            if cur.name not in inner:
+                out.add(cur.name)
+        elif isinstance(cur, Binder):
+            stack.append((cur.body, inner | {cur.name}))
+        else:
+            stack.extend((k, inner) for k in _children(cur))
+    return out
+
+
+def _binder_name(b: Binder, names: Mapping[int, str], scope: Scope) -> str:
+    """The name a binder prints with, as Lean's delaborator picks it (getUnusedName with
+    pp.safeShadowing): its own name unless a local in scope (a hypothesis or an enclosing
+    binder) has that name and the body refers to that local; then ``x_1``, ``x_2``, … the
+    first one no local in scope has."""
+    in_scope = set(names.values()) | {shown for _, shown in scope}
+    if b.name not in in_scope:
+        return b.name
+    used = {names.get(s.uid, f"x{s.uid}") for s in subterms(b.body) if isinstance(s, FVar)}
+    used |= {_shown(scope, n) for n in _free_bvars(b.body) if n != b.name}
+    if b.name not in used:
+        return b.name  # shadowing an unused local is safe
     i = 1
-    while f"{name}_{i}" in taken:
+    while f"{b.name}_{i}" in in_scope:
         i += 1
-    new = f"{name}_{i}"
-    return new, instantiate(body, name, BVar(new, "?"))
+    return f"{b.name}_{i}"
 
 
-def _pp_binder(t: Binder, names: Mapping[int, str], need: int, right_open: bool) -> str:
+def _pp_binder(
+    t: Binder, names: Mapping[int, str], need: int, right_open: bool, scope: Scope
+) -> str:
     cur: Term = t
     if t.q == "∀" and not bvar_free(t.body, t.name):
         # a non-dependent ∀ prints as an arrow
-        text = f"{t.ty} → {_pp(t.body, names, 25, True)}"
+        text = f"{t.ty} → {_pp(t.body, names, 25, True, scope)}"
         return _wrap(text, 25, need)
     groups: list[tuple[list[str], str, bool]] = []
     while isinstance(cur, Binder) and cur.q == t.q:
         if t.q == "∀" and not bvar_free(cur.body, cur.name):
             break
-        name, _ = _fresh_binder(cur.name, cur.body, names)
-        body = (
-            cur.body
-            if name == cur.name
-            else instantiate(cur.body, cur.name, BVar(name, cur.ty))
-        )
+        name = _binder_name(cur, names, scope)
+        scope = (*scope, (cur.name, name))
         if groups and groups[-1][1] == cur.ty and groups[-1][2] == cur.implicit:
             groups[-1][0].append(name)
         else:
             groups.append(([name], cur.ty, cur.implicit))
-        cur = body
-    body_text = _pp(cur, names, 0, True)
+        cur = cur.body
+    body_text = _pp(cur, names, 0, True, scope)
     if t.q == "∃":
         text = f"∃ {' '.join(n for g in groups for n in g[0])}, {body_text}"
     else:

@@ -48,17 +48,20 @@ ARITH = ("+", "-", "*", "/", "%")
 RELS = ("=", "≠", "<", "≤", ">", "≥")
 
 
-def show(t: T) -> str:
-    """Lean 4 text with every compound child parenthesised."""
+def show(t: T, int_nums: bool = False) -> str:
+    """Lean 4 text with every compound child parenthesised (``int_nums``: numerals written
+    ``(k : Int)``, so that a relation without variables is about ℤ too; Lean would type it
+    ℕ by its default numeral type)."""
     if t.op == "var":
         return t.args[0]
     if t.op == "num":
-        return str(t.args[0])
+        return f"({t.args[0]} : Int)" if int_nums else str(t.args[0])
     if t.op in ("true", "false"):
         return "True" if t.op == "true" else "False"
 
     def child(c: T) -> str:
-        return show(c) if c.op in ("var", "num", "true", "false") else f"({show(c)})"
+        text = show(c, int_nums)
+        return text if c.op in ("var", "num", "true", "false") else f"({text})"
 
     if t.op == "^":
         return f"{child(t.args[0])} ^ {t.args[1]}"
@@ -323,7 +326,7 @@ class Statement:
         if not self.names:
             return show(self.body)
         ty = "Int" if self.is_int else "Nat"
-        return f"∀ ({' '.join(self.names)} : {ty}), {show(self.body)}"
+        return f"∀ ({' '.join(self.names)} : {ty}), {show(self.body, self.is_int)}"
 
 
 @st.composite
