@@ -9,6 +9,8 @@ What it checks, for a run directory:
   backend is not recorded, claimed proofs that contain ``sorry`` / ``admit``;
 - with ``replay``: every claimed proof of a locked statement is replayed through the
   configured Lean backend (fresh handle, root flags) and must pass the gate;
+- every done theorem/lemma of the blueprint has its proof in the proof ledger (recorded by
+  the verification gate against the locked statement); ``replay`` replays those too;
 - the tool-call log, summarised per tool (calls, errors, latency).
 
 Locked statements come from the blueprint's theorem/lemma entries and its ledger, and
@@ -41,6 +43,7 @@ ViolationKind = Literal[
     "sorry_in_proof",
     "backend_missing",
     "replay_failed",
+    "done_without_proof",
     "unreadable",
 ]
 
@@ -142,6 +145,35 @@ def _audit_eval(path: Path, locks: dict[str, LockedStatement]) -> tuple[list[Vio
     return found, claims
 
 
+def _audit_done_targets(
+    config: BurnqedConfig, blueprint_path: Path, locks: dict[str, LockedStatement]
+) -> tuple[list[Violation], list[tuple[str, list[str], str]]]:
+    """A done theorem/lemma without a ledgered proof of its locked statement is a violation;
+    the ledgered proofs are claims to replay."""
+    from burnqed.blueprint import BlueprintStore
+
+    if not blueprint_path.is_file():
+        return [], []
+    store = BlueprintStore(blueprint_path, config.blueprint)
+    where = str(store.proofs.path)
+    found: list[Violation] = []
+    claims: list[tuple[str, list[str], str]] = []
+    for entry in store.list_targets(status="done"):
+        if entry.kind not in {"theorem", "lemma"}:
+            continue
+        record = store.proofs.find(entry.label, entry.proof_sha) if entry.proof_sha else None
+        lock = locks.get(entry.label)
+        if record is None:
+            found.append(Violation(kind="done_without_proof", where=str(blueprint_path), theorem=entry.label,
+                                   message="marked done, but no verified proof is recorded for it"))
+        elif lock is not None and record.statement_sha != lock.sha:
+            found.append(Violation(kind="done_without_proof", where=where, theorem=entry.label,
+                                   message="its recorded proof was checked against another statement"))
+        else:
+            claims.append((entry.label, list(record.tactics), where))
+    return found, claims
+
+
 def _audit_trajectories(path: Path, locks: dict[str, LockedStatement]) -> tuple[list[Violation], int]:
     import pyarrow.parquet as pq
 
@@ -204,7 +236,8 @@ async def run_audit(config: BurnqedConfig, run_dir: Path, *, replay: bool = Fals
         violations += found
         checked["trajectory_files"] += 1
         checked["trajectory_rows"] += rows
-    claims: list[tuple[str, list[str], str]] = []
+    found, claims = _audit_done_targets(config, blueprint_path, locks)
+    violations += found
     for path in sorted((run_dir / "eval_results").glob("*.json")):
         found, proved = _audit_eval(path, locks)
         violations += found

@@ -8,6 +8,7 @@ from burnqed.blueprint.errors import (
     BlueprintValidationError,
     DuplicateLabel,
     InvalidTransition,
+    ProofRequired,
     StatementLocked,
     UnknownLabel,
 )
@@ -26,6 +27,7 @@ from burnqed.blueprint.model import (
     iteration_index,
     parse_attempts,
 )
+from burnqed.blueprint.proofs import ProofLedger, ProofRecord, proof_ledger_path, proof_sha
 from burnqed.blueprint.rules import Issue, transition, validate
 from burnqed.blueprint.store import BlueprintStore
 
@@ -48,6 +50,9 @@ __all__ = [
     "IterationSpec",
     "LockLedger",
     "LockViolation",
+    "ProofLedger",
+    "ProofRecord",
+    "ProofRequired",
     "Section",
     "StatementLocked",
     "Status",
@@ -57,6 +62,8 @@ __all__ = [
     "ledger_path",
     "parse_attempts",
     "parse_blueprint",
+    "proof_ledger_path",
+    "proof_sha",
     "render_blueprint",
     "render_entry",
     "transition",

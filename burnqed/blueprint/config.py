@@ -17,6 +17,9 @@ class BlueprintConfig(BaseModel):
     path: Path = Field(default=Path("blueprints/BLUEPRINT.md"), description="the blueprint the tools edit")
     target_attempts_budget: int = Field(default=5, ge=1, description="attempts a new target gets")
     iteration_attempts_budget: int = Field(default=3, ge=1, description="runs a scheduled iteration gets")
+    max_crash_restarts: int = Field(
+        default=3, ge=0, description="restarts after a crash (not counted as attempts) before an entry fails"
+    )
     lock_timeout_s: float = Field(default=30.0, gt=0, description="longest wait for the file lock")
     agent_train_sets: tuple[str, ...] = Field(
         default=("benchmark-train", "core"),

@@ -104,5 +104,9 @@ class InvalidTransition(BlueprintError):
         self.new = new
 
 
+class ProofRequired(BlueprintError):
+    """A target becomes done only with a proof the verification gate replayed."""
+
+
 class BlueprintLockTimeout(BlueprintError):
     """Another writer held the blueprint's file lock for too long."""

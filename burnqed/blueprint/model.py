@@ -39,7 +39,9 @@ STATUSES: tuple[str, ...] = get_args(Status)
 LABEL_PATTERN = re.compile(r"^[^\s#`,]+$")
 ITERATION_LABEL = re.compile(r"^iter_(\d+)$")
 # canonical order of meta fields in a newly written entry; unknown fields follow
-META_ORDER: tuple[str, ...] = ("label", "uses", "file", "status", "attempts", "statement_sha", "plan", "results")
+META_ORDER: tuple[str, ...] = (
+    "label", "uses", "file", "status", "attempts", "crashes", "statement_sha", "proof_sha", "plan", "results",
+)
 
 _ATTEMPTS = re.compile(r"^\s*(\d+)\s*(?:/\s*(\d+)\s*)?$")
 
@@ -101,6 +103,17 @@ class Entry(BaseModel):
             return parse_attempts(self.meta.get("attempts", "0"))[1]
         except ValueError:
             return None
+
+    @property
+    def crashes(self) -> int:
+        """Restarts after a crash, counted apart from attempts (0 when absent or unreadable)."""
+        raw = self.meta.get("crashes", "0").strip()
+        return int(raw) if raw.isdigit() else 0
+
+    @property
+    def proof_sha(self) -> str | None:
+        """The hash of the recorded proof of a done target (its ProofRecord in the proof ledger)."""
+        return self.meta.get("proof_sha") or None
 
     @property
     def uses(self) -> tuple[str, ...]:

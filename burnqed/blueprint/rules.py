@@ -1,11 +1,13 @@
 """Validation of a blueprint and the status rules: transitions and attempt accounting.
 
 Statuses: todo → running → partial / done / failed; exhausted when the attempts budget is
-spent without success. An *attempt* is counted when one starts (→ running) or when an
-outcome (partial, done, failed) is reported without a preceding running; the outcome of a
-running attempt does not count twice. When the attempts reach the budget and the outcome
-is not done, the entry becomes exhausted. done and exhausted are final (a bigger budget
-reopens an exhausted entry: BlueprintStore.set_budget).
+spent without success (never set directly before then). A target becomes done only with a
+replayed proof (BlueprintStore.record_proof). An *attempt* is counted when one starts
+(→ running) or when an outcome (partial, done, failed) is reported without a preceding
+running; the outcome of a running attempt does not count twice, and neither does the restart
+of an attempt a crash interrupted (counted as a crash: BlueprintStore.restart). When the
+attempts reach the budget and the outcome is not done, the entry becomes exhausted. done and
+exhausted are final (a bigger budget reopens an exhausted entry: BlueprintStore.set_budget).
 """
 
 from __future__ import annotations
@@ -139,6 +141,12 @@ def transition(entry: Entry, status: str, count_attempt: bool = True) -> Entry:
         reason = "final status" if old in FINAL else "not allowed"
         raise InvalidTransition(entry.label, old, status, reason)
     attempts, budget = entry.attempts, entry.budget
+    if status == "exhausted" and (budget is None or attempts < budget):
+        spent = f"{attempts} of {budget}" if budget is not None else f"{attempts}, no budget"
+        raise InvalidTransition(
+            entry.label, old, status,
+            f"exhausted follows from a spent attempts budget ({spent} used); report failed instead",
+        )
     starts_attempt = status == "running" or (status in OUTCOMES and old != "running")
     if count_attempt and starts_attempt:
         if budget is not None and attempts >= budget:

@@ -27,10 +27,13 @@ from burnqed.blueprint.errors import (
     BlueprintLockTimeout,
     BlueprintValidationError,
     DuplicateLabel,
+    InvalidTransition,
+    ProofRequired,
     StatementLocked,
     UnknownLabel,
 )
 from burnqed.blueprint.format import parse_blueprint, render_blueprint
+from burnqed.blueprint.proofs import ProofLedger, ProofRecord, proof_ledger_path
 from burnqed.blueprint.locks import LockLedger, LockViolation, check_locks, ledger_path
 from burnqed.blueprint.model import (
     LABEL_PATTERN,
@@ -68,6 +71,7 @@ class BlueprintStore:
         self.config = config or BlueprintConfig()
         self.lock_path = self.path.with_name(f".{self.path.name}.lock")
         self.ledger = LockLedger(ledger_path(self.path))
+        self.proofs = ProofLedger(proof_ledger_path(self.path))
 
     # ------------------------------------------------------------ reading
 
@@ -243,13 +247,85 @@ class BlueprintStore:
         return entry
 
     def update_status(self, label: str, status: str, note: str | None = None, count_attempt: bool = True) -> Entry:
-        """Change an entry's status with attempt accounting (exhausted when the budget is spent)."""
+        """Change an entry's status with attempt accounting (exhausted when the budget is spent).
+
+        A target never becomes done here (ProofRequired): only record_proof does that."""
 
         def change(entry: Entry) -> Entry:
+            if status == "done" and entry.kind in TARGET_KINDS:
+                raise ProofRequired(
+                    f"{label}: a target becomes done only when the server has replayed its proof "
+                    "(record_proof with the id of the search job that proved it)"
+                )
             new = transition(entry, status, count_attempt=count_attempt)
             if note:
                 new = new.with_note(f"- {_now()} {entry.status} → {new.status}: {note}")
             return new
+
+        return self._update(label, change)
+
+    def record_proof(self, record: ProofRecord, note: str | None = None) -> Entry:
+        """Mark a theorem or lemma done with a proof the verification gate replayed against its
+        locked statement: the record goes to the proof ledger, its hash to the entry."""
+
+        def change(entry: Entry) -> Entry:
+            if entry.kind not in {"theorem", "lemma"} or entry.statement is None:
+                raise ProofRequired(f"{entry.label}: a {entry.kind} has no single statement to prove")
+            locked = self.ledger.read().get(entry.label) or entry.statement_sha or statement_sha(entry.statement)
+            if record.statement_sha != locked:
+                raise ProofRequired(
+                    f"{entry.label}: the proof was checked against statement {record.statement_sha[:12]}…, "
+                    f"but the locked statement is {locked[:12]}…"
+                )
+            if entry.status == "done" and entry.proof_sha is not None:
+                return entry  # already proved: the first recorded proof stands
+            new = transition(entry, "done").with_meta(proof_sha=record.proof_sha)
+            text = f"proved ({len(record.tactics)} tactics, replayed on {record.backend}, {record.source})"
+            new = new.with_note(f"- {_now()} {entry.status} → done: {text}" + (f"; {note}" if note else ""))
+            self.proofs.append(record)
+            return new
+
+        return self._update(record.label, change)
+
+    def restart(self, label: str, note: str | None = None) -> Entry:
+        """Restart an entry a crash left ``running``: a crash, not a new attempt. Past
+        ``max_crash_restarts`` the entry fails (``coordinator resume`` reopens it)."""
+
+        def change(entry: Entry) -> Entry:
+            if entry.status != "running":
+                return transition(entry, "running").with_note(f"- {_now()} {entry.status} → running")
+            crashes = entry.crashes + 1
+            if crashes > self.config.max_crash_restarts:
+                failed = transition(entry, "failed", count_attempt=False)
+                return failed.with_meta(crashes=str(crashes)).with_note(
+                    f"- {_now()} running → {failed.status}: crashed {crashes} times "
+                    "(burnqed coordinator resume reopens it)"
+                )
+            text = f"- {_now()} restarted after crash {crashes} of {self.config.max_crash_restarts}"
+            return entry.with_meta(crashes=str(crashes)).with_note(text + (f": {note}" if note else ""))
+
+        return self._update(label, change)
+
+    def reopen(self, label: str, extra_attempts: int = 0, note: str | None = None) -> Entry:
+        """The operator's resume: add attempts to the budget, forget crashes, and set an
+        exhausted or failed entry back to todo (a done entry stays done)."""
+        if extra_attempts < 0:
+            raise BlueprintError("extra attempts cannot be negative")
+
+        def change(entry: Entry) -> Entry:
+            if entry.status == "done":
+                raise InvalidTransition(entry.label, "done", "todo", "final status")
+            attempts, budget = entry.attempts, entry.budget
+            budget = (budget + extra_attempts) if budget is not None else None
+            status = entry.status
+            if status in {"exhausted", "failed"} and (budget is None or attempts < budget):
+                status = "todo"
+            counter = f"{attempts} / {budget}" if budget is not None else str(attempts)
+            new = entry.with_meta(attempts=counter, status=status, crashes=None)
+            return new.with_note(
+                f"- {_now()} resumed by the operator: {entry.status} → {status}, budget {counter}"
+                + (f": {note}" if note else "")
+            )
 
         return self._update(label, change)
 

@@ -1,4 +1,4 @@
-"""Sub-commands: ``burnqed coordinator start|stop|status|logs|run-once|run`` and ``burnqed demo``."""
+"""Sub-commands: ``burnqed coordinator start|stop|status|logs|run-once|run|resume`` and ``burnqed demo``."""
 
 from __future__ import annotations
 
@@ -124,6 +124,38 @@ async def _run_once(args: argparse.Namespace, config: BurnqedConfig) -> int:
     return 0
 
 
+def _resume(args: argparse.Namespace, config: BurnqedConfig) -> int:
+    from burnqed.blueprint import BlueprintError, BlueprintStore
+
+    run_dir = _paths(args, config).run_dir
+    path = run_dir / "BLUEPRINT.md"
+    if not path.is_file():
+        print(f"burnqed: no blueprint at {path} (give the run directory with --run-dir)", file=sys.stderr)
+        return 2
+    store = BlueprintStore(path, config.blueprint)
+    try:
+        entries = store.list_entries()
+        wanted = set(args.label or ())
+        unknown = wanted - {e.label for e in entries}
+        if unknown:
+            print(f"burnqed: {path} has no entry {', '.join(sorted(unknown))}", file=sys.stderr)
+            return 2
+        stuck = [
+            e for e in entries
+            if (e.label in wanted if wanted else e.kind == "iteration" and e.status in {"failed", "exhausted"})
+        ]
+        if not stuck:
+            print(f"{path}: nothing to resume (no failed or exhausted iteration; name targets with --label)")
+            return 0
+        for entry in stuck:
+            new = store.reopen(entry.label, args.extra_attempts, note=args.note)
+            print(f"{entry.label}: {entry.status} → {new.status}, attempts {new.meta.get('attempts')}")
+    except BlueprintError as exc:
+        print(f"burnqed: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
 async def _demo(args: argparse.Namespace, config: BurnqedConfig) -> int:
     from burnqed.coordination.demo import run_demo
 
@@ -155,6 +187,10 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     action("status", _status, "current session, last iteration, best held-out rate").add_argument(
         "--json", action="store_true"
     )
+    resume = action("resume", _resume, "reopen failed or exhausted iterations (or --label entries) with more attempts")
+    resume.add_argument("--extra-attempts", type=int, default=1, help="attempts added to each budget (default 1)")
+    resume.add_argument("--label", action="append", help="an entry to reopen (repeatable; default: stuck iterations)")
+    resume.add_argument("--note", help="why (kept in the entries' notes)")
     logs = action("logs", _logs, "session records, or one session's turns")
     logs.add_argument("--session", type=int, help="show this session's turn log")
     logs.add_argument("-n", "--lines", type=int, default=20)

@@ -14,6 +14,7 @@ DEFAULT_ALLOWED_TOOLS: tuple[str, ...] = (
     "list_targets",
     "get_target",
     "update_status",
+    "record_proof",
     "schedule_iteration",
     "launch_search",
     "job_status",

@@ -57,9 +57,9 @@ class ScriptedBrain:
         if not curve.is_error:
             lines.append(f"Solve curve: {curve.text.splitlines()[0] if curve.text else 'empty'}.")
 
-        rate, outcomes = await self._probe(toolbox, lines)
+        rate, job_id, outcomes = await self._probe(toolbox, lines)
         turns += 3
-        turns += await self._record_targets(toolbox, outcomes, lines)
+        turns += await self._record_targets(toolbox, job_id, outcomes, lines)
 
         previous = _PREVIOUS_RATE.search(context.handover)
         stalled = rate is not None and previous is not None and rate <= float(previous.group(1))
@@ -77,30 +77,40 @@ class ScriptedBrain:
         log.event("turn", turn=turns, stop_reason="script_done", text=summary, tool_uses=[])
         return BrainOutcome(stop_reason="script_done", turns=turns, summary=summary)
 
-    async def _record_targets(self, toolbox: Toolbox, outcomes: list[dict[str, Any]], lines: list[str]) -> int:
-        """Write the probe's per-theorem outcomes to the blueprint targets of those names."""
+    async def _record_targets(
+        self, toolbox: Toolbox, job_id: str | None, outcomes: list[dict[str, Any]], lines: list[str]
+    ) -> int:
+        """Write the probe's per-theorem outcomes to the blueprint targets of those names: a
+        proved one through record_proof (the server replays the job's proof), others as failed."""
         calls = 0
-        done = failed = 0
+        done = failed = rejected = 0
         for outcome in outcomes:
             label = str(outcome.get("name"))
             target = await toolbox.call("get_target", {"label": label})
             calls += 1
             if target.is_error or _field(target, "status") in {"done", "exhausted"}:
                 continue
-            proved = bool(outcome.get("proved"))
-            note = f"probe search: {'proved' if proved else outcome.get('reason', 'not proved')}"
-            updated = await toolbox.call("update_status", {"label": label, "status": "done" if proved else "failed",
-                                                           "note": note})
+            if outcome.get("proved") and job_id:
+                updated = await toolbox.call("record_proof", {"label": label, "job_id": job_id})
+                calls += 1
+                done += int(not updated.is_error)
+                rejected += int(updated.is_error)
+                if not updated.is_error:
+                    continue
+            note = f"probe search: {outcome.get('reason', 'not proved')}"
+            updated = await toolbox.call("update_status", {"label": label, "status": "failed", "note": note})
             calls += 1
-            if not updated.is_error:
-                done += int(proved)
-                failed += int(not proved)
+            failed += int(not updated.is_error)
         if done or failed:
-            lines.append(f"Blueprint: {done} probe targets marked done, {failed} failed (attempts counted).")
+            lines.append(f"Blueprint: {done} probe targets proved (replayed by the server), {failed} failed (attempts counted).")
+        if rejected:
+            lines.append(f"Blueprint: {rejected} probe proofs were refused by the server's replay.")
         return calls
 
-    async def _probe(self, toolbox: Toolbox, lines: list[str]) -> tuple[float | None, list[dict[str, Any]]]:
-        """One search job on the probe set: its solve rate (None when it failed) and per-theorem outcomes."""
+    async def _probe(
+        self, toolbox: Toolbox, lines: list[str]
+    ) -> tuple[float | None, str | None, list[dict[str, Any]]]:
+        """One search job on the probe set: its solve rate (None when it failed), id and per-theorem outcomes."""
         launch = await toolbox.call(
             "launch_search",
             {
@@ -112,7 +122,7 @@ class ScriptedBrain:
         if launch.is_error:
             if "budget" in launch.text or "limit" in launch.text:
                 lines.append(f"Probe not launched: {launch.text[:200]}")
-                return None, []
+                return None, None, []
             raise BrainTransientError(f"launch_search failed: {launch.text[:300]}")
         job_id = _field(launch, "job_id")
         status = _field(launch, "status")
@@ -120,7 +130,7 @@ class ScriptedBrain:
             polled = await toolbox.call("job_status", {"job_id": job_id, "wait_s": 5})
             if polled.is_error:
                 lines.append(f"Probe {job_id}: status unavailable ({polled.text[:200]}).")
-                return None, []
+                return None, None, []
             status = _field(polled, "status")
             if status not in _FINISHED:
                 await anyio.sleep(self._config.job_poll_interval_s)
@@ -133,6 +143,6 @@ class ScriptedBrain:
             rate = outcome.get("solve_rate") if isinstance(outcome, dict) else None
         if rate is None:
             lines.append(f"Probe {job_id} on {self._config.probe_set}: {status}, no solve rate.")
-            return None, outcomes
+            return None, job_id, outcomes
         lines.append(f"Probe {job_id} on {self._config.probe_set}: probe solve rate {float(rate):.3f}.")
-        return float(rate), outcomes
+        return float(rate), job_id, outcomes

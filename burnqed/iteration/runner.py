@@ -146,8 +146,20 @@ class IterationRunner:
         if entry.status == "done":
             return self._finished_report(index, entry.label)
         if entry.status == "exhausted":
-            raise IterationError(f"{entry.label} is exhausted ({entry.meta.get('attempts')}); raise its budget")
-        self.store.update_status(entry.label, "running", note=f"started in {self.layout.root}")
+            raise IterationError(f"{entry.label} is exhausted ({entry.meta.get('attempts')}); `burnqed coordinator resume --extra-attempts N` reopens it")
+        if entry.status == "running":
+            # left running by a crash (SIGKILL, OOM): a crash, not a new attempt
+            entry = self.store.restart(entry.label, note=f"resumed in {self.layout.root}")
+            if entry.status != "running":
+                raise IterationError(
+                    f"{entry.label} crashed {entry.crashes} times and is now {entry.status}; "
+                    "`burnqed coordinator resume` reopens it"
+                )
+        elif entry.status == "partial":
+            # an interruption (SIGTERM, Ctrl-C) is not a new attempt either
+            self.store.update_status(entry.label, "running", note="resumed after an interruption", count_attempt=False)
+        else:
+            self.store.update_status(entry.label, "running", note=f"started in {self.layout.root}")
         try:
             report = await self.run_iteration(index, plan=entry.plan, label=entry.label)
         except Exception as exc:

@@ -17,9 +17,11 @@ from pydantic import Field
 from burnqed.blueprint import IterationSpec
 from burnqed.config import BurnqedConfig
 from burnqed.tools.blueprint_tools import BlueprintTools, EntryView, TargetList
+from burnqed.tools.proof_gate import ProofGate
 from burnqed.tools.serving import (
     MUTATING,
     READ_ONLY,
+    jobs_dir,
     lifespan_state,
     new_server,
     tool_result,
@@ -30,9 +32,12 @@ __all__ = ["build_server"]
 INSTRUCTIONS = """\
 The BLUEPRINT.md of the run: targets (theorems, lemmas, theorem sets) with status and attempts
 N / M, and scheduled expert iterations. Statements are locked when registered and cannot change.
-Schedule an iteration to have the daemon run it; target status changes count attempts."""
+Schedule an iteration to have the daemon run it; target status changes count attempts.
+A target becomes done only through record_proof(label, job_id): the server replays the proof
+the search job found against the locked statement. exhausted follows from a spent budget."""
 
 StatusName = Literal["todo", "running", "partial", "done", "failed", "exhausted"]
+SettableStatus = Literal["todo", "running", "partial", "failed"]
 
 
 def build_server(config: BurnqedConfig) -> MCPServer[Any]:
@@ -40,7 +45,14 @@ def build_server(config: BurnqedConfig) -> MCPServer[Any]:
 
     @asynccontextmanager
     async def lifespan(_server: MCPServer[Any]) -> AsyncIterator[BlueprintTools]:
-        yield BlueprintTools(config.blueprint.path, config.blueprint, show_held_out=config.tools.show_held_out)
+        async with ProofGate(config) as gate:
+            yield BlueprintTools(
+                config.blueprint.path,
+                config.blueprint,
+                show_held_out=config.tools.show_held_out,
+                gate=gate,
+                jobs_dir=jobs_dir(config),
+            )
 
     server = new_server("blueprint", config, lifespan, INSTRUCTIONS)
 
@@ -68,11 +80,22 @@ def build_server(config: BurnqedConfig) -> MCPServer[Any]:
     async def update_status(
         ctx: Context[Any, Any],
         label: Annotated[str, Field(min_length=1, description="a target's label")],
-        status: Annotated[StatusName, Field(description="the new status")],
+        status: Annotated[SettableStatus, Field(description="the new status (done: record_proof; exhausted: automatic)")],
         note: Annotated[str | None, Field(max_length=2000, description="why (kept in the entry's notes)")] = None,
     ) -> Annotated[CallToolResult, EntryView]:
-        """Change a target's status; attempts are counted and the target is exhausted when its budget is spent."""
+        """Change a target's status to todo, running, partial or failed; attempts are counted and the
+        target becomes exhausted when its budget is spent. done is set only by record_proof."""
         return tool_result(bp(ctx).update_status(label, status, note))
+
+    @server.tool(annotations=MUTATING)
+    async def record_proof(
+        ctx: Context[Any, Any],
+        label: Annotated[str, Field(min_length=1, description="a theorem's or lemma's label")],
+        job_id: Annotated[str, Field(min_length=1, description="the finished search job that proved it")],
+    ) -> Annotated[CallToolResult, EntryView]:
+        """Mark a target done: the server takes the proof from the job's stored result and replays it
+        against the locked statement; the target is done only if the replay succeeds."""
+        return tool_result(await bp(ctx).record_proof(label, job_id))
 
     @server.tool(annotations=MUTATING)
     async def schedule_iteration(

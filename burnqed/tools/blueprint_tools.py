@@ -4,6 +4,9 @@ Every change goes through burnqed.blueprint.BlueprintStore (file lock, atomic re
 validation, statement locks). No tool here can register or edit a statement, so a locked
 statement cannot change through MCP; the store would refuse it anyway (StatementLocked).
 Status changes are for targets only: iterations belong to the daemon that runs them.
+A target becomes done only through record_proof: the server reads the proof from a finished
+search job's stored result and replays it against the locked statement through the
+verification gate (burnqed.tools.proof_gate); exhausted follows from a spent budget.
 """
 
 from __future__ import annotations
@@ -22,7 +25,9 @@ from burnqed.blueprint import (
     IterationSpec,
     UnknownLabel,
 )
-from burnqed.tools.errors import BlueprintToolError, InvalidInput
+from burnqed.tools.errors import BlueprintToolError, InvalidInput, ProofRejected, ServiceUnavailable
+from burnqed.tools.jobs import JobManager
+from burnqed.tools.proof_gate import ProofGate
 
 __all__ = ["HELD_OUT_RESULTS", "BlueprintTools", "EntryView", "TargetList"]
 
@@ -102,10 +107,21 @@ class TargetList(BaseModel):
 class BlueprintTools:
     """Reads and changes one BLUEPRINT.md through its store."""
 
-    def __init__(self, path: Path, config: BlueprintConfig, show_held_out: bool = False) -> None:
+    def __init__(
+        self,
+        path: Path,
+        config: BlueprintConfig,
+        show_held_out: bool = False,
+        *,
+        gate: ProofGate | None = None,
+        jobs_dir: Path | None = None,
+    ) -> None:
         self.store = BlueprintStore(path, config)
         self.config = config
         self.hide = frozenset() if show_held_out else HELD_OUT_RESULTS
+        self.gate = gate
+        # read-only: the search server's job manager owns this directory
+        self.jobs = JobManager(jobs_dir) if jobs_dir is not None else None
 
     def list_targets(self, status: str | None = None, detail: Detail = "summary") -> TargetList:
         """Targets, optionally of one status."""
@@ -129,15 +145,56 @@ class BlueprintTools:
             raise BlueprintToolError(str(exc)) from exc
 
     def update_status(self, label: str, status: str, note: str | None = None) -> EntryView:
-        """Change a target's status (attempt accounting by the blueprint rules)."""
+        """Change a target's status (attempt accounting by the blueprint rules); never to done
+        (record_proof) nor exhausted (the budget decides)."""
         try:
             entry = self.store.get(label)
         except BlueprintError as exc:
             raise BlueprintToolError(str(exc)) from exc
         if entry.kind not in TARGET_KINDS:
             raise InvalidInput(f"{label} is an {entry.kind}: its status is set by the daemon that runs it")
+        if status == "done":
+            raise InvalidInput(
+                f"{label}: done is not set by hand; call record_proof(label, job_id) with the search job "
+                "that proved it, and the server replays the proof"
+            )
+        if status == "exhausted":
+            raise InvalidInput(f"{label}: exhausted follows when the attempts budget is spent; report failed")
         try:
             return entry_view(self.store.update_status(label, status, note=note), "full", self.hide)
+        except BlueprintError as exc:
+            raise BlueprintToolError(str(exc)) from exc
+
+    async def record_proof(self, label: str, job_id: str) -> EntryView:
+        """Mark a theorem or lemma done: take its proof from a finished search job's stored
+        result, replay it against the locked statement through the gate, record it."""
+        if self.gate is None or self.jobs is None:
+            raise ServiceUnavailable("this server has no verification gate: proofs cannot be recorded here")
+        try:
+            entry = self.store.get(label)
+        except BlueprintError as exc:
+            raise BlueprintToolError(str(exc)) from exc
+        if entry.kind not in {"theorem", "lemma"} or entry.statement is None:
+            raise InvalidInput(f"{label} is a {entry.kind}: only a theorem or lemma has a proof to record")
+        if entry.status == "done":
+            return entry_view(entry, "full", self.hide)
+        locked = self.store.ledger.read().get(label) or entry.statement_sha
+        if locked is None:
+            raise BlueprintToolError(f"{label} has no locked statement hash")
+        result = self.jobs.full_result(job_id)
+        outcome = next(
+            (o for o in result.get("outcomes", []) if isinstance(o, dict) and o.get("name") == label), None
+        )
+        if outcome is None:
+            raise InvalidInput(f"job {job_id} did not search {label}")
+        if outcome.get("statement_sha") != locked:
+            raise ProofRejected(f"job {job_id} searched another statement under the name {label} (hash differs from the lock)")
+        proof = outcome.get("proof")
+        if not outcome.get("proved") or not isinstance(proof, list) or not all(isinstance(t, str) for t in proof):
+            raise ProofRejected(f"job {job_id} did not prove {label} ({outcome.get('reason', 'no proof')})")
+        record = await self.gate.verify(label, entry.statement, locked, proof, source=f"job {job_id}")
+        try:
+            return entry_view(self.store.record_proof(record), "full", self.hide)
         except BlueprintError as exc:
             raise BlueprintToolError(str(exc)) from exc
 

@@ -34,6 +34,7 @@ __all__ = [
     "LeaseExpired",
     "LeaseLost",
     "PolicyViolation",
+    "ProofRejected",
     "ServiceUnavailable",
     "StatsUnavailable",
     "TooManyJobs",
@@ -111,3 +112,7 @@ class BlueprintToolError(ToolsError):
 
 class ServiceUnavailable(ToolsError):
     """A component this tool needs is not available."""
+
+
+class ProofRejected(ToolsError):
+    """The verification gate replayed the proof and refused it."""

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from burnqed.blueprint import (
+    BlueprintConfig,
     BlueprintError,
     BlueprintStore,
     BlueprintValidationError,
@@ -194,3 +195,27 @@ def test_an_emptied_blueprint_is_refused_not_replaced(store: BlueprintStore) -> 
         store.schedule_iteration(IterationSpec())
     assert str(store.path) in str(refused.value)
     assert store.path.read_text(encoding="utf-8") == ""  # nothing was written
+
+
+def test_exhausted_is_never_set_before_the_budget_is_spent(store: BlueprintStore) -> None:
+    store.register_target("theorem", "t", statement="∀ (n : Nat), n = n", attempts_budget=2)
+    with pytest.raises(InvalidTransition, match="exhausted follows"):
+        store.update_status("t", "exhausted")
+    store.update_status("t", "failed")
+    assert store.update_status("t", "failed").status == "exhausted"
+
+
+def test_a_crash_restart_is_counted_apart_from_attempts(tmp_path: Path) -> None:
+    store = BlueprintStore(tmp_path / "BLUEPRINT.md", BlueprintConfig(max_crash_restarts=2))
+    store.schedule_iteration(IterationSpec(label="iter_0", attempts_budget=3))
+    store.update_status("iter_0", "running")
+    for crash in (1, 2):
+        entry = store.restart("iter_0")
+        assert (entry.status, entry.attempts, entry.crashes) == ("running", 1, crash)
+    entry = store.restart("iter_0")
+    assert (entry.status, entry.attempts, entry.crashes) == ("failed", 1, 3)
+    assert "crashed 3 times" in entry.notes
+    # the operator's resume: more attempts, crashes forgotten, back to todo
+    entry = store.reopen("iter_0", extra_attempts=2, note="fixed the OOM")
+    assert (entry.status, entry.attempts, entry.budget, entry.crashes) == ("todo", 1, 5, 0)
+    assert store.validate() == []

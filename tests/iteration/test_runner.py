@@ -12,7 +12,9 @@ import pytest
 from burnqed.blueprint import BlueprintStore
 from burnqed.config import BurnqedConfig
 from burnqed.data.theorems import Theorem, save_theorems
+from burnqed.blueprint import IterationSpec
 from burnqed.iteration import STEPS, IterationRunner, RunLayout, StepInterrupted
+from burnqed.iteration.errors import IterationError
 from burnqed.lean import LeanPool
 from tests.fixtures.lean import fake_config
 
@@ -166,3 +168,20 @@ async def test_an_exhausted_iteration_is_not_run(config: BurnqedConfig) -> None:
             with pytest.raises(IterationError, match="exhausted"):
                 await IterationRunner(config, layout.root, pool).run(1)
     assert not layout.marker(0, "sft").exists()
+
+
+@pytest.mark.anyio
+async def test_an_entry_left_running_by_a_kill_resumes_as_a_crash_not_an_attempt(config: BurnqedConfig) -> None:
+    store = BlueprintStore(RunLayout(config.paths.run_dir).blueprint, config.blueprint)
+    store.schedule_iteration(IterationSpec(label="iter_0"))
+    store.update_status("iter_0", "running")  # what SIGKILL leaves behind
+    with pytest.raises(StepInterrupted):
+        await _run(config, 1, Recorder(crash_at=STEPS[0]))
+    entry = store.get("iter_0")
+    assert (entry.attempts, entry.crashes) == (1, 1)
+    # past the crash limit the entry fails and nothing runs until the operator resumes it
+    store.put(entry.with_meta(status="running", crashes=str(config.blueprint.max_crash_restarts)))
+    with pytest.raises(IterationError, match="coordinator resume"):
+        await _run(config, 1, hook := Recorder())
+    assert hook.seen == [] and store.get("iter_0").status == "failed"
+    assert store.get("iter_0").attempts == 1

@@ -74,7 +74,7 @@ async def test_schedule_iteration_and_iterations_are_not_the_agents_to_update(
         assert entry["label"] == "iter_0" and entry["status"] == "todo" and entry["plan"]["train_size"] == 10
         second = (await call(client, "schedule_iteration", spec={})).structured_content
         assert second["label"] == "iter_1"
-        refused = await call(client, "update_status", label="iter_0", status="done")
+        refused = await call(client, "update_status", label="iter_0", status="failed")
         assert refused.is_error and "daemon" in refused.content[0].text
         unknown_field = await call(client, "schedule_iteration", spec={"statement": "False"})
         assert unknown_field.is_error

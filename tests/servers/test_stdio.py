@@ -28,7 +28,7 @@ EXPECTED_TOOLS = {
         "score_states",
     },
     "stats": {"trajectory_summary", "eval_result", "compare_iterations", "solve_curve", "tool_usage"},
-    "blueprint": {"list_targets", "get_target", "update_status", "schedule_iteration"},
+    "blueprint": {"list_targets", "get_target", "update_status", "record_proof", "schedule_iteration"},
 }
 PROBES: dict[str, tuple[str, dict[str, Any]]] = {
     "search": ("generate_tactics", {"state": "⊢ 1 = 1", "policy": "none", "n": 2}),
