@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
+import sys
 from pathlib import Path
 
 from burnqed.config import BurnqedConfig
+from burnqed.interrupt import INTERRUPTED_EXIT, cancel_on_signal
 
 __all__ = ["register"]
 
@@ -30,14 +33,21 @@ async def _iterate(args: argparse.Namespace, config: BurnqedConfig) -> int:
     run_dir = Path(args.run_dir) if args.run_dir else config.paths.run_dir
     console = Console(stderr=True)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    reports = []
     try:
-        async with LeanPool(config.lean) as pool:
+        async with cancel_on_signal() as interrupt, LeanPool(config.lean) as pool:
             with Progress(*columns, console=console, transient=False, disable=args.quiet) as progress:
                 runner = IterationRunner(config, run_dir, pool, progress=progress)
                 reports = await (runner.run_pending() if args.pending else runner.run(args.iterations))
     except (IterationError, BlueprintError) as exc:
-        print(f"burnqed iterate: {exc}")
+        print(f"burnqed iterate: {exc}", file=sys.stderr)
         return 1
+    if interrupt.signal is not None:
+        # the runner marked the entry partial and the writers flushed: a rerun resumes
+        name = signal.Signals(interrupt.signal).name
+        print(f"burnqed iterate: stopped by {name}; finished work is kept, run the same command to resume",
+              file=sys.stderr)
+        return INTERRUPTED_EXIT
     if args.json:
         print(json.dumps([{"iteration": r.index, **r.results()} for r in reports], indent=2))
         return 0

@@ -34,6 +34,7 @@ from burnqed.iteration.errors import IterationDataError
 from burnqed.iteration.layout import RunLayout, write_json_atomic
 from burnqed.search.config import SearchConfig
 from burnqed.search.protocols import ProofPool
+from burnqed.search.checkpoint import ResultCheckpoint
 from burnqed.search.results import SearchResult
 
 __all__ = ["STEP_FUNCTIONS", "IterationContext", "evaluate_step", "search_step", "sft_step", "train_ebm_step"]
@@ -213,9 +214,9 @@ async def search_step(ctx: IterationContext) -> dict[str, Any]:
     path = ctx.layout.trajectories(ctx.index)
     started = time.perf_counter()
     task = ctx._bar(f"iter {ctx.index}: search {len(ctx.train)} training theorems", len(ctx.train))
-    writer = TrajectoryWriter(
-        path, resume=True, row_group_rows=search.row_group_rows, flush_interval_s=search.flush_interval_s
-    )
+    # a part per finished theorem: a kill loses at most the theorems in flight, never a
+    # finished one (the iteration's search is minutes per theorem set, parts are cheap)
+    writer = TrajectoryWriter(path, resume=True, row_group_rows=search.row_group_rows, flush_interval_s=0.0)
     if task is not None:
         ctx.progress.update(task, completed=len(writer.done_theorems() & {t.name for t in ctx.train}))
 
@@ -259,15 +260,28 @@ async def evaluate_step(ctx: IterationContext, with_ebm: bool) -> dict[str, Any]
         write_json_atomic(out, report.model_dump(mode="json"))
         return _eval_summary(report, out, reused=True)
     task = ctx._bar(f"iter {ctx.index}: held-out {'with' if with_ebm else 'without'} EBM", len(ctx.held_out))
+    # one line per finished theorem, so a killed evaluation resumes where it stopped
+    checkpoint = ResultCheckpoint(out.with_name(out.name + ".partial.jsonl"))
+    prior = checkpoint.load(ctx.held_out)
+    if task is not None:
+        ctx.progress.update(task, completed=len(prior))
+
+    def finished(result: SearchResult) -> None:
+        checkpoint.append(result)
+        ctx._advance(task)
+
     async with open_components(ctx.config, model_dir=ctx.layout.llm(ctx.index), ebm=ebm) as parts:
         report = await evaluate(
             ctx.pool, parts.generator, parts.scorer, ctx.held_out, ctx.search,
             label=parts.label, policy=parts.policy_id, ebm=parts.ebm_id, iteration=ctx.index,
             theorem_set=f"{ctx.it.eval_set}[{len(ctx.held_out)}]",
-            on_result=lambda _: ctx._advance(task),
+            on_result=finished, prior=prior,
         )
     write_json_atomic(out, report.model_dump(mode="json"))
-    return _eval_summary(report, out, reused=False)
+    checkpoint.remove()
+    summary = _eval_summary(report, out, reused=False)
+    summary["resumed_theorems"] = len(prior)
+    return summary
 
 
 def _eval_summary(report: Any, path: Path, reused: bool) -> dict[str, Any]:

@@ -148,14 +148,19 @@ async def evaluate(
     theorem_set: str = "",
     writer: TrajectoryWriter | None = None,
     on_result: ResultCallback | None = None,
+    prior: Sequence[SearchResult] = (),
 ) -> EvalReport:
-    """Search every theorem and report solve rate, outcomes and budget."""
+    """Search every theorem and report solve rate, outcomes and budget; ``prior`` results
+    (of an interrupted run being resumed) are reported with them, not searched again."""
     started = time.perf_counter()
+    done = {r.theorem.name for r in prior}
     results = await search_theorems(
-        pool, generator, scorer, theorems, config, writer=writer, iteration=iteration, on_result=on_result
+        pool, generator, scorer, [t for t in theorems if t.name not in done], config,
+        writer=writer, iteration=iteration, on_result=on_result,
     )
+    by_name = {r.theorem.name: r for r in [*prior, *results]}
     return report_from_results(
-        results,
+        [by_name[t.name] for t in theorems if t.name in by_name],
         label=label,
         backend=pool.backend,
         search=config,

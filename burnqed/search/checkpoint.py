@@ -1,0 +1,64 @@
+"""ResultCheckpoint: search results written one line per finished theorem, for resuming.
+
+An evaluation searches hundreds of theorems; killed half way it should not start over. Each
+finished theorem's SearchResult (without its trajectory records, which the trajectory
+writer keeps) is appended to a JSONL file and fsynced; a resumed run reads back the results
+whose theorem (name and statement hash) is still to be evaluated. A torn last line, from a
+kill mid-write, is skipped.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from burnqed.data.theorems import Theorem
+from burnqed.search.results import SearchResult
+
+__all__ = ["ResultCheckpoint"]
+
+
+class ResultCheckpoint:
+    """Append-only JSONL of finished SearchResults beside a result file."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+
+    def load(self, theorems: Sequence[Theorem]) -> list[SearchResult]:
+        """Results already recorded for ``theorems`` (same name and statement), in their order."""
+        if not self.path.is_file():
+            return []
+        wanted = {t.name: t.sha for t in theorems}
+        found: dict[str, SearchResult] = {}
+        for line in self.path.read_text(encoding="utf-8").splitlines():
+            try:
+                result = SearchResult.model_validate_json(line)
+            except ValidationError:
+                continue
+            if wanted.get(result.theorem.name) == result.theorem.sha:
+                found[result.theorem.name] = result
+        return [found[t.name] for t in theorems if t.name in found]
+
+    def append(self, result: SearchResult) -> None:
+        """Record one finished theorem durably."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        line = result.model_dump_json(exclude={"records"})
+        with self.path.open("ab") as fh:
+            # after a torn line (killed mid-write) start a fresh one, or this record is lost too
+            torn = fh.tell() > 0 and _last_byte(self.path) != b"\n"
+            fh.write((("\n" if torn else "") + line + "\n").encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+
+    def remove(self) -> None:
+        """Forget the checkpoint once the full result is written."""
+        self.path.unlink(missing_ok=True)
+
+
+def _last_byte(path: Path) -> bytes:
+    with path.open("rb") as fh:
+        fh.seek(-1, os.SEEK_END)
+        return fh.read(1)
