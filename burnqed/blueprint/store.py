@@ -5,6 +5,8 @@ Every change is a read-modify-write under an exclusive ``fcntl.flock`` on a side
 ``os.replace``, so concurrent writers (the MCP server and the daemon, in separate
 processes) never lose an update and readers never see half a file. A change that would add
 validation issues, or alter a locked statement, is refused and nothing is written.
+A file edited outside the store (its hash differs from ``.BLUEPRINT.md.written``, the hash
+of the store's last write) is kept as ``BLUEPRINT.md.<time>.bak`` before it is replaced.
 The methods are synchronous and hold the lock for milliseconds.
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import logging
 import os
@@ -70,6 +73,8 @@ class BlueprintStore:
         self.path = Path(path)
         self.config = config or BlueprintConfig()
         self.lock_path = self.path.with_name(f".{self.path.name}.lock")
+        # the hash of the text this store last wrote: a file that differs was edited by hand
+        self.written_path = self.path.with_name(f".{self.path.name}.written")
         self.ledger = LockLedger(ledger_path(self.path))
         self.proofs = ProofLedger(proof_ledger_path(self.path))
 
@@ -170,16 +175,29 @@ class BlueprintStore:
     def _write(self, blueprint: Blueprint) -> None:
         text = render_blueprint(blueprint)
         try:
-            if self.path.read_text(encoding="utf-8") == text:
-                return
+            current: str | None = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            pass
+            current = None
+        if current == text:
+            return
+        if current is not None and _digest(current) != self._last_written():
+            # someone else wrote this file (an operator's hand edit): keep it before replacing
+            backup = self.path.with_name(f"{self.path.name}.{datetime.now(UTC):%Y%m%dT%H%M%S%fZ}.bak")
+            backup.write_text(current, encoding="utf-8")
+            log.warning("%s was edited outside burnqed; the edited file is kept as %s", self.path, backup.name)
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         with tmp.open("w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, self.path)
+        self.written_path.write_text(_digest(text) + "\n", encoding="utf-8")
+
+    def _last_written(self) -> str | None:
+        try:
+            return self.written_path.read_text(encoding="utf-8").strip() or None
+        except FileNotFoundError:
+            return None
 
     def _update(self, label: str, change: Any) -> Entry:
         with self.transaction() as blueprint:
@@ -388,6 +406,10 @@ class BlueprintStore:
         with self.transaction() as blueprint:
             blueprint.replace(entry)
         return entry
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _check_statement_locks(before: Mapping[str, Entry], blueprint: Blueprint) -> None:

@@ -219,3 +219,16 @@ def test_a_crash_restart_is_counted_apart_from_attempts(tmp_path: Path) -> None:
     entry = store.reopen("iter_0", extra_attempts=2, note="fixed the OOM")
     assert (entry.status, entry.attempts, entry.budget, entry.crashes) == ("todo", 1, 5, 0)
     assert store.validate() == []
+
+
+def test_a_hand_edited_blueprint_is_backed_up_before_it_is_replaced(store: BlueprintStore) -> None:
+    store.register_target("theorem", "t", statement="∀ (n : Nat), n = n")
+    store.add_note("t", "first")
+    assert list(store.path.parent.glob("*.bak")) == []  # only the store wrote it so far
+    edited = store.path.read_text(encoding="utf-8").replace("# Blueprint", "# Blueprint\n\nOperator: do not prune.")
+    store.path.write_text(edited, encoding="utf-8")
+    store.add_note("t", "second")
+    [backup] = store.path.parent.glob("BLUEPRINT.md.*.bak")
+    assert backup.read_text(encoding="utf-8") == edited
+    store.add_note("t", "third")
+    assert len(list(store.path.parent.glob("*.bak"))) == 1  # no hand edit since: no new backup
