@@ -1,9 +1,12 @@
-"""Sub-commands of burnqed.tools: ``burnqed serve lean|search|stats|blueprint`` (MCP over stdio)."""
+"""Sub-commands of burnqed.tools: ``burnqed serve lean|search|stats|blueprint`` (MCP over
+stdio, or streamable HTTP behind a bearer token)."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import sys
+from pathlib import Path
 from typing import Any
 
 from burnqed.config import BurnqedConfig
@@ -26,8 +29,24 @@ def build_named_server(name: str, config: BurnqedConfig) -> Any:
 
 
 async def _serve(args: argparse.Namespace, config: BurnqedConfig) -> int:
-    server = build_named_server(args.server, config)
-    await server.run_stdio_async()
+    if args.transport == "stdio":
+        await build_named_server(args.server, config).run_stdio_async()
+        return 0
+    from burnqed.tools.http import HttpServeError, check_auth, resolve_token, serve_http
+
+    tools = config.tools
+    host = args.host or tools.http_host
+    port = args.port or tools.http_port
+    try:
+        token = resolve_token(tools, Path(args.token_file) if args.token_file else None)
+        check_auth(tools, host, token, args.no_auth)
+        server = build_named_server(args.server, config)
+        print(f"burnqed-{args.server}: serving http://{host}:{port}/mcp"
+              + ("" if token else " (no token: this machine only)"), file=sys.stderr, flush=True)
+        await serve_http(server, tools, host=host, port=port, token=token, allow_no_auth=args.no_auth)
+    except HttpServeError as exc:
+        print(f"burnqed serve: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -36,9 +55,10 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     serve = sub.add_parser(
         "serve",
         parents=[parent],
-        help="run an MCP server on stdio (for Claude Code / Desktop, mcp dev, the coordinator)",
-        description="Run one of burnqed's MCP servers over stdio. Tool calls are logged to "
-        "<paths.logs_dir>/tool_calls.jsonl.",
+        help="run an MCP server on stdio or streamable HTTP (Claude Code / Desktop, mcp dev, the coordinator)",
+        description="Run one of burnqed's MCP servers over stdio (default) or streamable HTTP at "
+        "http://HOST:PORT/mcp, where every request needs Authorization: Bearer <token> (token from "
+        "$BURNQED_MCP_TOKEN or --token-file). Tool calls are logged to <paths.logs_dir>/tool_calls.jsonl.",
     )
     serve.add_argument("server", choices=sorted(SERVERS), help="which server")
     serve.add_argument(
@@ -46,5 +66,13 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
         action="store_true",
         default=None,
         help="stats server: expose held-out evaluation results (never for the coordinator)",
+    )
+    serve.add_argument("--transport", choices=["stdio", "streamable-http"], default="stdio")
+    serve.add_argument("--host", help="HTTP: address to bind (default tools.http_host, 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="HTTP: port (default tools.http_port, 8765)")
+    serve.add_argument("--token-file", help="HTTP: file holding the bearer token (else $BURNQED_MCP_TOKEN)")
+    serve.add_argument(
+        "--no-auth", action="store_true",
+        help="HTTP: serve without a token; allowed only on a loopback address",
     )
     serve.set_defaults(handler=_serve, config_overrides=lambda a: {"tools.show_held_out": a.show_held_out})

@@ -70,6 +70,14 @@ class ToolsConfig(BaseModel):
         default=None,
         description="energy head for score_states / use_ebm; default: latest <run_dir>/checkpoints/ebm/iter_N",
     )
+    # streamable HTTP transport (burnqed serve NAME --transport streamable-http)
+    http_host: str = Field(default="127.0.0.1", description="address the HTTP server binds")
+    http_port: int = Field(default=8765, ge=1, le=65535)
+    http_token_env: str = Field(default="BURNQED_MCP_TOKEN", description="env var holding the bearer token")
+    http_token_file: Path | None = Field(default=None, description="file holding the bearer token (wins over the env var)")
+    http_session_idle_timeout_s: float = Field(default=3600.0, gt=0, description="an idle HTTP session is closed")
+    http_max_sessions: int = Field(default=32, ge=1, description="concurrent HTTP clients")
+    max_handles_per_client: int = Field(default=8, ge=1, description="open proof handles one client may hold")
     # stats and logging
     show_held_out: bool = Field(
         default=False, description="expose held-out evaluation results (never to the coordinator)"
