@@ -59,7 +59,7 @@ def build_server(config: BurnqedConfig) -> MCPServer[Any]:
     def bp(ctx: Context[Any, Any]) -> BlueprintTools:
         return lifespan_state(ctx, BlueprintTools)
 
-    @server.tool(annotations=READ_ONLY)
+    @server.tool(title='List blueprint targets', annotations=READ_ONLY)
     async def list_targets(
         ctx: Context[Any, Any],
         status: Annotated[StatusName | None, Field(description="only targets with this status")] = None,
@@ -68,7 +68,7 @@ def build_server(config: BurnqedConfig) -> MCPServer[Any]:
         """The blueprint's targets with status and attempts, optionally of one status."""
         return tool_result(bp(ctx).list_targets(status, detail))
 
-    @server.tool(annotations=READ_ONLY)
+    @server.tool(title='Get a blueprint entry', annotations=READ_ONLY)
     async def get_target(
         ctx: Context[Any, Any],
         label: Annotated[str, Field(min_length=1, description="the entry's label")],
@@ -76,7 +76,7 @@ def build_server(config: BurnqedConfig) -> MCPServer[Any]:
         """One blueprint entry in full: statement, status, attempts, uses, plan, results, notes."""
         return tool_result(bp(ctx).get_target(label))
 
-    @server.tool(annotations=MUTATING)
+    @server.tool(title="Update a target's status", annotations=MUTATING)
     async def update_status(
         ctx: Context[Any, Any],
         label: Annotated[str, Field(min_length=1, description="a target's label")],
@@ -87,7 +87,7 @@ def build_server(config: BurnqedConfig) -> MCPServer[Any]:
         target becomes exhausted when its budget is spent. done is set only by record_proof."""
         return tool_result(bp(ctx).update_status(label, status, note))
 
-    @server.tool(annotations=MUTATING)
+    @server.tool(title='Record a replayed proof', annotations=MUTATING)
     async def record_proof(
         ctx: Context[Any, Any],
         label: Annotated[str, Field(min_length=1, description="a theorem's or lemma's label")],
@@ -97,7 +97,7 @@ def build_server(config: BurnqedConfig) -> MCPServer[Any]:
         against the locked statement; the target is done only if the replay succeeds."""
         return tool_result(await bp(ctx).record_proof(label, job_id))
 
-    @server.tool(annotations=MUTATING)
+    @server.tool(title='Schedule an expert iteration', annotations=MUTATING)
     async def schedule_iteration(
         ctx: Context[Any, Any],
         spec: Annotated[IterationSpec, Field(description="what the iteration should do")],

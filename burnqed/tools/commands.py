@@ -32,18 +32,18 @@ async def _serve(args: argparse.Namespace, config: BurnqedConfig) -> int:
     if args.transport == "stdio":
         await build_named_server(args.server, config).run_stdio_async()
         return 0
-    from burnqed.tools.http import HttpServeError, check_auth, resolve_token, serve_http
+    from burnqed.tools.http import HttpServeError, check_auth, resolve_tokens, serve_http
 
     tools = config.tools
     host = args.host or tools.http_host
     port = args.port or tools.http_port
     try:
-        token = resolve_token(tools, Path(args.token_file) if args.token_file else None)
-        check_auth(tools, host, token, args.no_auth)
+        tokens = resolve_tokens(tools, Path(args.token_file) if args.token_file else None)
+        check_auth(tools, host, tokens, args.no_auth)
         server = build_named_server(args.server, config)
         print(f"burnqed-{args.server}: serving http://{host}:{port}/mcp"
-              + ("" if token else " (no token: this machine only)"), file=sys.stderr, flush=True)
-        await serve_http(server, tools, host=host, port=port, token=token, allow_no_auth=args.no_auth)
+              + ("" if tokens else " (no token: this machine only)"), file=sys.stderr, flush=True)
+        await serve_http(server, tools, host=host, port=port, tokens=tokens, allow_no_auth=args.no_auth)
     except HttpServeError as exc:
         print(f"burnqed serve: {exc}", file=sys.stderr)
         return 2
@@ -70,7 +70,9 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     serve.add_argument("--transport", choices=["stdio", "streamable-http"], default="stdio")
     serve.add_argument("--host", help="HTTP: address to bind (default tools.http_host, 127.0.0.1)")
     serve.add_argument("--port", type=int, help="HTTP: port (default tools.http_port, 8765)")
-    serve.add_argument("--token-file", help="HTTP: file holding the bearer token (else $BURNQED_MCP_TOKEN)")
+    serve.add_argument(
+        "--token-file", help="HTTP: bearer tokens, one per line as TOKEN or NAME TOKEN (else $BURNQED_MCP_TOKEN)"
+    )
     serve.add_argument(
         "--no-auth", action="store_true",
         help="HTTP: serve without a token; allowed only on a loopback address",

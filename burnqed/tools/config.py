@@ -41,7 +41,11 @@ class ToolsConfig(BaseModel):
     # handle leases (lean_pool server)
     handle_idle_timeout_s: float = Field(default=300.0, gt=0, description="a proof handle idle this long expires")
     max_live_handles: int = Field(default=32, ge=1, description="cap on open proof handles per server")
+    handle_warm_s: float = Field(
+        default=2.0, ge=0, description="a proof handle keeps its last worker this long between calls (if one is idle)"
+    )
     lease_sweep_interval_s: float = Field(default=5.0, gt=0, description="how often expired handles are closed")
+    max_handles_per_client: int = Field(default=8, ge=1, description="open proof handles one client may hold")
     expired_memory: int = Field(default=1024, ge=0, description="expired lease ids remembered (to say 'expired')")
     # tactic / statement policy
     denied_patterns: dict[str, str] = Field(
@@ -77,7 +81,6 @@ class ToolsConfig(BaseModel):
     http_token_file: Path | None = Field(default=None, description="file holding the bearer token (wins over the env var)")
     http_session_idle_timeout_s: float = Field(default=3600.0, gt=0, description="an idle HTTP session is closed")
     http_max_sessions: int = Field(default=32, ge=1, description="concurrent HTTP clients")
-    max_handles_per_client: int = Field(default=8, ge=1, description="open proof handles one client may hold")
     # stats and logging
     show_held_out: bool = Field(
         default=False, description="expose held-out evaluation results (never to the coordinator)"

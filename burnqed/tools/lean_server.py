@@ -32,6 +32,8 @@ from burnqed.tools.serving import (
     DESTRUCTIVE,
     MUTATING,
     READ_ONLY,
+    client_key,
+    exactly_one_of,
     lifespan_state,
     new_server,
     tool_result,
@@ -41,8 +43,10 @@ __all__ = ["LeanServerState", "build_server", "lean_lifespan"]
 
 INSTRUCTIONS = """\
 Lean 4 proof checking, one tactic at a time. start_proof gives a handle and the root state's
-goals; run_tactic(handle, state_id, tactic) returns the next state (states are immutable, so
-any earlier state can be branched from again). close_proof when done: handles expire when idle.
+goals; run_tactic(handle, state_id, tactic) returns a status (success, failed, parse_error,
+timeout, lost) and on success the next state (states are immutable, so any earlier state can
+be branched from again). A handle holds no Lean worker between calls and survives a crashed
+worker, but counts against your cap: close_proof when done (idle handles expire).
 verify_proof replays a whole tactic list from scratch and is the only check that counts.
 Commands and meta-programming (#eval, run_cmd, set_option, IO, unsafe, sorry, ...) are refused."""
 
@@ -60,7 +64,9 @@ async def lean_lifespan(config: BurnqedConfig) -> AsyncIterator[LeanServerState]
     from burnqed.lean import LeanPool
 
     tc = config.tools
-    registry: HandleRegistry[Any] = HandleRegistry(tc.handle_idle_timeout_s, tc.max_live_handles, tc.expired_memory)
+    registry: HandleRegistry[Any] = HandleRegistry(
+        tc.handle_idle_timeout_s, tc.max_live_handles, tc.expired_memory, max_per_client=tc.max_handles_per_client
+    )
     async with LeanPool(config.lean) as pool, anyio.create_task_group() as tg:
         tg.start_soon(registry.run_sweeper, tc.lease_sweep_interval_s, name="lease sweeper")
         try:
@@ -83,7 +89,7 @@ def build_server(config: BurnqedConfig) -> MCPServer[Any]:
     def tools(ctx: Context[Any, Any]) -> LeanTools:
         return lifespan_state(ctx, LeanServerState).tools
 
-    @server.tool(annotations=MUTATING)
+    @server.tool(title='Start a proof', annotations=MUTATING)
     async def start_proof(
         ctx: Context[Any, Any],
         statement: Annotated[
@@ -91,10 +97,11 @@ def build_server(config: BurnqedConfig) -> MCPServer[Any]:
         ] = None,
         name: Annotated[str | None, Field(description="or the name of a theorem in the environment")] = None,
     ) -> Annotated[CallToolResult, StartProofResult]:
-        """Start a proof of a statement (or of a named theorem): returns a handle, the root state id and its goals."""
-        return tool_result(await tools(ctx).start_proof(statement, name))
+        """Start a proof of exactly one of: a statement, or the name of a theorem. Returns a handle, the root
+        state id (0) and its goals. Close the handle with close_proof when done (idle handles expire)."""
+        return tool_result(await tools(ctx).start_proof(statement, name, client=client_key(ctx)))
 
-    @server.tool(annotations=MUTATING)
+    @server.tool(title='Run a tactic', annotations=MUTATING)
     async def run_tactic(
         ctx: Context[Any, Any],
         handle: Annotated[str, Field(description="the handle from start_proof")],
@@ -102,10 +109,12 @@ def build_server(config: BurnqedConfig) -> MCPServer[Any]:
         tactic: Annotated[str, Field(min_length=1, description="one Lean 4 tactic, e.g. 'intro n'")],
         goal_id: Annotated[int | None, Field(ge=0, description="which goal of the state (default: the first)")] = None,
     ) -> Annotated[CallToolResult, RunTacticResult]:
-        """Run one tactic: status (success / failed / parse_error / timeout / lost), the next state and its goals, Lean's messages."""
+        """Run one tactic on a state of a handle. status is one of success (next_state_id and its goals),
+        failed (Lean's error messages), parse_error, timeout, or lost (the worker died; the handle
+        still works, its states are replayed on another worker)."""
         return tool_result(await tools(ctx).run_tactic(handle, state_id, tactic, goal_id))
 
-    @server.tool(annotations=DESTRUCTIVE)
+    @server.tool(title='Close a proof handle', annotations=DESTRUCTIVE)
     async def close_proof(
         ctx: Context[Any, Any],
         handle: Annotated[str, Field(description="the handle from start_proof")],
@@ -113,19 +122,22 @@ def build_server(config: BurnqedConfig) -> MCPServer[Any]:
         """Close a proof handle and release its states."""
         return tool_result(await tools(ctx).close_proof(handle))
 
-    @server.tool(annotations=READ_ONLY)
+    @server.tool(title='Verify a whole proof', annotations=READ_ONLY)
     async def verify_proof(
         ctx: Context[Any, Any],
         tactics: Annotated[list[str], Field(min_length=1, description="the whole proof, one tactic per item")],
         statement: Annotated[str | None, Field(description="the Lean 4 proposition")] = None,
         name: Annotated[str | None, Field(description="or the name of a theorem in the environment")] = None,
     ) -> Annotated[CallToolResult, VerifyProofResult]:
-        """Replay a tactic list from a fresh start: ok only if no goals, no sorry and no unassigned metavariables remain."""
+        """Replay a tactic list from a fresh start on exactly one of a statement or a theorem name: ok only
+        if no goals, no sorry and no unassigned metavariables remain. The only check that counts."""
         return tool_result(await tools(ctx).verify_proof(tactics, statement, name))
 
-    @server.tool(annotations=READ_ONLY)
+    @server.tool(title='Lean pool status', annotations=READ_ONLY)
     async def pool_status(ctx: Context[Any, Any]) -> Annotated[CallToolResult, PoolStatusResult]:
         """The Lean pool's workers and requests, and the open proof handles."""
         return tool_result(tools(ctx).pool_status())
 
+    exactly_one_of(server, "start_proof", "statement", "name")
+    exactly_one_of(server, "verify_proof", "statement", "name")
     return server

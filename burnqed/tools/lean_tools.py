@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from burnqed.lean.detached import DetachedProof
 from burnqed.lean.errors import (
     ForeignState,
     HandleLost,
@@ -260,8 +261,10 @@ class LeanTools:
         self.policy = policy
         self.config = config
 
-    async def start_proof(self, statement: str | None = None, name: str | None = None) -> StartProofResult:
-        """Open a proof on a statement (or a named constant) and lease its handle."""
+    async def start_proof(
+        self, statement: str | None = None, name: str | None = None, client: str | None = None
+    ) -> StartProofResult:
+        """Open a worker-independent proof on a statement (or a named constant) and lease it to ``client``."""
         if (statement is None) == (name is None):
             raise InvalidInput("give exactly one of statement or name")
         if statement is not None:
@@ -271,9 +274,9 @@ class LeanTools:
             if not _LEAN_NAME.match(name):
                 raise InvalidInput(f"{name!r} is not a Lean name")
             self.policy.check_statement(name)
-        self.registry.check_capacity()
+        self.registry.check_capacity(client)
         try:
-            handle = await self.pool.open_proof(statement, name=name)
+            handle = await self._open(statement, name)
         except (InvalidStatement, LeanInvalidInput) as exc:
             raise InvalidInput(f"Lean rejected the statement: {exc}") from exc
         except LeanReplError as exc:
@@ -281,7 +284,7 @@ class LeanTools:
         except LeanError as exc:
             raise LeanUnavailable(f"the Lean pool could not start the proof: {type(exc).__name__}: {exc}") from exc
         try:
-            lease = self.registry.add(handle, statement=statement, name=name)
+            lease = self.registry.add(handle, client=client, statement=statement, name=name)
         except LeaseError:  # the cap filled up while Lean was starting the goal
             await handle.close()
             raise
@@ -296,6 +299,9 @@ class LeanTools:
             backend=self.pool.backend,
             idle_timeout_s=self.registry.idle_timeout_s,
         )
+
+    async def _open(self, statement: str | None, name: str | None) -> DetachedProof:
+        return await DetachedProof.open(self.pool, statement, name=name, warm_s=self.config.handle_warm_s)  # type: ignore[arg-type]
 
     async def run_tactic(self, handle: str, state_id: int, tactic: str, goal_id: int | None = None) -> RunTacticResult:
         """Run one tactic on a state of a leased proof."""
@@ -314,8 +320,10 @@ class LeanTools:
                 raise InvalidInput(f"Lean refused the request: {exc.desc}") from exc
             except LeanError as exc:
                 raise LeanUnavailable(f"{type(exc).__name__}: {exc}") from exc
-            # a read time-out kills the worker too: the handle reports itself lost
-            alive = outcome.status is not TacticStatus.LOST and not getattr(lease.handle, "lost", False)
+            # a detached proof outlives a dead worker: the next call replays it on another one
+            alive = isinstance(lease.handle, DetachedProof) or (
+                outcome.status is not TacticStatus.LOST and not getattr(lease.handle, "lost", False)
+            )
         if not alive:
             await self.registry.discard(handle, "lost (its Lean worker died)")
         return RunTacticResult(

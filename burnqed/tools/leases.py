@@ -51,6 +51,7 @@ class Lease(Generic[H]):
     created: float
     last_used: float
     in_use: int = 0
+    client: str | None = None  # who opened it (an HTTP session id, or "stdio"), for per-client caps
     info: dict[str, Any] = field(default_factory=dict)
     ended: str | None = None  # why the lease ended (set when its handle starts closing)
 
@@ -65,9 +66,11 @@ class HandleRegistry(Generic[H]):
         expired_memory: int = 1024,
         clock: Callable[[], float] = time.monotonic,
         prefix: str = "h-",
+        max_per_client: int | None = None,
     ) -> None:
         self.idle_timeout_s = idle_timeout_s
         self.max_live = max_live
+        self.max_per_client = max_per_client
         self._expired_memory = expired_memory
         self._clock = clock
         self._prefix = prefix
@@ -108,21 +111,28 @@ class HandleRegistry(Generic[H]):
 
     # ------------------------------------------------------------------ lifecycle
 
-    def check_capacity(self) -> None:
-        """Raise TooManyLeases if no new lease can be added now."""
+    def check_capacity(self, client: str | None = None) -> None:
+        """Raise TooManyLeases if no new lease can be added now (for ``client``, if given)."""
         if self._closed:
             raise UnknownLease("the handle registry is closed")
         if len(self._leases) >= self.max_live:
             raise TooManyLeases(
                 f"{len(self._leases)} proof handles are open (the cap is {self.max_live}); close one with close_proof"
             )
+        if client is not None and self.max_per_client is not None:
+            held = sum(1 for lease in self._leases.values() if lease.client == client)
+            if held >= self.max_per_client:
+                raise TooManyLeases(
+                    f"this client holds {held} proof handles (the cap per client is {self.max_per_client}); "
+                    "close one with close_proof"
+                )
 
-    def add(self, handle: H, **info: Any) -> Lease[H]:
-        """Lease ``handle``; raises TooManyLeases at the cap (the caller still owns the handle then)."""
-        self.check_capacity()
+    def add(self, handle: H, client: str | None = None, **info: Any) -> Lease[H]:
+        """Lease ``handle`` to ``client``; raises TooManyLeases at a cap (the caller still owns the handle then)."""
+        self.check_capacity(client)
         now = self._clock()
         lease_id = self._prefix + secrets.token_hex(6)
-        lease = Lease(lease_id=lease_id, handle=handle, created=now, last_used=now, info=dict(info))
+        lease = Lease(lease_id=lease_id, handle=handle, created=now, last_used=now, client=client, info=dict(info))
         self._leases[lease_id] = lease
         return lease
 
@@ -174,6 +184,11 @@ class HandleRegistry(Generic[H]):
             log.info("proof handle %s expired after %.1f s idle", lease.lease_id, now - lease.last_used)
             await self._end(lease, "expired")
         self.expired_total += len(stale)
+        # a handle that can hand back a worker between calls (DetachedProof) does so when idle
+        for lease in list(self._leases.values()):
+            release = getattr(lease.handle, "release_if_idle", None)
+            if lease.in_use == 0 and lease.ended is None and release is not None:
+                await release()
         return [lease.lease_id for lease in stale]
 
     async def run_sweeper(self, interval_s: float) -> None:

@@ -32,6 +32,7 @@ from burnqed.tools.serving import (
     DESTRUCTIVE,
     MUTATING,
     READ_ONLY,
+    exactly_one_of,
     jobs_dir,
     lifespan_state,
     new_server,
@@ -84,7 +85,7 @@ def build_server(config: BurnqedConfig) -> MCPServer[Any]:
     def search(ctx: Context[Any, Any]) -> SearchTools:
         return lifespan_state(ctx, SearchTools)
 
-    @server.tool(annotations=MUTATING)
+    @server.tool(title='Launch a proof search', annotations=MUTATING)
     async def launch_search(
         ctx: Context[Any, Any],
         theorem_set: Annotated[str | None, Field(description="a built-in theorem set, e.g. 'core'")] = None,
@@ -96,11 +97,13 @@ def build_server(config: BurnqedConfig) -> MCPServer[Any]:
         policy: PolicyArg = "model",
         use_ebm: Annotated[bool, Field(description="rank states with the energy head")] = False,
     ) -> Annotated[CallToolResult, JobView]:
-        """Start a best-first search job over a theorem set or a list of statements; returns the job id at once."""
+        """Start a best-first search job over exactly one of: a theorem set or a list of statements.
+        Returns the job id at once; job status is one of running, succeeded, failed, cancelled,
+        interrupted (the server stopped). Jobs outlive the client; cancel_job stops one."""
         view = search(ctx).launch_search(theorem_set, statements, budget or SearchBudget(), policy, use_ebm, limit)
         return tool_result(view)
 
-    @server.tool(annotations=READ_ONLY)
+    @server.tool(title='Search job status', annotations=READ_ONLY)
     async def job_status(
         ctx: Context[Any, Any],
         job_id: JobId,
@@ -117,7 +120,7 @@ def build_server(config: BurnqedConfig) -> MCPServer[Any]:
 
         return tool_result(await search(ctx).wait_job(job_id, wait_s, progress))
 
-    @server.tool(annotations=READ_ONLY)
+    @server.tool(title='Search job result', annotations=READ_ONLY)
     async def job_result(
         ctx: Context[Any, Any],
         job_id: JobId,
@@ -128,12 +131,12 @@ def build_server(config: BurnqedConfig) -> MCPServer[Any]:
         """A finished job's result: solve rate and budget (detail='full': the whole evaluation report)."""
         return tool_result(search(ctx).job_result(job_id, detail))
 
-    @server.tool(annotations=DESTRUCTIVE)
+    @server.tool(title='Cancel a search job', annotations=DESTRUCTIVE)
     async def cancel_job(ctx: Context[Any, Any], job_id: JobId) -> Annotated[CallToolResult, JobView]:
         """Cancel a running job (what it found so far stays written)."""
         return tool_result(await search(ctx).cancel_job(job_id))
 
-    @server.tool(annotations=READ_ONLY)
+    @server.tool(title='List search jobs', annotations=READ_ONLY)
     async def list_jobs(
         ctx: Context[Any, Any],
         status: Annotated[JobStatus | None, Field(description="only jobs with this status")] = None,
@@ -142,7 +145,7 @@ def build_server(config: BurnqedConfig) -> MCPServer[Any]:
         """Search jobs, newest first (including those of earlier server runs)."""
         return tool_result(search(ctx).list_jobs(status, limit))
 
-    @server.tool(annotations=READ_ONLY)
+    @server.tool(title='Sample tactics from the policy', annotations=READ_ONLY)
     async def generate_tactics(
         ctx: Context[Any, Any],
         state: Annotated[str, Field(min_length=1, description="a proof state as Lean prints it (h : T lines, ⊢ goal)")],
@@ -152,7 +155,7 @@ def build_server(config: BurnqedConfig) -> MCPServer[Any]:
         """Tactics the policy proposes for a proof state, best first, with log-probabilities."""
         return tool_result(await search(ctx).generate_tactics(state, n, policy))
 
-    @server.tool(annotations=READ_ONLY)
+    @server.tool(title='Score proof states (energy head)', annotations=READ_ONLY)
     async def score_states(
         ctx: Context[Any, Any],
         states: Annotated[list[str], Field(min_length=1, description="proof states as Lean prints them")],
@@ -160,4 +163,5 @@ def build_server(config: BurnqedConfig) -> MCPServer[Any]:
         """Energies of proof states from the energy head (lower = more provable)."""
         return tool_result(await search(ctx).score_states(states))
 
+    exactly_one_of(server, "launch_search", "theorem_set", "statements")
     return server

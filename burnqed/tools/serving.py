@@ -25,6 +25,8 @@ __all__ = [
     "MUTATING",
     "READ_ONLY",
     "call_log_path",
+    "client_key",
+    "exactly_one_of",
     "jobs_dir",
     "lifespan_state",
     "module_server",
@@ -78,6 +80,28 @@ def _version() -> str:
         return version("burnqed")
     except PackageNotFoundError:
         return "0"
+
+
+def exactly_one_of(server: MCPServer[Any], tool: str, *fields: str) -> None:
+    """Say in ``tool``'s input schema that exactly one of ``fields`` must be given (a
+    ``oneOf`` of ``required``), so a client sees the rule before it calls, not only in errors."""
+    # the SDK derives the schema from the signature and has no public way to add a oneOf
+    registered = server._tool_manager.get_tool(tool)  # noqa: SLF001
+    if registered is None:
+        raise KeyError(f"no tool {tool!r} on {server.name}")
+    registered.parameters = {**registered.parameters, "oneOf": [{"required": [f]} for f in fields]}
+
+
+def client_key(ctx: Context[Any, Any]) -> str:
+    """Who is calling: over HTTP the client name of its bearer token (set by BearerAuth,
+    never by the client), with the session id when the transport has one; ``stdio`` for a
+    stdio server, which has exactly one client."""
+    headers = ctx.headers
+    if headers is None:
+        return "stdio"
+    name = headers.get("x-burnqed-client") or "local"
+    session = headers.get("mcp-session-id")
+    return f"{name}/{session}" if session else name
 
 
 def lifespan_state(ctx: Context[Any, Any], kind: type[T]) -> T:

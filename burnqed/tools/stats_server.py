@@ -59,7 +59,7 @@ def build_server(config: BurnqedConfig) -> MCPServer[Any]:
     def stats(ctx: Context[Any, Any]) -> StatsService:
         return lifespan_state(ctx, StatsService)
 
-    @server.tool(annotations=READ_ONLY)
+    @server.tool(title='Trajectory statistics', annotations=READ_ONLY)
     async def trajectory_summary(
         ctx: Context[Any, Any],
         iteration: Annotated[int | None, Field(ge=0, description="iteration N (default: the latest)")] = None,
@@ -68,7 +68,7 @@ def build_server(config: BurnqedConfig) -> MCPServer[Any]:
         """Counts over explored states: theorems, proved, states, positive/negative labels, depth histogram."""
         return tool_result(stats(ctx).trajectory_summary(iteration, job_id))
 
-    @server.tool(annotations=READ_ONLY)
+    @server.tool(title='Evaluation result of an iteration', annotations=READ_ONLY)
     async def eval_result(
         ctx: Context[Any, Any],
         iteration: Iteration,
@@ -77,19 +77,19 @@ def build_server(config: BurnqedConfig) -> MCPServer[Any]:
         """The scores of one iteration: training solve rate, and held-out solve rates when this server may show them."""
         return tool_result(stats(ctx).eval_result(iteration, detail))
 
-    @server.tool(annotations=READ_ONLY)
+    @server.tool(title='Compare two iterations', annotations=READ_ONLY)
     async def compare_iterations(
         ctx: Context[Any, Any], a: Iteration, b: Iteration
     ) -> Annotated[CallToolResult, IterationComparison]:
         """Iteration b against iteration a: solve-rate deltas (and which held-out theorems changed, when visible)."""
         return tool_result(stats(ctx).compare_iterations(a, b))
 
-    @server.tool(annotations=READ_ONLY)
+    @server.tool(title='Solve rate per iteration', annotations=READ_ONLY)
     async def solve_curve(ctx: Context[Any, Any]) -> Annotated[CallToolResult, SolveCurve]:
         """Solve rates of every iteration so far, in order."""
         return tool_result(stats(ctx).solve_curve())
 
-    @server.tool(annotations=READ_ONLY)
+    @server.tool(title='Tool-call statistics', annotations=READ_ONLY)
     async def tool_usage(
         ctx: Context[Any, Any],
         server_name: Annotated[

@@ -142,3 +142,19 @@ async def test_no_auth_on_loopback_serves_this_machine(tools_overrides: dict[str
     with http_server("stats", tools_overrides, "--no-auth", token=None) as url:
         async with client(url, token=None) as c:
             assert {t.name for t in (await c.list_tools()).tools} >= {"tool_usage"}
+
+
+async def test_the_handle_cap_is_per_client(tools_overrides: dict[str, Any], tmp_path: Any) -> None:
+    tokens = tmp_path / "tokens"
+    tokens.write_text("# one token per client\nalice tok-alice\nbob tok-bob\n", encoding="utf-8")
+    overrides = {**tools_overrides, "tools.max_handles_per_client": 1}
+    with http_server("lean", overrides, "--token-file", str(tokens), token=None) as url:
+        async with client(url, "tok-alice") as a, client(url, "tok-bob") as b:
+            await call(a, "start_proof", statement="∀ (n : Nat), n = n")
+            with anyio.fail_after(30):
+                refused = await a.call_tool("start_proof", {"statement": "∀ (n : Nat), n = n"})
+            assert refused.is_error and "per client is 1" in refused.content[0].text
+            assert (await call(b, "start_proof", statement="∀ (n : Nat), n = n"))["handle"]
+        async with httpx2.AsyncClient() as http:  # only the file's tokens are valid
+            response = await http.post(url, json={}, headers={"Authorization": f"Bearer {TOKEN}"})
+            assert response.status_code == 401

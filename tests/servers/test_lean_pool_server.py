@@ -115,12 +115,14 @@ async def test_denied_tactic_and_foreign_state_on_a_live_handle(client: Client) 
     assert ok.structured_content["status"] == "success"
 
 
-async def test_a_crashed_worker_loses_the_handle_and_the_pool_heals(client: Client) -> None:
+async def test_a_crashed_worker_does_not_lose_the_proof_and_the_pool_heals(client: Client) -> None:
     handle = (await call(client, "start_proof", statement=STATEMENT)).structured_content["handle"]
-    lost = (await call(client, "run_tactic", handle=handle, state_id=0, tactic="crash")).structured_content
-    assert lost["status"] == "lost" and lost["handle_alive"] is False
-    again = await call(client, "run_tactic", handle=handle, state_id=0, tactic="intro n")
-    assert again.is_error and "is lost" in again.content[0].text
+    step = (await call(client, "run_tactic", handle=handle, state_id=0, tactic="intro n")).structured_content
+    lost = (await call(client, "run_tactic", handle=handle, state_id=step["next_state_id"], tactic="crash"))
+    assert lost.structured_content["status"] == "lost" and lost.structured_content["handle_alive"] is True
+    # the proof is not pinned to the dead worker: its states are replayed on another one
+    again = (await call(client, "run_tactic", handle=handle, state_id=step["next_state_id"], tactic="rfl"))
+    assert again.structured_content["status"] == "success" and again.structured_content["proof_complete"]
     fresh = await call(client, "start_proof", statement=STATEMENT)
     assert not fresh.is_error
 
@@ -183,3 +185,26 @@ async def test_the_embedded_checker_behind_the_server(tools_overrides: dict[str,
         assert verdict.structured_content["ok"] is True
         wrong = await call(client, "start_proof", statement="∀ (a : Nat), a +")
         assert wrong.is_error and "Lean rejected the statement" in wrong.content[0].text
+
+
+async def test_open_handles_do_not_starve_the_pool(tools_overrides: dict[str, Any]) -> None:
+    """Two workers, four open proofs: a proof does not pin a worker between calls, so a
+    fifth proof and verify_proof still get one, and every proof continues where it was."""
+    config = load_config(None, {**tools_overrides, "lean.num_workers": 2, "lean.acquire_timeout_s": 5.0})
+    async with Client(build_server(config)) as client:
+        handles, states = [], []
+        for _ in range(4):
+            started = (await call(client, "start_proof", statement=STATEMENT)).structured_content
+            step = (await call(client, "run_tactic", handle=started["handle"], state_id=0, tactic="intro n"))
+            handles.append(started["handle"])
+            states.append(step.structured_content["next_state_id"])
+        status = (await call(client, "pool_status")).structured_content
+        assert status["live_handles"] == 4 and status["pool"]["busy"] <= 1
+        with anyio.fail_after(5):
+            verified = await call(client, "verify_proof", statement=STATEMENT, tactics=["intro n", "rfl"])
+        assert verified.structured_content["ok"] is True
+        fifth = await call(client, "start_proof", statement=STATEMENT)
+        assert not fifth.is_error
+        for handle, state in zip(handles, states, strict=True):
+            done = (await call(client, "run_tactic", handle=handle, state_id=state, tactic="rfl")).structured_content
+            assert done["status"] == "success" and done["proof_complete"]
