@@ -142,6 +142,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = ".".join(str(x) for x in first.get("loc", ())) or exc.title
         print(f"burnqed: invalid input: {where}: {first.get('msg')}", file=sys.stderr)
         return 2
+    except BaseException as exc:
+        # an input the user named is unusable (model dir, energy head, theorem set, a shard
+        # to resume): one line; an error inside a task group arrives wrapped in a group
+        found = _user_error(exc)
+        if found is None:
+            raise
+        logging.getLogger(__name__).debug("unusable input", exc_info=True)
+        print(f"burnqed: {found}", file=sys.stderr)
+        return 2
+
+
+def _user_error(exc: BaseException) -> BaseException | None:
+    """The error in ``exc`` (or in its exception group) that names an unusable input."""
+    from burnqed.data.theorems import TheoremSetError
+    from burnqed.ebm.errors import EBMCheckpointError
+    from burnqed.policy.errors import PolicyLoadError
+    from burnqed.trajectory.writer import TrajectoryWriteError
+
+    kinds = (PolicyLoadError, EBMCheckpointError, TheoremSetError, TrajectoryWriteError)
+    if isinstance(exc, kinds):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            found = _user_error(inner)
+            if found is not None:
+                return found
+    return None
 
 
 def _toml_value(value: Any) -> str:

@@ -9,7 +9,7 @@ import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 __all__ = ["Theorem", "TheoremSetError", "load_theorems", "save_theorems", "statement_sha"]
 
@@ -35,6 +35,17 @@ class Theorem(BaseModel):
     source: str = ""
     tags: list[str] = Field(default_factory=list)
 
+    @field_validator("name", "statement")
+    @classmethod
+    def _no_control_characters(cls, value: str) -> str:
+        # a NUL or other control byte cannot reach Lean intact: refuse it here, by name
+        bad = next((c for c in value if unicodedata.category(c) == "Cc" and c not in "\n\t\r"), None)
+        if bad is not None:
+            raise ValueError(f"contains the control character U+{ord(bad):04X}; remove it")
+        if not value.strip():
+            raise ValueError("is blank")
+        return value
+
     @property
     def sha(self) -> str:
         """The statement's lock hash."""
@@ -55,7 +66,11 @@ def load_theorems(path: str | Path) -> list[Theorem]:
             continue
         try:
             thm = Theorem.model_validate(json.loads(line))
-        except (ValueError, ValidationError) as exc:
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(x) for x in first.get("loc", ()))
+            raise TheoremSetError(f"{path}:{lineno}: {where}: {first.get('msg')}") from exc
+        except ValueError as exc:
             raise TheoremSetError(f"{path}:{lineno}: {exc}") from exc
         if thm.name in seen:
             raise TheoremSetError(f"{path}:{lineno}: duplicate theorem name {thm.name!r}")

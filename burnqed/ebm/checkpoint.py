@@ -70,15 +70,21 @@ def save_head(head: EnergyHead, directory: str | Path, meta: HeadCheckpointMeta)
     _replace_atomically(out / HEAD_CONFIG_FILE, lambda p: p.write_text(text, encoding="utf-8"))
 
 
-def load_head(directory: str | Path, device: str | torch.device = "cpu") -> tuple[EnergyHead, HeadCheckpointMeta]:
-    """Rebuild the head saved in ``directory`` (in eval mode) and return it with its metadata."""
+def check_head_dir(directory: str | Path) -> None:
+    """Raise EBMCheckpointError unless ``directory`` holds a head's config and weights."""
     src = Path(directory)
-    config_path, weights_path = src / HEAD_CONFIG_FILE, src / HEAD_WEIGHTS_FILE
-    if not config_path.is_file() or not weights_path.is_file():
+    if not (src / HEAD_CONFIG_FILE).is_file() or not (src / HEAD_WEIGHTS_FILE).is_file():
         raise EBMCheckpointError(
             f"{src} is not an energy-head checkpoint: expected {HEAD_CONFIG_FILE} and {HEAD_WEIGHTS_FILE} "
             "(written by `burnqed train-ebm --output DIR`)"
         )
+
+
+def load_head(directory: str | Path, device: str | torch.device = "cpu") -> tuple[EnergyHead, HeadCheckpointMeta]:
+    """Rebuild the head saved in ``directory`` (in eval mode) and return it with its metadata."""
+    src = Path(directory)
+    check_head_dir(src)
+    config_path, weights_path = src / HEAD_CONFIG_FILE, src / HEAD_WEIGHTS_FILE
     try:
         meta = HeadCheckpointMeta.model_validate_json(config_path.read_text(encoding="utf-8"))
     except (OSError, ValidationError) as exc:

@@ -42,7 +42,8 @@ def _missing_dir_message(path: Path) -> str:
     )
 
 
-def _check_dir(path: Path) -> None:
+def check_model_dir(path: Path) -> None:
+    """Raise PolicyLoadError (saying what to do) unless ``path`` holds a loadable HF model."""
     if not path.exists():
         raise PolicyLoadError(_missing_dir_message(path))
     if not path.is_dir():
@@ -124,7 +125,7 @@ class PolicyModel:
         hf_logging.disable_progress_bar()
         config = config or PolicyConfig()
         path = Path(path).expanduser()
-        _check_dir(path)
+        check_model_dir(path)
         device = _resolve_device(config.device)
         dtype = _resolve_dtype(config.dtype, device)
         try:

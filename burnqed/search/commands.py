@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import copy
 import json
-import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ from typing import Any
 import anyio
 
 from burnqed.config import BurnqedConfig
+from burnqed.interrupt import INTERRUPTED_EXIT, SignalInterrupt
 from burnqed.data.theorems import Theorem, TheoremSetError, load_theorems
 from burnqed.lean.errors import LeanError
 
@@ -137,21 +137,6 @@ def _set_name(args: argparse.Namespace) -> str:
     return str(args.theorems) if args.theorems is not None else str(args.theorem_set)
 
 
-class _Interrupt:
-    """Cancels a scope on SIGINT / SIGTERM and remembers that it did."""
-
-    def __init__(self) -> None:
-        self.signal: int | None = None
-
-    async def watch(self, scope: anyio.CancelScope) -> None:
-        """Wait for a signal, then cancel ``scope``."""
-        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-            async for signum in signals:
-                self.signal = signum
-                scope.cancel()
-                return
-
-
 def _progress() -> Any:
     from rich.console import Console
     from rich.progress import (
@@ -178,14 +163,14 @@ async def _run_set(
     config: BurnqedConfig,
     theorems: list[Theorem],
     writer: Any,
-) -> tuple[list[Any], str, Any, _Interrupt]:
+) -> tuple[list[Any], str, Any, SignalInterrupt]:
     """Search ``theorems`` with a progress bar; stops cleanly on SIGINT / SIGTERM."""
     from burnqed.lean import LeanPool
     from burnqed.search.components import open_components
     from burnqed.search.runner import search_theorems
 
     results: list[Any] = []
-    interrupt = _Interrupt()
+    interrupt = SignalInterrupt()
     backend: str = config.lean.backend
     comps: Any = None  # stays None when a signal arrives while the model loads
     skip = writer.done_theorems() if writer is not None else set()
@@ -250,6 +235,18 @@ async def _prove(args: argparse.Namespace, config: BurnqedConfig) -> int:
     return 1
 
 
+def _check_inputs(args: argparse.Namespace) -> None:
+    """Refuse an unusable --model / --ebm before anything is written (PolicyLoadError /
+    EBMCheckpointError, one line from the CLI)."""
+    from burnqed.ebm.checkpoint import check_head_dir
+    from burnqed.policy.model import check_model_dir
+
+    if getattr(args, "model", None) is not None and getattr(args, "policy", "model") != "none":
+        check_model_dir(Path(args.model))
+    if getattr(args, "ebm", None) is not None:
+        check_head_dir(args.ebm)
+
+
 async def _search(args: argparse.Namespace, config: BurnqedConfig) -> int:
     from burnqed.trajectory.summary import summarize
     from burnqed.trajectory.writer import TrajectoryWriter, parts_dir
@@ -259,6 +256,7 @@ async def _search(args: argparse.Namespace, config: BurnqedConfig) -> int:
     except TheoremSetError as exc:
         print(f"burnqed: {exc}", file=sys.stderr)
         return 2
+    _check_inputs(args)
     exists = args.output.exists() or parts_dir(args.output).exists()
     if exists and not (args.resume or args.force):
         print(f"burnqed: {args.output} exists; use --resume to continue it or --force to replace it", file=sys.stderr)
@@ -287,7 +285,7 @@ async def _search(args: argparse.Namespace, config: BurnqedConfig) -> int:
             f"{args.output}: {s.theorems} theorems, {s.proved} proved, {s.states} states "
             f"(positive {s.positives}, negative {s.negatives})"
         )
-    return 130 if interrupt.signal is not None else 0
+    return INTERRUPTED_EXIT if interrupt.signal is not None else 0
 
 
 async def _eval(args: argparse.Namespace, config: BurnqedConfig) -> int:
@@ -299,6 +297,7 @@ async def _eval(args: argparse.Namespace, config: BurnqedConfig) -> int:
     except TheoremSetError as exc:
         print(f"burnqed: {exc}", file=sys.stderr)
         return 2
+    _check_inputs(args)
     writer = TrajectoryWriter(args.trajectories) if args.trajectories is not None else None
     started = anyio.current_time()
     try:
@@ -311,7 +310,7 @@ async def _eval(args: argparse.Namespace, config: BurnqedConfig) -> int:
             writer.finalize()
     if interrupt.signal is not None or comps is None:
         print("burnqed: interrupted; no report written", file=sys.stderr)
-        return 130
+        return INTERRUPTED_EXIT
     order = {t.name: i for i, t in enumerate(theorems)}
     results.sort(key=lambda r: order[r.theorem.name])
     report = report_from_results(

@@ -207,7 +207,10 @@ def _theorems_of(sources: Iterable[Path]) -> set[str]:
         try:
             column = pq.read_table(source, columns=["theorem"]).column("theorem")
         except (OSError, pa.ArrowInvalid) as exc:
-            raise TrajectoryWriteError(f"cannot read previous trajectories {source}: {exc}") from exc
+            raise TrajectoryWriteError(
+                f"cannot resume: {source} is not a readable Parquet file (corrupt or truncated); "
+                "move it away (its theorems are searched again) or start over with --force"
+            ) from exc
         names.update(pc.unique(column).to_pylist())
     return names
 
