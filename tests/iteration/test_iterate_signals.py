@@ -73,8 +73,10 @@ def _theorems_in_parts(path: Path) -> dict[str, int]:
     return rows
 
 
-@pytest.mark.timeout(300)
-def test_sigterm_mid_search_keeps_finished_theorems_and_resumes(tmp_path: Path, tiny_model_dir: Path) -> None:
+def _iterate_until_two_theorems(
+    tmp_path: Path, tiny_model_dir: Path
+) -> tuple[Path, Path, RunLayout, Path, subprocess.Popen[str]]:
+    """Start ``burnqed iterate`` and return once its search has committed two theorems."""
     config = _config(tmp_path, tiny_model_dir)
     run_dir = tmp_path / "run"
     layout = RunLayout(run_dir)
@@ -83,6 +85,12 @@ def test_sigterm_mid_search_keeps_finished_theorems_and_resumes(tmp_path: Path, 
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline and proc.poll() is None and len(_theorems_in_parts(path)) < 2:
         time.sleep(0.02)
+    return config, run_dir, layout, path, proc
+
+
+@pytest.mark.timeout(300)
+def test_sigterm_mid_search_keeps_finished_theorems_and_resumes(tmp_path: Path, tiny_model_dir: Path) -> None:
+    config, run_dir, layout, path, proc = _iterate_until_two_theorems(tmp_path, tiny_model_dir)
     assert proc.poll() is None, proc.communicate()
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
@@ -114,14 +122,7 @@ def _row_counts(path: Path) -> dict[str, int]:
 
 @pytest.mark.timeout(300)
 def test_sigkill_mid_search_loses_no_finished_theorem_and_counts_a_crash(tmp_path: Path, tiny_model_dir: Path) -> None:
-    config = _config(tmp_path, tiny_model_dir)
-    run_dir = tmp_path / "run"
-    layout = RunLayout(run_dir)
-    path = layout.trajectories(0)
-    proc = _iterate(config, run_dir)
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline and proc.poll() is None and len(_theorems_in_parts(path)) < 2:
-        time.sleep(0.02)
+    config, run_dir, layout, path, proc = _iterate_until_two_theorems(tmp_path, tiny_model_dir)
     proc.kill()
     proc.communicate(timeout=60)
     kept = _theorems_in_parts(path)  # a part per finished theorem, long before any 30 s flush
