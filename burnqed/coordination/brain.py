@@ -29,7 +29,7 @@ __all__ = [
 
 StopReason = Literal["end_turn", "turn_limit", "tool_budget", "time_limit", "script_done"]
 
-PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
+PROMPTS_DIR = Path(__file__).resolve().parents[1] / "prompts"  # package data, also ./prompts in a checkout
 
 
 class BrainError(RuntimeError):
