@@ -15,6 +15,6 @@ def test_every_public_name_resolves() -> None:
 
 
 def test_config_import_stays_light() -> None:
-    code = "import sys, burnqed.config, burnqed.ebm.commands; print('torch' in sys.modules)"
+    code = "import sys, burnqed.config, burnqed.cli.ebm; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "False"

@@ -10,7 +10,7 @@ import pytest
 
 from burnqed.cli import main
 from burnqed.config import BurnqedConfig
-from burnqed.lean.bench import bench
+from burnqed.bench.lean import bench
 from tests.fixtures.lean import fake_repl_command
 
 

@@ -62,7 +62,7 @@ def test_policy_build_tiny_builds_then_leaves_it_alone(tmp_path: Path, capsys: p
 
 @pytest.mark.anyio
 async def test_policy_bench_reports_batched_and_single_throughput() -> None:
-    from burnqed.policy.bench import bench
+    from burnqed.bench.policy import bench
 
     config = BurnqedConfig(
         policy=PolicyConfig(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from burnqed.search.bench import bench_writer, synthetic_records
+from burnqed.bench.search import bench_writer, synthetic_records
 from burnqed.trajectory.writer import records_to_table
 
 

@@ -10,7 +10,7 @@ from mcp import Client
 
 from burnqed.config import BurnqedConfig
 from burnqed.lean.results import TacticStatus
-from burnqed.tools.commands import build_named_server
+from burnqed.tools.servers import build_named_server
 
 pytestmark = pytest.mark.anyio
 

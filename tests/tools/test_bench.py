@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from burnqed.config import BurnqedConfig
-from burnqed.tools.bench import bench, config_flags
+from burnqed.bench.mcp import bench, config_flags
 
 pytestmark = pytest.mark.anyio
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from burnqed.cli import build_parser
 from burnqed.config import load_config
-from burnqed.tools.commands import SERVERS, build_named_server
+from burnqed.tools.servers import SERVERS, build_named_server
 
 
 def test_serve_flags_map_to_config_keys() -> None:

@@ -10,11 +10,11 @@ import pytest
 
 MODULES = [
     "burnqed.tools",
-    "burnqed.tools.bench",
+    "burnqed.bench.mcp",
     "burnqed.tools.blueprint_server",
     "burnqed.tools.blueprint_tools",
     "burnqed.tools.calllog",
-    "burnqed.tools.commands",
+    "burnqed.cli.serve",
     "burnqed.tools.config",
     "burnqed.tools.errors",
     "burnqed.tools.host",
@@ -44,7 +44,7 @@ def test_all_names_exist(name: str) -> None:
 
 
 def test_config_loading_does_not_import_the_mcp_sdk() -> None:
-    code = "import sys, burnqed.config, burnqed.tools.commands; print(any(m == 'mcp' or m.startswith('mcp.') for m in sys.modules))"
+    code = "import sys, burnqed.config, burnqed.cli.serve; print(any(m == 'mcp' or m.startswith('mcp.') for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "False"
 

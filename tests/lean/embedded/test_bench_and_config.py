@@ -9,7 +9,7 @@ import pytest
 
 from burnqed.config import BurnqedConfig
 from burnqed.lean.embedded import EmbeddedConfig
-from burnqed.lean.embedded.bench import bench
+from burnqed.bench.embedded import bench
 
 
 @pytest.mark.anyio

@@ -10,7 +10,7 @@ import burnqed.lean.embedded as package
 
 def test_every_module_lists_existing_public_names() -> None:
     names = [m.name for m in pkgutil.iter_modules(package.__path__)]
-    assert {"checker", "server", "bench", "syntax", "terms", "smt", "poly"} <= set(
+    assert {"checker", "server", "syntax", "terms", "smt", "poly"} <= set(
         names
     )
     for name in names:

@@ -1,10 +1,11 @@
 """The ``burnqed`` command.
 
-Each package contributes its sub-commands from its own ``commands`` module through
+Every command group is a module of this package (burnqed/cli/<group>.py) with
 ``register(subparsers, parent)``; handlers take ``(args, config)`` and return an exit code
 (async handlers are run with anyio). Heavy imports (torch, transformers) happen inside
-handlers so that ``burnqed --help`` stays fast. ``burnqed bench NAME`` runs the benchmark
-``bench(config, quick)`` of the package named in BENCHES and prints its JSON.
+handlers so that ``burnqed --help`` stays fast. ``burnqed bench NAME`` runs
+``burnqed.bench.NAME:bench(config, quick)`` and prints its JSON. The domain packages
+below parse no arguments and print nothing.
 """
 
 from __future__ import annotations
@@ -27,29 +28,17 @@ __all__ = ["BENCHES", "COMMAND_MODULES", "build_parser", "main"]
 
 log = logging.getLogger("burnqed")
 
-COMMAND_MODULES: tuple[str, ...] = (
-    "burnqed.lean.commands",
-    "burnqed.data.commands",
-    "burnqed.policy.commands",
-    "burnqed.ebm.commands",
-    "burnqed.search.commands",
-    "burnqed.trajectory.commands",
-    "burnqed.iteration.commands",
-    "burnqed.blueprint.commands",
-    "burnqed.tools.commands",
-    "burnqed.coordination.commands",
-    "burnqed.audit.commands",
+COMMAND_MODULES: tuple[str, ...] = tuple(
+    f"burnqed.cli.{name}"
+    for name in (
+        "lean", "data", "policy", "ebm", "search", "trajectory", "iterate", "blueprint", "serve", "coordinator", "audit",
+    )
 )
 
 # name -> "module:function"; the function is ``async def bench(config, quick) -> dict``.
 BENCHES: dict[str, str] = {
-    "lean": "burnqed.lean.bench:bench",
-    "embedded": "burnqed.lean.embedded.bench:bench",
-    "soundness": "burnqed.lean.embedded.soundness:bench",
-    "policy": "burnqed.policy.bench:bench",
-    "ebm": "burnqed.ebm.bench:bench",
-    "search": "burnqed.search.bench:bench",
-    "mcp": "burnqed.tools.bench:bench",
+    name: f"burnqed.bench.{name}:bench"
+    for name in ("lean", "embedded", "soundness", "policy", "ebm", "search", "mcp")
 }
 
 
@@ -180,7 +169,3 @@ def _toml_value(value: Any) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(_toml_value(v) for v in value) + "]"
     return json.dumps(str(value), ensure_ascii=False)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,31 +1,17 @@
-"""Sub-commands of burnqed.tools: ``burnqed serve lean|search|stats|blueprint`` (MCP over
-stdio, or streamable HTTP behind a bearer token)."""
+"""``burnqed serve lean|search|stats|blueprint``: MCP over stdio, or streamable HTTP behind
+bearer tokens."""
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from pathlib import Path
 from typing import Any
 
 from burnqed.config import BurnqedConfig
+from burnqed.tools.servers import SERVERS, build_named_server
 
-__all__ = ["SERVERS", "build_named_server", "register"]
-
-# server name -> "module:factory"; the factories live in burnqed.tools (servers/ re-exports them)
-SERVERS: dict[str, str] = {
-    "lean": "burnqed.tools.lean_server:build_server",
-    "search": "burnqed.tools.search_server:build_server",
-    "stats": "burnqed.tools.stats_server:build_server",
-    "blueprint": "burnqed.tools.blueprint_server:build_server",
-}
-
-
-def build_named_server(name: str, config: BurnqedConfig) -> Any:
-    """Build the MCP server called ``name`` (one of SERVERS)."""
-    module_name, _, attr = SERVERS[name].partition(":")
-    return getattr(importlib.import_module(module_name), attr)(config)
+__all__ = ["register"]
 
 
 async def _serve(args: argparse.Namespace, config: BurnqedConfig) -> int:

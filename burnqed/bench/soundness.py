@@ -1,0 +1,42 @@
+"""``burnqed bench soundness``: the soundness campaign of the embedded checker as JSON
+(burnqed.lean.embedded.soundness)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from burnqed.config import BurnqedConfig
+from burnqed.lean.embedded.soundness import run_campaign
+
+__all__ = ["bench"]
+
+
+async def bench(config: BurnqedConfig, quick: bool) -> dict[str, Any]:
+    """The campaign as JSON: attempts, false accepted (with examples), kernel refusals of
+    elaborator acceptances, alpha-renaming verdict changes, the kernel's time share."""
+    import anyio
+
+    t0 = time.perf_counter()
+    drawn, per_source = (40, 3) if quick else (2400, 8)
+    tally = await anyio.to_thread.run_sync(lambda: run_campaign(drawn=drawn, per_source=per_source))
+    wall = time.perf_counter() - t0
+    attempts = sum(tally.attempts.values())
+    return {
+        "backend": "embedded",
+        "quick": quick,
+        "attempts": attempts,
+        "attempts_by_campaign": tally.attempts,
+        "mutants": tally.mutants,
+        "mutants_proved_false": tally.false_mutants,
+        "false_accepted": len(tally.false_accepted),
+        "false_accepted_examples": tally.false_accepted[:20],
+        "elaborator_accepted_kernel_rejected": tally.kernel_rejected,
+        "kernel_rejected_examples": tally.kernel_rejected_examples[:20],
+        "alpha_verdict_changes": len(tally.alpha_verdict_changes),
+        "alpha_examples": tally.alpha_verdict_changes[:10],
+        "kernel_time_share": round(tally.kernel_seconds / tally.check_seconds, 4) if tally.check_seconds else 0.0,
+        "wall_s": round(wall, 1),
+        "attempts_per_s": round(attempts / wall, 1) if wall else 0.0,
+        "targets": {"false_accepted==0": not tally.false_accepted},
+    }

@@ -1,0 +1,24 @@
+"""The four MCP servers by name, and building one from a config."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from burnqed.config import BurnqedConfig
+
+__all__ = ["SERVERS", "build_named_server"]
+
+# server name -> "module:factory"; the factories live in burnqed.tools (servers/ re-exports them)
+SERVERS: dict[str, str] = {
+    "lean": "burnqed.tools.lean_server:build_server",
+    "search": "burnqed.tools.search_server:build_server",
+    "stats": "burnqed.tools.stats_server:build_server",
+    "blueprint": "burnqed.tools.blueprint_server:build_server",
+}
+
+
+def build_named_server(name: str, config: BurnqedConfig) -> Any:
+    """Build the MCP server called ``name`` (one of SERVERS)."""
+    module_name, _, attr = SERVERS[name].partition(":")
+    return getattr(importlib.import_module(module_name), attr)(config)
