@@ -16,7 +16,6 @@ the commands' own flags. Environment variables are read in this module only.
 
 from __future__ import annotations
 
-import os
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from burnqed.blueprint.config import BlueprintConfig
 from burnqed.coordination.config import CoordinatorConfig
 from burnqed.data.config import DataConfig
 from burnqed.ebm.config import EBMConfig
+from burnqed.env import env
 from burnqed.iteration.config import IterationConfig
 from burnqed.lean.config import LeanConfig
 from burnqed.policy.config import PolicyConfig
@@ -80,11 +80,6 @@ class BurnqedConfig(BaseModel):
     data: DataConfig = Field(default_factory=DataConfig)
     blueprint: BlueprintConfig = Field(default_factory=BlueprintConfig)
     paths: PathsConfig = Field(default_factory=PathsConfig)
-
-
-def env(name: str, default: str | None = None) -> str | None:
-    """Read an environment variable (the only place burnqed does so)."""
-    return os.environ.get(name, default)
 
 
 def parse_override(text: str) -> tuple[list[str], Any]:

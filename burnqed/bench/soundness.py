@@ -1,5 +1,5 @@
 """``burnqed bench soundness``: the soundness campaign of the embedded checker as JSON
-(burnqed.lean.embedded.soundness)."""
+(burnqed.data.soundness)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from burnqed.config import BurnqedConfig
-from burnqed.lean.embedded.soundness import run_campaign
+from burnqed.data.soundness import run_campaign
 
 __all__ = ["bench"]
 

@@ -28,7 +28,8 @@ from burnqed.blueprint.model import (
     parse_attempts,
 )
 from burnqed.blueprint.proofs import ProofLedger, ProofRecord, proof_ledger_path, proof_sha
-from burnqed.blueprint.rules import Issue, transition, validate
+from burnqed.blueprint.issue import Issue
+from burnqed.blueprint.rules import transition, validate
 from burnqed.blueprint.store import BlueprintStore
 
 __all__ = [

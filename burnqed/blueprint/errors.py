@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from burnqed.blueprint.rules import Issue
+    from burnqed.blueprint.issue import Issue
 
 __all__ = [
     "BlueprintError",

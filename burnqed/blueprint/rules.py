@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import json
 
-from pydantic import BaseModel, ConfigDict
-
 from burnqed.blueprint.errors import InvalidTransition
+from burnqed.blueprint.issue import Issue
 from burnqed.blueprint.model import (
     ENTRY_KINDS,
     STATUSES,
@@ -39,20 +38,6 @@ ALLOWED: dict[str, frozenset[str]] = {
     "done": frozenset(),
     "exhausted": frozenset(),
 }
-
-
-class Issue(BaseModel):
-    """One validation problem."""
-
-    model_config = ConfigDict(frozen=True)
-
-    label: str | None
-    message: str
-    line: int | None = None
-
-    def __str__(self) -> str:
-        where = f"line {self.line}: " if self.line is not None else ""
-        return f"{where}{self.label + ': ' if self.label else ''}{self.message}"
 
 
 def validate(blueprint: Blueprint) -> list[Issue]:

@@ -46,7 +46,8 @@ from burnqed.blueprint.model import (
     IterationSpec,
     iteration_index,
 )
-from burnqed.blueprint.rules import Issue, transition, validate
+from burnqed.blueprint.issue import Issue
+from burnqed.blueprint.rules import transition, validate
 from burnqed.data.theorems import statement_sha
 
 __all__ = ["DEFAULT_PREAMBLE", "PENDING_ITERATION_STATUSES", "BlueprintStore"]

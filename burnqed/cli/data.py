@@ -76,6 +76,7 @@ def _generate(args: argparse.Namespace, config: BurnqedConfig) -> int:
         generate,
         generate_train,
     )
+    from burnqed.data.sets import held_out_hashes
     from burnqed.data.theorems import save_theorems
     from burnqed.data.verify import new_checker
 
@@ -94,7 +95,7 @@ def _generate(args: argparse.Namespace, config: BurnqedConfig) -> int:
             seed = config.data.train_seed if args.seed is None else args.seed
             with _progress(f"generating train ({size})", size) as tick:
                 theorems = generate_train(
-                    size, seed, checker=checker, verify=not args.no_verify,
+                    size, seed, checker=checker, verify=not args.no_verify, held_out=held_out_hashes(),
                     max_attempts=config.data.max_attempts, progress=tick,
                 )  # fmt: skip
     except BenchmarkError as exc:

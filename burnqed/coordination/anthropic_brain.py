@@ -13,7 +13,7 @@ from typing import Any
 
 import anyio
 
-from burnqed.config import env
+from burnqed.env import env
 from burnqed.coordination.brain import (
     BrainFatalError,
     BrainOutcome,

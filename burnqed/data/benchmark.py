@@ -157,20 +157,16 @@ def generate_train(
     *,
     checker: CheckerLike | None = None,
     verify: bool = True,
-    held_out: Collection[str] | None = None,
+    held_out: Collection[str],
     max_attempts: int = 20,
     progress: Callable[[int], None] | None = None,
 ) -> list[Theorem]:
     """A fresh training set for ``seed``, disjoint from the held-out set by statement hash.
 
-    ``held_out`` defaults to the hashes of the shipped held-out set.
+    ``held_out``: statement hashes to exclude (burnqed.data.sets.held_out_hashes()).
     """
     if seed == TEST_SEED:
         raise BenchmarkError(f"seed {TEST_SEED} is reserved for the held-out set")
-    if held_out is None:
-        from burnqed.data.sets import held_out_hashes  # late: sets imports this module
-
-        held_out = held_out_hashes()
     return generate(
         "train", size, seed, exclude=held_out, checker=checker, verify=verify, max_attempts=max_attempts,
         progress=progress,

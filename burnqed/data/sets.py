@@ -72,6 +72,7 @@ def load_builtin(name: str, *, home: Path | None = None, config: DataConfig | No
         config.train_size,
         config.train_seed,
         checker=new_checker(config.verify_timeout_s),
+        held_out=held_out_hashes(),
         max_attempts=config.max_attempts,
     )
     if cached is not None:

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import anyio
 
+from burnqed.lean.config import LeanConfig
 from burnqed.lean.errors import (
     ForeignState,
     HandleLost,
@@ -44,12 +45,24 @@ from burnqed.lean.protocol import (
 from burnqed.lean.results import TacticOutcome, TacticStatus
 from burnqed.lean.worker import LeanWorker
 
-if TYPE_CHECKING:
-    from burnqed.lean.pool import LeanPool
 
-__all__ = ["ProofHandle", "input_problem"]
+__all__ = ["HandleOwner", "ProofHandle", "input_problem"]
 
 log = logging.getLogger(__name__)
+
+
+class HandleOwner(Protocol):
+    """What a handle needs of the pool that lent it a worker (LeanPool satisfies it)."""
+
+    config: LeanConfig
+
+    def _release(self, worker: LeanWorker) -> None:
+        """Take the worker back."""
+        ...
+
+    def _forget(self, handle: ProofHandle) -> None:
+        """Stop counting the handle as open."""
+        ...
 
 
 def input_problem(text: str, limit: int) -> str | None:
@@ -69,7 +82,7 @@ class ProofHandle:
     """One open proof on one worker; use as ``async with pool.start_proof(...) as proof``."""
 
     def __init__(
-        self, pool: LeanPool, worker: LeanWorker, handle_id: str, statement: str | None, name: str | None
+        self, pool: HandleOwner, worker: LeanWorker, handle_id: str, statement: str | None, name: str | None
     ) -> None:
         self.id = handle_id
         self.statement = statement

@@ -46,13 +46,12 @@ def _lean_args(config: LeanConfig) -> list[str]:
 
 def find_pantograph(config: LeanConfig) -> Path:
     """The Pantograph ``repl`` binary to run, or LeanConfigError saying how to set it."""
-    from burnqed.config import env  # late: burnqed.config imports this package
 
     candidate: str | None
     if config.repl_path is not None:
         candidate, origin = str(config.repl_path), "lean.repl_path"
-    elif env("PANTOGRAPH_REPL"):
-        candidate, origin = env("PANTOGRAPH_REPL"), "$PANTOGRAPH_REPL"
+    elif os.environ.get("PANTOGRAPH_REPL"):
+        candidate, origin = os.environ.get("PANTOGRAPH_REPL"), "$PANTOGRAPH_REPL"
     else:
         candidate, origin = shutil.which("repl"), "PATH"
     if candidate is None:
@@ -74,10 +73,9 @@ def backend_argv(config: LeanConfig) -> tuple[list[str], dict[str, str] | None]:
         argv = [str(find_pantograph(config)), *_lean_args(config)]
         if not config.lean_path:
             return argv, None
-        from burnqed.config import env
 
         entries = [str(p) for p in config.lean_path]
-        inherited = env("LEAN_PATH")
+        inherited = os.environ.get("LEAN_PATH")
         if inherited:
             entries.append(inherited)
         return argv, {**os.environ, "LEAN_PATH": os.pathsep.join(entries)}

@@ -14,12 +14,12 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from burnqed.env import env
 from burnqed.tools.config import ToolsConfig
 
 __all__ = [
@@ -56,7 +56,7 @@ def resolve_tokens(config: ToolsConfig, token_file: Path | None = None) -> dict[
     environment variable ToolsConfig.http_token_env (client ``default``). Empty when neither."""
     path = token_file or config.http_token_file
     if path is None:
-        token = os.environ.get(config.http_token_env, "").strip()
+        token = (env(config.http_token_env) or "").strip()
         return {token: "default"} if token else {}
     try:
         text = Path(path).read_text(encoding="utf-8")

@@ -141,7 +141,8 @@ def module_server(build: Callable[[BurnqedConfig], MCPServer[Any]]) -> Callable[
         if name != "mcp":
             raise AttributeError(name)
         if "mcp" not in cache:
-            from burnqed.config import env, load_config
+            from burnqed.config import load_config
+            from burnqed.env import env
 
             cache["mcp"] = build(load_config(env("BURNQED_CONFIG")))
         return cache["mcp"]

@@ -50,17 +50,17 @@ def test_a_training_set_never_contains_a_held_out_statement(data_checker: Checke
     for index in range(5):
         theorem = build_slot("train", TEST_SIZE, TEST_SEED, index, reject=reject)
         assert theorem.sha not in reject
-    train = generate_train(12, 3, checker=data_checker)
+    train = generate_train(12, 3, checker=data_checker, held_out=held_out_hashes())
     assert not {t.sha for t in train} & held_out_hashes()
 
 
 def test_the_held_out_seed_is_reserved() -> None:
     with pytest.raises(BenchmarkError, match="reserved"):
-        generate_train(3, TEST_SEED, verify=False)
+        generate_train(3, TEST_SEED, verify=False, held_out=held_out_hashes())
 
 
 def test_generated_theorems_carry_family_and_step_tags_and_checked_proofs(data_checker: CheckerLike) -> None:
-    train = generate_train(12, 5, checker=data_checker)
+    train = generate_train(12, 5, checker=data_checker, held_out=held_out_hashes())
     for theorem in train:
         family = next(t for t in theorem.tags if t.startswith("family:")).removeprefix("family:")
         assert family in FAMILIES

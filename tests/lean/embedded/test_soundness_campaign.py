@@ -8,7 +8,7 @@ import random
 import pytest
 
 from burnqed.lean.embedded import Checker
-from burnqed.lean.embedded.soundness import alpha_renamed, falsified, mutants, run_campaign
+from burnqed.data.soundness import alpha_renamed, falsified, mutants, run_campaign
 
 
 @pytest.mark.parametrize(

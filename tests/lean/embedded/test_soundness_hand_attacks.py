@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from burnqed.lean.embedded import Checker
-from burnqed.lean.embedded.soundness import GENERIC_SCRIPTS, falsified
+from burnqed.data.soundness import GENERIC_SCRIPTS, falsified
 
 # (false statement, proof scripts aimed at it)
 ATTACKS: list[tuple[str, list[list[str]]]] = [
