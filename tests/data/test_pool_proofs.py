@@ -7,12 +7,8 @@ import pytest
 
 from burnqed.data.sets import load_builtin
 from burnqed.lean import LeanConfig, LeanPool
-from tests.fixtures.lean import embedded_available
 
-pytestmark = [
-    pytest.mark.anyio,
-    pytest.mark.skipif(not embedded_available(), reason="python -m burnqed.lean.embedded is not runnable yet"),
-]
+pytestmark = pytest.mark.anyio
 
 
 def _config() -> LeanConfig:

@@ -18,7 +18,6 @@ from burnqed.iteration.data import (
 )
 from burnqed.lean import LeanPool
 from burnqed.trajectory.reader import read_trajectories
-from tests.fixtures.lean import embedded_available
 
 HELD_OUT = [Theorem(name="add_zero", statement="∀ (n : Nat), n + 0 = n", proof=["intro n", "omega"])]
 
@@ -65,7 +64,6 @@ def test_fresh_sets_need_the_generated_benchmark(config: BurnqedConfig) -> None:
         training_set(config.model_copy(update={"iteration": it}), 1)
 
 
-@pytest.mark.skipif(not embedded_available(), reason="burnqed.lean.embedded is not importable")
 @pytest.mark.anyio
 async def test_iteration_1_searches_new_theorems_and_never_learns_their_reference_proofs(
     config: BurnqedConfig,

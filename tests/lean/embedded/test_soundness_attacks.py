@@ -12,8 +12,7 @@ from typing import Any
 
 import pytest
 
-embedded = pytest.importorskip("burnqed.lean.embedded")
-
+import burnqed.lean.embedded as embedded
 from burnqed.data.verify import check_proof
 
 # (false statement, tactic list)

@@ -21,8 +21,7 @@ import z3
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-embedded = pytest.importorskip("burnqed.lean.embedded")
-
+import burnqed.lean.embedded as embedded
 from burnqed.data.verify import check_proof
 
 # ---------------------------------------------------------------- the fragment, as a tiny AST
