@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pyarrow as pa
 import torch
 from pydantic import BaseModel, ConfigDict, Field
@@ -318,6 +319,9 @@ async def train_energy_head(
                 trainer.save()
             if progress is not None and task is not None:
                 progress.update(task, advance=1)
+            # a step takes milliseconds: yield after each, so a cancellation (SIGTERM) and the
+            # server's other requests get through between steps
+            await anyio.sleep(0)
         trainer.epoch += 1
         trainer.batch_in_epoch = 0
         val_top1 = ranked_first(val_groups)

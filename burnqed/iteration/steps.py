@@ -19,8 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anyio
+
 from burnqed.config import BurnqedConfig
 from burnqed.data.theorems import Theorem
+from burnqed.interrupt import run_stoppable
 from burnqed.iteration.config import IterationConfig
 from burnqed.iteration.data import (
     load_pairs_file,
@@ -32,9 +35,9 @@ from burnqed.iteration.data import (
 )
 from burnqed.iteration.errors import IterationDataError
 from burnqed.iteration.layout import RunLayout, write_json_atomic
+from burnqed.search.checkpoint import ResultCheckpoint
 from burnqed.search.config import SearchConfig
 from burnqed.search.protocols import ProofPool
-from burnqed.search.checkpoint import ResultCheckpoint
 from burnqed.search.results import SearchResult
 
 __all__ = ["STEP_FUNCTIONS", "IterationContext", "evaluate_step", "search_step", "sft_step", "train_ebm_step"]
@@ -130,7 +133,14 @@ async def sft_step(ctx: IterationContext) -> dict[str, Any]:
     epochs = it.sft_epochs if from_previous else it.first_sft_epochs
     sft = ctx.config.policy.sft.model_copy(update={"epochs": epochs, "seed": it.seed + ctx.index})
     task = ctx._bar(f"iter {ctx.index}: fine-tune ({len(pairs)} pairs)", 1)
-    report = sft_policy(base, pairs, layout.llm(ctx.index), sft, policy_config=ctx.config.policy)
+    # training blocks for minutes: in a worker thread that stops at the next step when
+    # cancelled (SIGTERM), so the loop keeps answering signals
+    report = await run_stoppable(
+        lambda check: sft_policy(
+            base, pairs, layout.llm(ctx.index), sft, policy_config=ctx.config.policy,
+            progress=lambda *_: check(),
+        )
+    )
     ctx._advance(task)
     return {
         "base": str(base),
@@ -177,7 +187,7 @@ async def train_ebm_step(ctx: IterationContext) -> dict[str, Any]:
     positives = sum(int(pc.sum(read_trajectories(p, ["label"]).column("label")).as_py() or 0) for p in earlier)
     if positives < ctx.it.ebm_min_positives:
         return {"trained": False, "reason": f"{positives} proof-path states < ebm_min_positives"}
-    model = PolicyModel.load(ctx.layout.llm(ctx.index), ctx.config.policy)
+    model = await anyio.to_thread.run_sync(PolicyModel.load, ctx.layout.llm(ctx.index), ctx.config.policy)
     encoder = PolicyEncoder(model)
     task = ctx._bar(f"iter {ctx.index}: energy head", 1)
     try:

@@ -29,7 +29,7 @@ TRAIN = [
 HELD_OUT = [Theorem(name="mul_comm", statement="∀ (a b : Nat), a * b = b * a")]
 
 
-def _config(tmp_path: Path, tiny_model_dir: Path) -> Path:
+def _config(tmp_path: Path, tiny_model_dir: Path, first_sft_epochs: int = 1) -> Path:
     save_theorems(tmp_path / "train.jsonl", TRAIN)
     save_theorems(tmp_path / "held_out.jsonl", HELD_OUT)
     config = BurnqedConfig.model_validate(
@@ -49,7 +49,7 @@ def _config(tmp_path: Path, tiny_model_dir: Path) -> Path:
             "iteration": {"train_set": str(tmp_path / "train.jsonl"), "train_size": len(TRAIN),
                           "eval_set": str(tmp_path / "held_out.jsonl"), "eval_size": 0,
                           "max_nodes": None, "num_candidates": None, "time_limit_s": None,
-                          "first_sft_epochs": 1, "sft_epochs": 1, "ebm_min_positives": 1},
+                          "first_sft_epochs": first_sft_epochs, "sft_epochs": 1, "ebm_min_positives": 1},
             "paths": {"home": str(tmp_path / "home"), "run_dir": str(tmp_path / "run")},
         }
     )
@@ -137,3 +137,29 @@ def test_sigkill_mid_search_loses_no_finished_theorem_and_counts_a_crash(tmp_pat
     after = _row_counts(path)
     assert set(after) == {t.name for t in TRAIN}
     assert all(after[name] == kept[name] for name in kept)
+
+
+@pytest.mark.timeout(300)
+def test_sigterm_mid_fine_tuning_stops_within_five_seconds(tmp_path: Path, tiny_model_dir: Path) -> None:
+    """Training runs in a worker thread that checks for cancellation every step, so the
+    event loop is free to take the signal (a blocking training loop would finish first)."""
+    config = _config(tmp_path, tiny_model_dir, first_sft_epochs=500)  # minutes of fine-tuning
+    run_dir = tmp_path / "run"
+    layout = RunLayout(run_dir)
+    proc = _iterate(config, run_dir)
+    log = run_dir / "iterate.jsonl"
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and proc.poll() is None:
+        if log.is_file() and '"step": "sft", "event": "start"' in log.read_text(encoding="utf-8"):
+            break
+        time.sleep(0.05)
+    time.sleep(2.0)  # well into the training loop
+    assert proc.poll() is None, proc.communicate()
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    stopped_s = time.monotonic() - sent
+    assert proc.returncode == 130, err
+    assert stopped_s < 5.0, f"took {stopped_s:.1f} s to stop"
+    assert layout.read_marker(0, "sft") is None  # the step did not claim to have finished
+    assert BlueprintStore(layout.blueprint).get("iter_0").status == "partial"
