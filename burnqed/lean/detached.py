@@ -27,8 +27,8 @@ from burnqed.lean.protocol import Goal
 from burnqed.lean.results import TacticOutcome, TacticStatus
 
 if TYPE_CHECKING:
-    from burnqed.lean.handle import ProofHandle
-    from burnqed.lean.pool import LeanPool
+    from burnqed.lean.interface import ProofPool, ProofSession
+    from burnqed.lean.protocol import GoalPrintResult
 
 __all__ = ["DetachedProof", "ReplayDiverged"]
 
@@ -47,14 +47,14 @@ class _Node:
 
 @dataclass
 class _Warm:
-    handle: ProofHandle
+    handle: ProofSession
     remote: dict[int, int] = field(default_factory=dict)  # our state id -> the worker's
 
 
 class DetachedProof:
     """A worker-independent proof: its states, replayed onto any worker of the pool."""
 
-    def __init__(self, pool: LeanPool, statement: str | None, name: str | None, warm_s: float) -> None:
+    def __init__(self, pool: ProofPool, statement: str | None, name: str | None, warm_s: float) -> None:
         self.pool = pool
         self.statement = statement
         self.name = name
@@ -68,7 +68,7 @@ class DetachedProof:
 
     @classmethod
     async def open(
-        cls, pool: LeanPool, statement: str | None = None, *, name: str | None = None, warm_s: float = 2.0
+        cls, pool: ProofPool, statement: str | None = None, *, name: str | None = None, warm_s: float = 2.0
     ) -> DetachedProof:
         """Start the proof (the statement is checked now); its worker stays warm if it can."""
         proof = cls(pool, statement, name, warm_s)
@@ -96,6 +96,11 @@ class DetachedProof:
         return frozenset(self._nodes)
 
     @property
+    def lost(self) -> bool:
+        """Never: a dead worker costs a replay, not the proof."""
+        return False
+
+    @property
     def worker_pid(self) -> int | None:
         """The warm worker's pid, if one is attached."""
         return self._warm.handle.worker_pid if self._warm is not None else None
@@ -120,6 +125,18 @@ class DetachedProof:
                 self._nodes[new] = _Node(parent=state_id, tactic=tactic, goal_id=goal_id, goals=tuple(out.goals))
                 warm.remote[new] = out.next_state_id
                 return out.model_copy(update={"state_id": state_id, "next_state_id": new})
+            finally:
+                self._last_used = time.monotonic()
+                await self._maybe_release()
+
+    async def print_root(self, state_id: int) -> GoalPrintResult:
+        """goal.print of ``state_id`` with the root flags (replayed onto a worker if needed)."""
+        if state_id not in self._nodes:
+            raise ForeignState(f"state {state_id} is not a state of this proof")
+        async with self._lock:
+            try:
+                warm = await self._materialize(state_id)
+                return await warm.handle.print_root(warm.remote[state_id])
             finally:
                 self._last_used = time.monotonic()
                 await self._maybe_release()

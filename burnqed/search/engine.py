@@ -228,7 +228,7 @@ class BestFirstSearch:
         status = str(out.status)
         if status == "lost":
             raise SearchLost(f"worker lost while running {cand.tactic!r}")
-        if status != "success" or getattr(out, "has_sorry", False):
+        if status != "success" or out.has_sorry:
             # a step that needs sorry proves nothing: as good as a failure
             clock.failed += 1
             return None

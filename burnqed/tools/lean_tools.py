@@ -9,7 +9,7 @@ tactic is a result with status ``failed``, never an error.
 from __future__ import annotations
 
 import re
-from typing import Any, Protocol
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -23,6 +23,7 @@ from burnqed.lean.errors import (
     UnknownHandle,
 )
 from burnqed.lean.errors import InvalidInput as LeanInvalidInput
+from burnqed.lean.interface import ProofPool
 from burnqed.lean.protocol import Goal, Message, render_goal, render_goals
 from burnqed.lean.results import PoolStatus, ProofVerdict, TacticOutcome, TacticStatus
 from burnqed.tools.config import ToolsConfig
@@ -37,8 +38,6 @@ __all__ = [
     "LeanTools",
     "MessageView",
     "PoolStatusResult",
-    "ProofHandleLike",
-    "ProofPool",
     "RunTacticResult",
     "StartProofResult",
     "VerifyProofResult",
@@ -46,42 +45,6 @@ __all__ = [
 ]
 
 _LEAN_NAME = re.compile(r"^[^\s()\[\]{}#`,;:]+$")
-
-
-class ProofHandleLike(Protocol):
-    """What the tools use of a burnqed.lean ProofHandle."""
-
-    state_id: int
-    goals: list[Goal]
-
-    async def run_tactic(self, state_id: int, tactic: str, goal_id: int | None = None) -> TacticOutcome:
-        """Run one tactic on a state of this proof."""
-        ...
-
-    async def close(self) -> None:
-        """Release the proof's states and its worker."""
-        ...
-
-
-class ProofPool(Protocol):
-    """What the tools use of a burnqed.lean LeanPool."""
-
-    @property
-    def backend(self) -> str:
-        """The backend name."""
-        ...
-
-    async def open_proof(self, statement: str | None = None, *, name: str | None = None) -> Any:
-        """A new proof handle on a fresh goal."""
-        ...
-
-    async def verify_proof(self, statement: str | None, tactics: list[str], *, name: str | None = None) -> ProofVerdict:
-        """Replay a tactic list from scratch and check the root."""
-        ...
-
-    def status(self) -> PoolStatus:
-        """A snapshot of the pool."""
-        ...
 
 
 # ---------------------------------------------------------------- output models
@@ -245,11 +208,6 @@ class PoolStatusResult(BaseModel):
 # ---------------------------------------------------------------- the service
 
 
-def _worker_pids(pool: ProofPool) -> list[int]:
-    pids = getattr(pool, "worker_pids", None)
-    return list(pids() if callable(pids) else pids or [])
-
-
 class LeanTools:
     """Proof handles as leases, under the tactic policy."""
 
@@ -301,7 +259,7 @@ class LeanTools:
         )
 
     async def _open(self, statement: str | None, name: str | None) -> DetachedProof:
-        return await DetachedProof.open(self.pool, statement, name=name, warm_s=self.config.handle_warm_s)  # type: ignore[arg-type]
+        return await DetachedProof.open(self.pool, statement, name=name, warm_s=self.config.handle_warm_s)
 
     async def run_tactic(self, handle: str, state_id: int, tactic: str, goal_id: int | None = None) -> RunTacticResult:
         """Run one tactic on a state of a leased proof."""
@@ -385,5 +343,5 @@ class LeanTools:
             max_live_handles=self.registry.max_live,
             expired_handles=self.registry.expired_total,
             idle_timeout_s=self.registry.idle_timeout_s,
-            worker_pids=_worker_pids(self.pool),
+            worker_pids=self.pool.worker_pids(),
         )
