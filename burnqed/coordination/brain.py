@@ -53,6 +53,9 @@ class SessionContext(BaseModel):
     handover: str = Field(default="", description="the previous session's summary, written by the daemon")
     next_iteration: int = Field(default=0, ge=0, description="label number of the next iteration to schedule")
     train_set: str = "benchmark-train"
+    previous_probe_rate: float | None = Field(
+        default=None, description="the probe solve rate the previous session's brain reported, if any"
+    )
 
 
 class BrainOutcome(BaseModel):
@@ -64,6 +67,7 @@ class BrainOutcome(BaseModel):
     turns: int = 0
     summary: str = ""
     usage: dict[str, Any] = Field(default_factory=dict)
+    probe_solve_rate: float | None = Field(default=None, description="a probe search's solve rate, if one ran")
 
 
 class Brain(Protocol):

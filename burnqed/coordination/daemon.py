@@ -18,11 +18,11 @@ import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import tomli_w
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from burnqed.config import BurnqedConfig
 from burnqed.coordination.anthropic_brain import AnthropicBrain
@@ -43,8 +43,12 @@ from burnqed.coordination.log import SessionLog, append_jsonl, read_jsonl
 from burnqed.coordination.scripted_brain import ScriptedBrain
 from burnqed.coordination.toolbox import Toolbox
 
+if TYPE_CHECKING:
+    from burnqed.iteration.runner import IterationReport
+
 __all__ = [
     "Daemon",
+    "IterationSummary",
     "SessionRecord",
     "make_brain",
     "prepare_run_config",
@@ -55,6 +59,20 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 BrainFactory = Callable[[BurnqedConfig], Brain]
+
+
+class IterationSummary(BaseModel):
+    """One iteration as a session record and the handover see it (training side first)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    label: str
+    train_solve_rate: float | None = None
+    train_proved: int | None = None
+    held_out: float | None = Field(default=None, description="operator only: never in the handover")
+    held_out_no_ebm: float | None = None
+    executed: list[str] = Field(default_factory=list)
+    seconds: float = 0.0
 
 
 class SessionRecord(BaseModel):
@@ -72,9 +90,10 @@ class SessionRecord(BaseModel):
     refused_calls: int = 0
     tool_usage: dict[str, int] = Field(default_factory=dict)
     usage: dict[str, Any] = Field(default_factory=dict)
-    iterations: list[dict[str, Any]] = Field(default_factory=list)
+    iterations: list[IterationSummary] = Field(default_factory=list)
     error: str | None = None
     handover: str = ""
+    probe_solve_rate: float | None = None
 
 
 def make_brain(config: BurnqedConfig) -> Brain:
@@ -105,28 +124,28 @@ def write_config_snapshot(config: BurnqedConfig, path: Path) -> Path:
     return path
 
 
-def _iteration_summary(report: Any) -> dict[str, Any]:
+def _iteration_summary(report: IterationReport) -> IterationSummary:
     search = report.steps.get("search", {})
-    return {
-        "label": report.label,
-        "train_solve_rate": search.get("proved_rate"),
-        "train_proved": search.get("proved"),
-        "held_out": report.solve_rate,
-        "held_out_no_ebm": report.solve_rate_no_ebm,
-        "executed": list(report.executed),
-        "seconds": report.seconds,
-    }
+    return IterationSummary(
+        label=report.label,
+        train_solve_rate=search.get("proved_rate"),
+        train_proved=search.get("proved"),
+        held_out=report.solve_rate,
+        held_out_no_ebm=report.solve_rate_no_ebm,
+        executed=list(report.executed),
+        seconds=report.seconds,
+    )
 
 
-def _handover(outcome: BrainOutcome | None, iterations: list[dict[str, Any]], limit: int) -> str:
+def _handover(outcome: BrainOutcome | None, iterations: list[IterationSummary], limit: int) -> str:
     """What the next session is told: the agent's summary and training-side numbers only."""
     parts: list[str] = []
     if outcome is not None and outcome.summary:
         parts.append(outcome.summary.strip())
     for it in iterations:
-        rate = it.get("train_solve_rate")
+        rate = it.train_solve_rate
         shown = "n/a" if rate is None else f"{100 * rate:.1f}%"
-        parts.append(f"The daemon ran {it['label']}: training-set solve rate {shown} ({it.get('train_proved')} proved).")
+        parts.append(f"The daemon ran {it.label}: training-set solve rate {shown} ({it.train_proved} proved).")
     text = "\n".join(parts)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -165,7 +184,7 @@ class Daemon:
 
         return BlueprintStore(self.config.blueprint.path, self.config.blueprint).read().next_iteration_index()
 
-    async def _execute_iterations(self) -> list[dict[str, Any]]:
+    async def _execute_iterations(self) -> list[IterationSummary]:
         """Run the blueprint's pending iterations (none pending: no Lean pool is started)."""
         from burnqed.blueprint import BlueprintStore
         from burnqed.iteration import IterationRunner
@@ -179,6 +198,14 @@ class Daemon:
             reports = await runner.run_pending()
         return [_iteration_summary(r) for r in reports]
 
+    def _previous_probe_rate(self) -> float | None:
+        for raw in reversed(read_jsonl(self.paths.sessions_file)):
+            try:
+                return SessionRecord.model_validate(raw).probe_solve_rate
+            except ValidationError:
+                continue
+        return None
+
     async def run_session(self) -> SessionRecord:
         """One session, then the scheduled iterations; returns (and appends) its record.
 
@@ -191,7 +218,8 @@ class Daemon:
         handover_path = self.paths.root / "handover.md"
         handover = handover_path.read_text(encoding="utf-8") if handover_path.is_file() else ""
         context = SessionContext(session=session, handover=handover, next_iteration=self._next_iteration(),
-                                 train_set=self.config.iteration.train_set)
+                                 train_set=self.config.iteration.train_set,
+                                 previous_probe_rate=self._previous_probe_rate())
         session_log = SessionLog(self.paths.turns_file(session), session)
         brain = self._brain_factory(self.config)
         self._save(status="session", session=session, pid=os.getpid())
@@ -224,14 +252,15 @@ class Daemon:
             usage=outcome.usage if outcome else {},
             iterations=iterations,
             handover=text,
+            probe_solve_rate=outcome.probe_solve_rate if outcome else None,
         )
         append_jsonl(self.paths.sessions_file, record.model_dump())
         best, best_label = self.state.best_held_out, self.state.best_held_out_iteration
         for it in iterations:
-            rate = it.get("held_out")
+            rate = it.held_out
             if rate is not None and (best is None or rate > best):
-                best, best_label = rate, it["label"]
-        last = iterations[-1]["label"] if iterations else self.state.last_iteration
+                best, best_label = rate, it.label
+        last = iterations[-1].label if iterations else self.state.last_iteration
         self._save(status="idle", sessions_done=session + 1, last_iteration=last, best_held_out=best,
                    best_held_out_iteration=best_label, consecutive_failures=0, last_error=None)
         return record

@@ -9,7 +9,6 @@ budget when the probe's solve rate did not improve on the previous session's.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import anyio
@@ -22,7 +21,6 @@ from burnqed.coordination.toolbox import Toolbox, ToolResult
 __all__ = ["ScriptedBrain"]
 
 _FINISHED = {"succeeded", "failed", "cancelled", "interrupted"}
-_PREVIOUS_RATE = re.compile(r"probe solve rate ([0-9]+(?:\.[0-9]+)?)")
 
 
 def _field(result: ToolResult, key: str) -> Any:
@@ -61,8 +59,8 @@ class ScriptedBrain:
         turns += 3
         turns += await self._record_targets(toolbox, job_id, outcomes, lines)
 
-        previous = _PREVIOUS_RATE.search(context.handover)
-        stalled = rate is not None and previous is not None and rate <= float(previous.group(1))
+        previous = context.previous_probe_rate
+        stalled = rate is not None and previous is not None and rate <= previous
         spec: dict[str, Any] = {"label": f"iter_{context.next_iteration}", "note": "scheduled by the scripted brain"}
         if stalled:
             spec["max_nodes"] = self._config.probe_max_nodes * 2
@@ -75,7 +73,7 @@ class ScriptedBrain:
             lines.append(f"Scheduled {spec['label']} ({'stalled: more nodes' if stalled else 'default plan'}).")
         summary = "\n".join(lines)
         log.event("turn", turn=turns, stop_reason="script_done", text=summary, tool_uses=[])
-        return BrainOutcome(stop_reason="script_done", turns=turns, summary=summary)
+        return BrainOutcome(stop_reason="script_done", turns=turns, summary=summary, probe_solve_rate=rate)
 
     async def _record_targets(
         self, toolbox: Toolbox, job_id: str | None, outcomes: list[dict[str, Any]], lines: list[str]
