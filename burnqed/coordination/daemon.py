@@ -125,11 +125,11 @@ def write_config_snapshot(config: BurnqedConfig, path: Path) -> Path:
 
 
 def _iteration_summary(report: IterationReport) -> IterationSummary:
-    search = report.steps.get("search", {})
+    search = report.steps.search
     return IterationSummary(
         label=report.label,
-        train_solve_rate=search.get("proved_rate"),
-        train_proved=search.get("proved"),
+        train_solve_rate=search.proved_rate if search else None,
+        train_proved=search.proved if search else None,
         held_out=report.solve_rate,
         held_out_no_ebm=report.solve_rate_no_ebm,
         executed=list(report.executed),

@@ -51,23 +51,22 @@ def register_benchmark_targets(config: BurnqedConfig) -> int:
 
 
 def collect_rows(run_dir: Path) -> list[DemoRow]:
-    """One row per finished iteration, from the run's step markers."""
-    from burnqed.iteration.layout import STEPS, RunLayout
+    """One row per finished iteration, from the run's step summaries."""
+    from burnqed.iteration.layout import RunLayout
+    from burnqed.iteration.summaries import read_summaries
 
     layout = RunLayout(run_dir)
     rows: list[DemoRow] = []
     index = 0
-    while True:
-        markers = {step: layout.read_marker(index, step) or {} for step in STEPS}
-        if not any(markers.values()):
-            break
+    while (steps := read_summaries(layout, index)).finished():
+        parts = [getattr(steps, step) for step in steps.finished()]
         rows.append(
             DemoRow(
                 label=f"iter_{index}",
-                train=markers["search"].get("proved_rate"),
-                held_out=markers["evaluate"].get("solve_rate"),
-                held_out_no_ebm=markers["evaluate_no_ebm"].get("solve_rate"),
-                seconds=sum(float(m.get("step_seconds", 0.0)) for m in markers.values()),
+                train=steps.search.proved_rate if steps.search else None,
+                held_out=steps.evaluate.solve_rate if steps.evaluate else None,
+                held_out_no_ebm=steps.evaluate_no_ebm.solve_rate if steps.evaluate_no_ebm else None,
+                seconds=sum(part.step_seconds for part in parts),
             )
         )
         index += 1

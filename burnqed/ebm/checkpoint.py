@@ -18,7 +18,7 @@ from typing import Any
 
 import torch
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from safetensors import SafetensorError
+from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 
 from burnqed.ebm.errors import EBMCheckpointError
@@ -29,6 +29,7 @@ __all__ = [
     "HEAD_WEIGHTS_FILE",
     "TRAINER_STATE_FILE",
     "HeadCheckpointMeta",
+    "check_head_dir",
     "load_head",
     "load_trainer_state",
     "save_head",
@@ -70,32 +71,61 @@ def save_head(head: EnergyHead, directory: str | Path, meta: HeadCheckpointMeta)
     _replace_atomically(out / HEAD_CONFIG_FILE, lambda p: p.write_text(text, encoding="utf-8"))
 
 
-def check_head_dir(directory: str | Path) -> None:
-    """Raise EBMCheckpointError unless ``directory`` holds a head's config and weights."""
+def check_head_dir(directory: str | Path) -> HeadCheckpointMeta:
+    """The metadata of the head in ``directory``; EBMCheckpointError (one line) unless it is usable.
+
+    Reads ``head.json`` and the weights' header only, so a command can refuse a bad
+    checkpoint before it loads a model or writes anything.
+    """
     src = Path(directory)
-    if not (src / HEAD_CONFIG_FILE).is_file() or not (src / HEAD_WEIGHTS_FILE).is_file():
+    config_path, weights_path = src / HEAD_CONFIG_FILE, src / HEAD_WEIGHTS_FILE
+    if not config_path.is_file() or not weights_path.is_file():
         raise EBMCheckpointError(
             f"{src} is not an energy-head checkpoint: expected {HEAD_CONFIG_FILE} and {HEAD_WEIGHTS_FILE} "
             "(written by `burnqed train-ebm --output DIR`)"
         )
+    try:
+        meta = HeadCheckpointMeta.model_validate_json(config_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValidationError) as exc:
+        raise EBMCheckpointError(
+            f"unreadable {config_path} ({_first_problem(exc)}); retrain the head with `burnqed train-ebm --output DIR`"
+        ) from exc
+    if meta.format != FORMAT_VERSION:
+        raise EBMCheckpointError(
+            f"{config_path}: format {meta.format}, this burnqed reads {FORMAT_VERSION}; retrain the head"
+        )
+    try:
+        # the header alone: a truncated or foreign file fails here without reading the tensors
+        with safe_open(str(weights_path), framework="pt"):
+            pass
+    except (OSError, SafetensorError) as exc:
+        raise EBMCheckpointError(
+            f"weights in {weights_path} do not fit an energy head: not a readable safetensors file "
+            f"({_first_problem(exc)}); retrain the head with `burnqed train-ebm --output DIR`"
+        ) from exc
+    return meta
+
+
+def _first_problem(exc: BaseException) -> str:
+    """The first problem in ``exc`` on one line (a pydantic error lists many, over several lines)."""
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        where = ".".join(str(x) for x in first.get("loc", ()))
+        return f"{where}: {first['msg']}" if where else str(first["msg"])
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 def load_head(directory: str | Path, device: str | torch.device = "cpu") -> tuple[EnergyHead, HeadCheckpointMeta]:
     """Rebuild the head saved in ``directory`` (in eval mode) and return it with its metadata."""
-    src = Path(directory)
-    check_head_dir(src)
-    config_path, weights_path = src / HEAD_CONFIG_FILE, src / HEAD_WEIGHTS_FILE
-    try:
-        meta = HeadCheckpointMeta.model_validate_json(config_path.read_text(encoding="utf-8"))
-    except (OSError, ValidationError) as exc:
-        raise EBMCheckpointError(f"unreadable {config_path}: {exc}") from exc
-    if meta.format != FORMAT_VERSION:
-        raise EBMCheckpointError(f"{config_path}: format {meta.format}, this burnqed reads {FORMAT_VERSION}")
+    meta = check_head_dir(directory)
+    weights_path = Path(directory) / HEAD_WEIGHTS_FILE
     head = EnergyHead.from_config(meta.head)
     try:
         head.load_state_dict(load_file(str(weights_path)), strict=True)
     except (OSError, SafetensorError, RuntimeError) as exc:
-        raise EBMCheckpointError(f"weights in {weights_path} do not fit {meta.head}: {exc}") from exc
+        raise EBMCheckpointError(
+            f"weights in {weights_path} do not fit {meta.head} ({_first_problem(exc)}); retrain the head"
+        ) from exc
     return head.to(device).eval(), meta
 
 

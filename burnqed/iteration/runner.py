@@ -21,6 +21,7 @@ from burnqed.blueprint import BlueprintStore, Entry, IterationSpec, iteration_in
 from burnqed.config import BurnqedConfig
 from burnqed.iteration.data import load_set, training_set
 from burnqed.iteration.errors import IterationError
+from burnqed.iteration.summaries import StepSummaries, read_summaries, read_summary
 from burnqed.iteration.layout import STEPS, RunLayout
 from burnqed.iteration.steps import STEP_FUNCTIONS, IterationContext
 from burnqed.search.protocols import ProofPool
@@ -46,31 +47,31 @@ class IterationReport(BaseModel):
     label: str
     executed: list[str] = Field(description="steps run in this call")
     skipped: list[str] = Field(description="steps already finished earlier (markers)")
-    steps: dict[str, dict[str, Any]]
+    steps: StepSummaries
     seconds: float
 
     @property
     def solve_rate(self) -> float | None:
         """Held-out solve rate with the energy head (the no-EBM rate when there was none)."""
-        return self.steps.get("evaluate", {}).get("solve_rate")
+        return self.steps.evaluate.solve_rate if self.steps.evaluate else None
 
     @property
     def solve_rate_no_ebm(self) -> float | None:
         """Held-out solve rate without the energy head."""
-        return self.steps.get("evaluate_no_ebm", {}).get("solve_rate")
+        return self.steps.evaluate_no_ebm.solve_rate if self.steps.evaluate_no_ebm else None
 
     def results(self) -> dict[str, Any]:
-        """The compact results recorded in the blueprint entry."""
+        """The compact results recorded in the blueprint entry (a JSON object)."""
         s = self.steps
         return {
             "solve_rate": self.solve_rate,
             "solve_rate_no_ebm": self.solve_rate_no_ebm,
-            "held_out": s.get("evaluate_no_ebm", {}).get("total"),
-            "ebm_trained": s.get("train_ebm", {}).get("trained"),
-            "train_proved": s.get("search", {}).get("proved"),
-            "train_total": s.get("search", {}).get("theorems"),
-            "sft_pairs": s.get("sft", {}).get("pairs"),
-            "sft_final_loss": s.get("sft", {}).get("final_loss"),
+            "held_out": s.evaluate_no_ebm.total if s.evaluate_no_ebm else None,
+            "ebm_trained": s.train_ebm.trained if s.train_ebm else None,
+            "train_proved": s.search.proved if s.search else None,
+            "train_total": s.search.theorems if s.search else None,
+            "sft_pairs": s.sft.pairs if s.sft else None,
+            "sft_final_loss": s.sft.final_loss if s.sft else None,
         }
 
 
@@ -200,7 +201,7 @@ class IterationRunner:
         executed: list[str] = []
         skipped: list[str] = []
         for step in STEPS:
-            done = self.layout.read_marker(index, step)
+            done = read_summary(self.layout, index, step)
             if done is not None:
                 ctx.summaries[step] = done
                 skipped.append(step)
@@ -217,24 +218,27 @@ class IterationRunner:
             except BaseException as exc:
                 self.layout.append_log({"iteration": index, "step": step, "event": "error", "error": repr(exc)[:500]})
                 raise
-            summary["step_seconds"] = round(time.perf_counter() - step_started, 2)
-            self.layout.write_marker(index, step, summary)
-            self.layout.append_log({"iteration": index, "step": step, "event": "done", "summary": summary})
+            summary = summary.model_copy(update={"step_seconds": round(time.perf_counter() - step_started, 2)})
+            record = summary.model_dump(mode="json")
+            self.layout.write_marker(index, step, record)
+            self.layout.append_log({"iteration": index, "step": step, "event": "done", "summary": record})
             ctx.summaries[step] = summary
             executed.append(step)
-            log.info("iteration %d: %s done in %.1f s", index, step, summary["step_seconds"])
+            log.info("iteration %d: %s done in %.1f s", index, step, summary.step_seconds)
         return IterationReport(
             index=index,
             label=label or f"iter_{index}",
             executed=executed,
             skipped=skipped,
-            steps=ctx.summaries,
+            steps=StepSummaries(**ctx.summaries),
             seconds=round(time.perf_counter() - started, 2),
         )
 
     def _finished_report(self, index: int, label: str) -> IterationReport:
-        steps = {s: m for s in STEPS if (m := self.layout.read_marker(index, s)) is not None}
-        return IterationReport(index=index, label=label, executed=[], skipped=list(steps), steps=steps, seconds=0.0)
+        steps = read_summaries(self.layout, index)
+        return IterationReport(
+            index=index, label=label, executed=[], skipped=steps.finished(), steps=steps, seconds=0.0
+        )
 
 
 def _set_torch_threads(threads: int) -> int:
@@ -251,7 +255,6 @@ def _set_torch_threads(threads: int) -> int:
 def _summary_line(report: IterationReport) -> str:
     # the blueprint is read by the agent: training-side figures only (held-out ones are in
     # the entry's results, which the tools hide, and in eval_results/ for the operator)
-    search = report.steps.get("search", {})
-    proved, total = search.get("proved"), search.get("theorems")
-    train = f"{proved}/{total} training theorems proved" if total else "no training search"
+    search = report.steps.search
+    train = f"{search.proved}/{search.theorems} training theorems proved" if search and search.theorems else "no training search"
     return f"{train}; steps run: {', '.join(report.executed) or 'none'}"

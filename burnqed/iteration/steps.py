@@ -35,6 +35,7 @@ from burnqed.iteration.data import (
 )
 from burnqed.iteration.errors import IterationDataError
 from burnqed.iteration.layout import RunLayout, write_json_atomic
+from burnqed.iteration.summaries import EBMSummary, EvalSummary, SearchSummary, SFTSummary, StepSummary
 from burnqed.search.checkpoint import ResultCheckpoint
 from burnqed.search.config import SearchConfig
 from burnqed.search.protocols import ProofPool
@@ -56,7 +57,7 @@ class IterationContext:
     train: list[Theorem]
     held_out: list[Theorem]
     progress: Any = None  # rich.progress.Progress or None
-    summaries: dict[str, dict[str, Any]] = field(default_factory=dict)
+    summaries: dict[str, StepSummary] = field(default_factory=dict)
 
     @property
     def it(self) -> IterationConfig:
@@ -96,8 +97,8 @@ class IterationContext:
 
     def ebm_dir(self) -> Path | None:
         """This iteration's energy head, if its training step produced one."""
-        trained = self.summaries.get("train_ebm", {}).get("trained", False)
-        return self.layout.ebm(self.index) if trained else None
+        summary = self.summaries.get("train_ebm")
+        return self.layout.ebm(self.index) if isinstance(summary, EBMSummary) and summary.trained else None
 
     def _bar(self, description: str, total: int) -> Any:
         return self.progress.add_task(description, total=total) if self.progress is not None else None
@@ -107,7 +108,7 @@ class IterationContext:
             self.progress.update(task, advance=1)
 
 
-async def sft_step(ctx: IterationContext) -> dict[str, Any]:
+async def sft_step(ctx: IterationContext) -> SFTSummary:
     """Fine-tune the policy; the checkpoint goes to checkpoints/llm/iter_N."""
     from burnqed.policy.sft import sft_policy
 
@@ -142,18 +143,18 @@ async def sft_step(ctx: IterationContext) -> dict[str, Any]:
         )
     )
     ctx._advance(task)
-    return {
-        "base": str(base),
-        "pairs": len(pairs),
-        "sources": sources,
-        "reference_set": training_set_label(ctx.config, 0) if "reference" in sources else None,
-        "epochs": epochs,
-        "steps": report.steps,
-        "first_loss": report.epoch_losses[0],
-        "final_loss": report.final_loss,
-        "seconds": round(report.seconds, 2),
-        "checkpoint": str(layout.llm(ctx.index)),
-    }
+    return SFTSummary(
+        base=str(base),
+        pairs=len(pairs),
+        sources=sources,
+        reference_set=training_set_label(ctx.config, 0) if "reference" in sources else None,
+        epochs=epochs,
+        steps=report.steps,
+        first_loss=report.epoch_losses[0],
+        final_loss=report.final_loss,
+        seconds=round(report.seconds, 2),
+        checkpoint=str(layout.llm(ctx.index)),
+    )
 
 
 async def _reference_pairs(ctx: IterationContext) -> list[tuple[str, str]]:
@@ -171,7 +172,7 @@ async def _reference_pairs(ctx: IterationContext) -> list[tuple[str, str]]:
     return pairs
 
 
-async def train_ebm_step(ctx: IterationContext) -> dict[str, Any]:
+async def train_ebm_step(ctx: IterationContext) -> EBMSummary:
     """Train the energy head on all earlier trajectories (checkpoints/ebm/iter_N), or say why not."""
     import pyarrow.compute as pc
 
@@ -183,10 +184,10 @@ async def train_ebm_step(ctx: IterationContext) -> dict[str, Any]:
 
     earlier = ctx.earlier_trajectories()
     if not earlier:
-        return {"trained": False, "reason": "no trajectories yet (iteration 0)"}
+        return EBMSummary(trained=False, reason="no trajectories yet (iteration 0)")
     positives = sum(int(pc.sum(read_trajectories(p, ["label"]).column("label")).as_py() or 0) for p in earlier)
     if positives < ctx.it.ebm_min_positives:
-        return {"trained": False, "reason": f"{positives} proof-path states < ebm_min_positives"}
+        return EBMSummary(trained=False, reason=f"{positives} proof-path states < ebm_min_positives")
     model = await anyio.to_thread.run_sync(PolicyModel.load, ctx.layout.llm(ctx.index), ctx.config.policy)
     encoder = PolicyEncoder(model)
     task = ctx._bar(f"iter {ctx.index}: energy head", 1)
@@ -195,22 +196,22 @@ async def train_ebm_step(ctx: IterationContext) -> dict[str, Any]:
             [str(p) for p in earlier], encoder, ctx.layout.ebm(ctx.index), ctx.config.ebm, cache_dir=ctx.layout.embeddings
         )
     except EBMDataError as exc:
-        return {"trained": False, "reason": f"not enough contrastive data: {exc}"}
+        return EBMSummary(trained=False, reason=f"not enough contrastive data: {exc}")
     ctx._advance(task)
-    return {
-        "trained": True,
-        "trajectories": [str(p) for p in earlier],
-        "positives": positives,
-        "train_groups": report.train_groups,
-        "val_top1": report.val_top1,
-        "train_top1": report.train_top1,
-        "final_loss": report.final_loss,
-        "seconds": round(report.seconds, 2),
-        "checkpoint": str(ctx.layout.ebm(ctx.index)),
-    }
+    return EBMSummary(
+        trained=True,
+        trajectories=[str(p) for p in earlier],
+        positives=positives,
+        train_groups=report.train_groups,
+        val_top1=report.val_top1,
+        train_top1=report.train_top1,
+        final_loss=report.final_loss,
+        seconds=round(report.seconds, 2),
+        checkpoint=str(ctx.layout.ebm(ctx.index)),
+    )
 
 
-async def search_step(ctx: IterationContext) -> dict[str, Any]:
+async def search_step(ctx: IterationContext) -> SearchSummary:
     """Search the training theorems; rows go to trajectories/iter_N.parquet (resumable per theorem)."""
     import pyarrow.compute as pc
 
@@ -244,19 +245,19 @@ async def search_step(ctx: IterationContext) -> dict[str, Any]:
     table = read_trajectories(path, ["theorem", "label"])
     total = len(pc.unique(table.column("theorem")))
     proved = len(pc.unique(table.filter(pc.equal(table.column("label"), 1)).column("theorem")))
-    return {
-        "train_set": training_set_label(ctx.config, ctx.index),
-        "theorems": total,
-        "proved": proved,
-        "proved_rate": proved / total if total else 0.0,
-        "rows": table.num_rows,
-        "energy_head": str(ebm) if ebm else None,
-        "seconds": round(time.perf_counter() - started, 2),
-        "trajectories": str(path),
-    }
+    return SearchSummary(
+        train_set=training_set_label(ctx.config, ctx.index),
+        theorems=total,
+        proved=proved,
+        proved_rate=proved / total if total else 0.0,
+        rows=table.num_rows,
+        energy_head=str(ebm) if ebm else None,
+        seconds=round(time.perf_counter() - started, 2),
+        trajectories=str(path),
+    )
 
 
-async def evaluate_step(ctx: IterationContext, with_ebm: bool) -> dict[str, Any]:
+async def evaluate_step(ctx: IterationContext, with_ebm: bool) -> EvalSummary:
     """Evaluate the held-out theorems (eval_results/iter_N[_no_ebm].json)."""
     from burnqed.search.components import open_components
     from burnqed.search.evaluation import evaluate, load_report
@@ -289,28 +290,26 @@ async def evaluate_step(ctx: IterationContext, with_ebm: bool) -> dict[str, Any]
         )
     write_json_atomic(out, report.model_dump(mode="json"))
     checkpoint.remove()
-    summary = _eval_summary(report, out, reused=False)
-    summary["resumed_theorems"] = len(prior)
-    return summary
+    return _eval_summary(report, out, reused=False).model_copy(update={"resumed_theorems": len(prior)})
 
 
-def _eval_summary(report: Any, path: Path, reused: bool) -> dict[str, Any]:
-    return {
-        "solved": report.solved,
-        "total": report.total,
-        "solve_rate": report.solve_rate,
-        "energy_head": report.ebm,
-        "reused_no_ebm": reused,
-        "seconds": round(report.run_wall_s, 2),
-        "report": str(path),
-    }
+def _eval_summary(report: Any, path: Path, reused: bool) -> EvalSummary:
+    return EvalSummary(
+        solved=report.solved,
+        total=report.total,
+        solve_rate=report.solve_rate,
+        energy_head=report.ebm,
+        reused_no_ebm=reused,
+        seconds=round(report.run_wall_s, 2),
+        report=str(path),
+    )
 
 
-async def _evaluate_no_ebm(ctx: IterationContext) -> dict[str, Any]:
+async def _evaluate_no_ebm(ctx: IterationContext) -> EvalSummary:
     return await evaluate_step(ctx, with_ebm=False)
 
 
-async def _evaluate_ebm(ctx: IterationContext) -> dict[str, Any]:
+async def _evaluate_ebm(ctx: IterationContext) -> EvalSummary:
     return await evaluate_step(ctx, with_ebm=True)
 
 

@@ -49,12 +49,17 @@ def check_model_dir(path: Path) -> None:
     if not path.is_dir():
         raise PolicyLoadError(f"policy model path {path} is a file; it must be a directory holding config.json")
     if not (path / "config.json").is_file():
-        raise PolicyLoadError(f"{path} has no config.json: it is not a Hugging Face model directory")
+        raise PolicyLoadError(
+            f"{path} has no config.json: it is not a Hugging Face model directory "
+            "(give the folder that holds config.json, the weights and the tokenizer)"
+        )
     if not any(p.name.endswith(_WEIGHT_SUFFIXES) for p in path.iterdir()):
         hint = " (a .gguf file must be converted first: burnqed.policy.smollm2.convert_gguf)" if any(
             path.glob("*.gguf")
         ) else ""
-        raise PolicyLoadError(f"{path} has config.json but no weights (model*.safetensors or pytorch_model*.bin){hint}")
+        raise PolicyLoadError(
+            f"{path} has config.json but no weights: copy model*.safetensors or pytorch_model*.bin beside it{hint}"
+        )
     if not any((path / name).is_file() for name in _TOKENIZER_FILES):
         raise PolicyLoadError(
             f"{path} has no tokenizer: put tokenizer.json and tokenizer_config.json beside config.json"
@@ -132,7 +137,12 @@ class PolicyModel:
             tokenizer = AutoTokenizer.from_pretrained(path, padding_side="left", local_files_only=True)
             model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype, local_files_only=True)
         except (OSError, ValueError, KeyError, ImportError, RuntimeError, SafetensorError) as exc:
-            raise PolicyLoadError(f"cannot load the model in {path}: {exc}") from exc
+            # transformers' messages span lines and a KeyError says only the key: one line, with the kind
+            detail = " ".join(str(exc).split())
+            raise PolicyLoadError(
+                f"cannot load the model in {path} ({type(exc).__name__}: {detail}); it must be a complete, "
+                "readable Hugging Face model directory: re-copy or rebuild it"
+            ) from exc
         if tokenizer.pad_token_id is None:
             tokenizer.pad_token = tokenizer.eos_token
         tokenizer.padding_side = "left"

@@ -74,15 +74,15 @@ async def test_iteration_1_searches_new_theorems_and_never_learns_their_referenc
             reports = await IterationRunner(config, config.paths.run_dir, pool).run(2)
             ref1 = set(await reference_pairs(pool, training_set(config, 1)))
     first, second = (r.steps for r in reports)
-    assert first["search"]["train_set"] == "benchmark-train[seed=1,n=4]"
-    assert second["search"]["train_set"] == "benchmark-train[seed=2,n=4]"
+    assert first.search.train_set == "benchmark-train[seed=1,n=4]"
+    assert second.search.train_set == "benchmark-train[seed=2,n=4]"
     searched = [set(read_trajectories(layout.trajectories(i), ["statement_sha"]).column(0).to_pylist())
                 for i in (0, 1)]
     assert searched[0] == {t.sha for t in training_set(config, 0)}
     assert searched[1] == {t.sha for t in training_set(config, 1)}
     assert searched[0].isdisjoint(searched[1])
     # iteration 1 learns from iteration 0's reference proofs and iteration 0's search only
-    assert second["sft"]["reference_set"] == "benchmark-train[seed=1,n=4]"
+    assert second.sft.reference_set == "benchmark-train[seed=1,n=4]"
     ref0 = set(load_pairs_file(layout.reference_pairs))
     found0 = set(trajectory_pairs([layout.trajectories(0)]))
     pairs1 = set(load_pairs_file(layout.pairs(1)))

@@ -92,12 +92,12 @@ async def test_two_iterations_write_every_output_and_the_blueprint(config: Burnq
             report = json.loads(layout.eval_result(i, with_ebm).read_text(encoding="utf-8"))
             assert report["total"] == len(HELD_OUT) and 0 <= report["solve_rate"] <= 1
     first, second = reports
-    assert first.steps["train_ebm"]["trained"] is False  # nothing to learn from before iteration 0
-    assert first.steps["sft"]["sources"] == {"reference": 8}
-    assert first.steps["search"]["theorems"] == len(TRAIN)
+    assert first.steps.train_ebm.trained is False  # nothing to learn from before iteration 0
+    assert first.steps.sft.sources == {"reference": 8}
+    assert first.steps.search.theorems == len(TRAIN)
     # iteration 1 learns from iteration 0's proofs and trains an energy head on them
-    assert second.steps["sft"]["sources"]["trajectories"] > 0
-    assert second.steps["train_ebm"]["trained"] is True, second.steps["train_ebm"]
+    assert second.steps.sft.sources["trajectories"] > 0
+    assert second.steps.train_ebm.trained is True, second.steps.train_ebm
     assert (layout.ebm(1) / "head.safetensors").is_file()
     assert json.loads(layout.eval_result(1, True).read_text(encoding="utf-8"))["ebm"] is not None
     store = BlueprintStore(layout.blueprint)
@@ -149,8 +149,8 @@ async def test_pending_entries_run_with_their_plan(config: BurnqedConfig) -> Non
         async with LeanPool(config.lean) as pool:
             [report] = await IterationRunner(config, layout.root, pool).run_pending()
     assert report.label == "iter_0"
-    assert report.steps["search"]["theorems"] == 2  # the plan's train_size, not the config's
-    assert report.steps["evaluate_no_ebm"]["total"] == 1
+    assert report.steps.search.theorems == 2  # the plan's train_size, not the config's
+    assert report.steps.evaluate_no_ebm.total == 1
     assert store.get("iter_0").status == "done" and store.pending_iterations() == []
 
 
@@ -185,3 +185,17 @@ async def test_an_entry_left_running_by_a_kill_resumes_as_a_crash_not_an_attempt
         await _run(config, 1, hook := Recorder())
     assert hook.seen == [] and store.get("iter_0").status == "failed"
     assert store.get("iter_0").attempts == 1
+
+
+def test_every_step_has_a_summary_model_and_old_markers_still_read(tmp_path: Path) -> None:
+    from burnqed.iteration.summaries import STEP_MODELS, SearchSummary, read_summaries
+
+    assert tuple(STEP_MODELS) == STEPS
+    layout = RunLayout(tmp_path / "run")
+    layout.write_marker(0, "search", {"train_set": "core[8]", "theorems": 8, "proved": 6, "proved_rate": 0.75,
+                                      "rows": 40, "trajectories": "t.parquet", "step_seconds": 2.5,
+                                      "a_field_of_an_older_version": 1})
+    layout.write_marker(0, "sft", {"pairs": "not a number"})  # unreadable: the step is not done
+    steps = read_summaries(layout, 0)
+    assert isinstance(steps.search, SearchSummary) and steps.search.proved_rate == 0.75
+    assert steps.sft is None and steps.finished() == ["search"]
