@@ -1,4 +1,4 @@
-"""Lexer and Pratt parser for Lean 4 term syntax of the fragment (surface syntax, untyped).
+"""Pratt parser for Lean 4 term syntax of the fragment (surface syntax, untyped).
 
 The parser knows Lean's notation precedences and produces ``Syn`` nodes that elaboration
 (elab.py) types. It accepts more than the fragment (application, projections, anonymous
@@ -9,9 +9,10 @@ turn hostile input into a ``ParseError`` instead of a hang.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from burnqed.lean.embedded.lexer import KEYWORDS, NOT_NAMES, Limits, ParseError, Token, tokenize
 
 __all__ = [
     "KEYWORDS",
@@ -26,33 +27,6 @@ __all__ = [
 ]
 
 
-class ParseError(Exception):
-    """Text that does not parse; ``pos`` is the 0-based character offset."""
-
-    def __init__(self, message: str, pos: int) -> None:
-        super().__init__(message)
-        self.message = message
-        self.pos = pos
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """Bounds that keep parsing and arithmetic finite."""
-
-    max_input_chars: int = 20_000
-    max_depth: int = 200
-    max_numeral_digits: int = 200
-
-
-@dataclass(frozen=True, slots=True)
-class Token:
-    """One token: kind is id, kw, num, sym, nl or eof."""
-
-    kind: str
-    text: str
-    pos: int
-
-
 @dataclass(frozen=True, slots=True)
 class Syn:
     """A surface-syntax node (see Parser for the kinds)."""
@@ -61,197 +35,6 @@ class Syn:
     pos: int
     value: Any = None
     args: tuple[Syn, ...] = field(default_factory=tuple)
-
-
-KEYWORDS = frozenset(
-    {
-        "at",
-        "with",
-        "by",
-        "fun",
-        "λ",
-        "have",
-        "show",
-        "from",
-        "using",
-        "generalizing",
-        "then",
-        "else",
-        "if",
-        "only",
-    }
-)
-
-# identifier-like text that Lean reads as a token (notation or keyword), never as a name
-NOT_NAMES = frozenset({"ℕ", "ℤ", "ℚ", "ℝ", "ℂ", "Prop", "Type", "Sort"})
-
-_SYMBOLS = sorted(
-    [
-        "<;>",
-        "<->",
-        "->",
-        "<=",
-        ">=",
-        "!=",
-        ":=",
-        "=>",
-        "/\\",
-        "\\/",
-        "?_",
-        "<-",
-        "←",
-        "→",
-        "↔",
-        "∧",
-        "∨",
-        "¬",
-        "∀",
-        "∃",
-        "≠",
-        "≤",
-        "≥",
-        "∣",
-        "⟨",
-        "⟩",
-        "·",
-        "(",
-        ")",
-        "[",
-        "]",
-        "{",
-        "}",
-        ",",
-        ":",
-        ";",
-        "|",
-        "=",
-        "<",
-        ">",
-        "+",
-        "-",
-        "*",
-        "/",
-        "%",
-        "^",
-        ".",
-        "↑",
-        "×",
-        "∘",
-        "@",
-        "$",
-        "!",
-        "⁻¹",
-        "∑",
-        "∏",
-        "∈",
-        "&",
-        "~",
-        "#",
-        "⊢",
-    ],
-    key=len,
-    reverse=True,
-)
-_ASCII = {
-    "<->": "↔",
-    "->": "→",
-    "<=": "≤",
-    ">=": "≥",
-    "!=": "≠",
-    "/\\": "∧",
-    "\\/": "∨",
-    "<-": "←",
-}
-_SUBSCRIPTS = "₀₁₂₃₄₅₆₇₈₉ₐₑₒₓₔₕₖₗₘₙₚₛₜᵢᵣᵤᵥⱼ"
-_NUM_RE = re.compile(r"[0-9]+(\.[0-9]+)?")
-
-
-def _id_start(ch: str) -> bool:
-    return (ch.isalpha() and ch not in "λΠΣ") or ch == "_"
-
-
-def _id_rest(ch: str) -> bool:
-    return ch.isalnum() or ch in "_'!?" or ch in _SUBSCRIPTS
-
-
-def _block_comment_end(text: str, start: int) -> int:
-    """The offset after the block comment opened at ``start``: Lean's ``/- … -/`` nest."""
-    depth, i = 0, start
-    while True:
-        opened, closed = text.find("/-", i), text.find("-/", i)
-        if closed < 0:
-            raise ParseError("unterminated comment", start)
-        if 0 <= opened < closed:
-            depth += 1
-            i = opened + 2
-            continue
-        depth -= 1
-        i = closed + 2
-        if depth == 0:
-            return i
-
-
-def tokenize(text: str, keep_newlines: bool = False) -> list[Token]:
-    """Split text into tokens (comments dropped; ASCII arrows mapped to Unicode)."""
-    toks: list[Token] = []
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "\n":
-            if keep_newlines:
-                j = i + 1
-                while j < n and text[j] in " \t":
-                    j += 1
-                if j < n and text[j] != "\n":
-                    toks.append(Token("nl", str(j - i - 1), i))
-            i += 1
-            continue
-        if ch.isspace():
-            i += 1
-            continue
-        if text.startswith("--", i):
-            j = text.find("\n", i)
-            i = n if j < 0 else j
-            continue
-        if text.startswith("/-", i):
-            i = _block_comment_end(text, i)
-            continue
-        if ch == "«":
-            j = text.find("»", i)
-            if j < 0:
-                raise ParseError("unterminated identifier", i)
-            if j == i + 1 or "\n" in text[i:j]:
-                raise ParseError("invalid escaped identifier", i)
-            toks.append(Token("id", text[i + 1 : j], i))
-            i = j + 1
-            continue
-        if _id_start(ch):
-            j = i + 1
-            while j < n and (
-                _id_rest(text[j])
-                or (text[j] == "." and j + 1 < n and _id_start(text[j + 1]))
-            ):
-                j += 1
-            word = text[i:j]
-            toks.append(Token("kw" if word in KEYWORDS else "id", word, i))
-            i = j
-            continue
-        if "0" <= ch <= "9":  # str.isdigit() also holds for '₂', '²', '٣', which are no numerals
-            m = _NUM_RE.match(text, i)
-            if m is None:  # unreachable: an ASCII digit always starts a match
-                raise ParseError(f"unexpected character {ch!r}", i)
-            toks.append(Token("num", m.group(0), i))
-            i = m.end()
-            continue
-        for sym in _SYMBOLS:
-            if text.startswith(sym, i):
-                toks.append(Token("sym", _ASCII.get(sym, sym), i))
-                i += len(sym)
-                break
-        else:
-            raise ParseError(f"unexpected character {ch!r}", i)
-    toks.append(Token("eof", "", n))
-    return toks
 
 
 # Lean's precedences for infix operators: op -> (prec, rhs prec); left-assoc ops use prec+1 on the rhs.
