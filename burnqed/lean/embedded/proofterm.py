@@ -1,5 +1,5 @@
-"""Proof terms: first-order unification with metavariables and the elaborator that types
-the terms given to exact / apply / refine / have / specialize / rw / simp.
+"""Proof terms: the elaborator that types the terms given to exact / apply / refine / have /
+specialize / rw / simp (unification is in unify.py).
 
 Supported forms: hypothesis names, built-in lemmas (lemmas.py) applied to value and proof
 arguments (implicit arguments are found by unification), projections ``.1 .2 .left .right
@@ -9,13 +9,11 @@ arguments (implicit arguments are found by unification), projections ``.1 .2 .le
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from burnqed.lean import kernel as k
-from burnqed.lean.embedded.arith import try_eval
 from burnqed.lean.embedded.bridge import KernelReject, kterm, sequent
 from burnqed.lean.embedded.certify import internal_uid, lemma_proof, prove_fact
 from burnqed.lean.embedded.elab import ElabError, Scope, elab_prop, elab_value
@@ -27,9 +25,7 @@ from burnqed.lean.embedded.terms import (
     BVar,
     Conn,
     Const,
-    FVar,
     MVar,
-    Num,
     Op,
     Rel,
     Term,
@@ -37,9 +33,16 @@ from burnqed.lean.embedded.terms import (
     instantiate,
     mvars,
     pp,
-    replace,
-    subterms,
     type_of,
+)
+from burnqed.lean.embedded.unify import (
+    defeq_head,
+    closes_by_rfl,
+    fresh_mvar,
+    instantiate_mvars,
+    peel_implicit,
+    rfl_normal,
+    unify,
 )
 
 __all__ = [
@@ -55,7 +58,6 @@ __all__ = [
     "unify",
 ]
 
-_mvar_ids = itertools.count(1)
 
 
 class TacticError(Exception):
@@ -68,211 +70,6 @@ def elab_witness(s: Syn, scope: Scope, ty: str) -> Term:
         return elab_prop(s, scope) if ty == "Prop" else elab_value(s, scope, ty)
     except ElabError as exc:
         raise TacticError(exc.message) from exc
-
-
-def fresh_mvar(ty: str, name: str) -> MVar:
-    """A new metavariable."""
-    return MVar(next(_mvar_ids), ty, name)
-
-
-def instantiate_mvars(t: Term, sub: dict[int, Term]) -> Term:
-    """Replace assigned metavariables (transitively), capture-avoiding: a binder whose name
-    is free in an assigned value is renamed before the value goes under it."""
-    if not sub:
-        return t
-    free = {b.name for v in sub.values() for b in subterms(v) if isinstance(b, BVar)}
-
-    def go(s: Term) -> Term:
-        if isinstance(s, MVar):
-            return instantiate_mvars(sub[s.uid], sub) if s.uid in sub else s
-        if isinstance(s, Binder):
-            name, body = s.name, s.body
-            if name in free and any(isinstance(x, MVar) and x.uid in sub for x in subterms(body)):
-                taken = free | {x.name for x in subterms(body) if isinstance(x, BVar | Binder)}
-                new = name
-                while new in taken:
-                    new += "'"
-                body, name = instantiate(body, name, BVar(new, s.ty)), new
-            nb = go(body)
-            if nb is s.body and name == s.name:
-                return s
-            return Binder(s.q, name, s.ty, nb, s.implicit)
-        if isinstance(s, Op):
-            return Op(s.op, tuple(go(a) for a in s.args), s.ty)
-        if isinstance(s, Conn):
-            return Conn(s.op, tuple(go(a) for a in s.args))
-        if isinstance(s, Rel):
-            return Rel(s.op, go(s.lhs), go(s.rhs))
-        return s
-
-    return go(t)
-
-
-def _defeq_head(t: Term) -> Term:
-    if isinstance(t, Rel):
-        if t.op == ">":
-            return Rel("<", t.rhs, t.lhs)
-        if t.op == "≥":
-            return Rel("≤", t.rhs, t.lhs)
-        if t.op == "≠":
-            return Conn("→", (Rel("=", t.lhs, t.rhs), Const("False")))
-    if isinstance(t, Conn) and t.op == "¬":
-        return Conn("→", (t.args[0], Const("False")))
-    return t
-
-
-def _has_bound(t: Term, bound: frozenset[str]) -> bool:
-    if not bound:
-        return False
-    stack = [t]
-    while stack:
-        s = stack.pop()
-        if isinstance(s, BVar) and s.name in bound:
-            return True
-        if isinstance(s, Op | Conn):
-            stack.extend(s.args)
-        elif isinstance(s, Rel):
-            stack.extend((s.lhs, s.rhs))
-        elif isinstance(s, Binder):
-            stack.append(s.body)
-    return False
-
-
-def _occurs(uid: int, t: Term, sub: dict[int, Term]) -> bool:
-    """Whether metavariable ``uid`` occurs in ``t`` once ``sub`` is applied."""
-    stack, seen = [t], set()
-    while stack:
-        s = stack.pop()
-        if isinstance(s, MVar):
-            if s.uid == uid:
-                return True
-            if s.uid in sub and s.uid not in seen:
-                seen.add(s.uid)
-                stack.append(sub[s.uid])
-        elif isinstance(s, Op | Conn):
-            stack.extend(s.args)
-        elif isinstance(s, Rel):
-            stack.extend((s.lhs, s.rhs))
-        elif isinstance(s, Binder):
-            stack.append(s.body)
-    return False
-
-
-def unify(
-    p: Term, t: Term, sub: dict[int, Term], defeq: bool = True
-) -> dict[int, Term] | None:
-    """Extend ``sub`` so that ``p`` (with metavariables) equals ``t``, or None."""
-    work = dict(sub)
-    return work if _unify(p, t, work, defeq, frozenset()) else None
-
-
-def _unify(
-    p: Term, t: Term, sub: dict[int, Term], defeq: bool, bound: frozenset[str]
-) -> bool:
-    while isinstance(p, MVar) and p.uid in sub:
-        p = sub[p.uid]
-    while isinstance(t, MVar) and t.uid in sub:
-        t = sub[t.uid]
-    if isinstance(p, MVar):
-        if isinstance(t, MVar) and t.uid == p.uid:
-            return True
-        # never a value with a variable bound inside the pattern, nor one mentioning the
-        # metavariable itself (occurs check: ?a =?= ?a + 1 has no solution)
-        if p.ty != type_of(t) or _has_bound(t, bound) or _occurs(p.uid, t, sub):
-            return False
-        sub[p.uid] = t
-        return True
-    if isinstance(t, MVar):
-        return _unify(t, p, sub, defeq, bound)
-    if defeq:
-        p, t = _defeq_head(p), _defeq_head(t)
-    if type(p) is not type(t):
-        if defeq and isinstance(p, Num | Op) and isinstance(t, Num | Op):
-            a, b = try_eval(p), try_eval(t)
-            return a is not None and a == b
-        return False
-    if isinstance(p, Num):
-        return p == t
-    if isinstance(p, BVar | FVar | Const):
-        return p == t
-    if isinstance(p, Op):
-        assert isinstance(t, Op)
-        if p.op != t.op or p.ty != t.ty:
-            if defeq:
-                a, b = try_eval(p), try_eval(t)
-                return a is not None and a == b
-            return False
-        saved = dict(sub)
-        if all(
-            _unify(x, y, sub, defeq, bound) for x, y in zip(p.args, t.args, strict=True)
-        ):
-            return True
-        sub.clear()
-        sub.update(saved)
-        if defeq:
-            a, b = try_eval(p), try_eval(t)
-            return a is not None and a == b
-        return False
-    if isinstance(p, Rel):
-        assert isinstance(t, Rel)
-        return (
-            p.op == t.op
-            and _unify(p.lhs, t.lhs, sub, defeq, bound)
-            and _unify(p.rhs, t.rhs, sub, defeq, bound)
-        )
-    if isinstance(p, Conn):
-        assert isinstance(t, Conn)
-        return p.op == t.op and all(
-            _unify(x, y, sub, defeq, bound) for x, y in zip(p.args, t.args, strict=True)
-        )
-    if not (isinstance(p, Binder) and isinstance(t, Binder)):
-        return False
-    if p.q != t.q or p.ty != t.ty:
-        return False
-    # compare bodies up to alpha: both binders become one fresh name (never a name in use)
-    fresh = f"{t.name}✝{next(_mvar_ids)}"
-    pb = instantiate(p.body, p.name, BVar(fresh, p.ty))
-    tb = instantiate(t.body, t.name, BVar(fresh, t.ty))
-    return _unify(pb, tb, sub, defeq, bound | {fresh})
-
-
-def peel_implicit(ty: Term, sub: dict[int, Term]) -> Term:
-    """Turn leading implicit binders into fresh metavariables."""
-    while isinstance(ty, Binder) and ty.q == "∀" and ty.implicit:
-        ty = instantiate(ty.body, ty.name, fresh_mvar(ty.ty, ty.name))
-    return ty
-
-
-def rfl_normal(t: Term) -> Term:
-    """Closed arithmetic computed and ``x + 0``, ``x - 0``, ``x * 0``, ``x ^ 0`` unfolded (by defeq)."""
-
-    def fn(s: Term) -> Term | None:
-        if isinstance(s, Op):
-            v = try_eval(s)
-            if v is not None:
-                return Num(v, s.ty)
-            args = tuple(rfl_normal(a) for a in s.args)
-            if s.op in ("+", "-") and len(args) == 2 and args[1] == Num(0, s.ty):
-                return args[0]
-            if s.op == "*" and args[1] == Num(0, s.ty):
-                return Num(0, s.ty)
-            if s.op == "^" and args[1] == Num(0, "Nat"):
-                return Num(1, s.ty)
-            return Op(s.op, args, s.ty)
-        return None
-
-    return replace(t, fn)
-
-
-def closes_by_rfl(target: Term) -> bool:
-    """Whether ``rfl`` proves the target (= / ↔ / ≤ with definitionally equal sides)."""
-    if isinstance(target, Rel) and target.op in ("=", "≤", "≥"):
-        return (
-            unify(rfl_normal(target.lhs), rfl_normal(target.rhs), {}, True) is not None
-        )
-    if isinstance(target, Conn) and target.op == "↔":
-        return unify(target.args[0], target.args[1], {}, True) is not None
-    return False
 
 
 Builder = Callable[[], "k.Proof"]
@@ -507,7 +304,7 @@ class ProofElab:
         scope = goal_scope(self.goal)
         for arg in args:
             fty, b = self._peel_into(instantiate_mvars(fty, self.sub), b)
-            fty = _defeq_head(fty)
+            fty = defeq_head(fty)
             if isinstance(fty, Binder) and fty.q == "∀":
                 if arg.kind in ("blank", "hole"):
                     val: Term = fresh_mvar(fty.ty, fty.name)
@@ -604,7 +401,7 @@ class ProofElab:
     def _anon(self, s: Syn, exp: Term) -> tuple[Term, Builder]:
         items = s.args
         orig = exp
-        exp = _defeq_head(exp) if isinstance(exp, Rel) and exp.op in (">", "≥") else exp
+        exp = defeq_head(exp) if isinstance(exp, Rel) and exp.op in (">", "≥") else exp
         if isinstance(exp, Const) and exp.name == "True" and not items:
             return orig, self._annot(lambda: _p("true_i"), orig)
         if isinstance(exp, Rel) and exp.op == "∣" and len(items) >= 2:
