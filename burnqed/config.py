@@ -121,6 +121,10 @@ def load_config(
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError as exc:
             raise ConfigError(f"config file not found: {path}") from exc
+        except (OSError, UnicodeDecodeError) as exc:
+            # a directory, an unreadable or a binary file: the same one-line refusal as a bad TOML
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not a UTF-8 text file"
+            raise ConfigError(f"cannot read config file {path}: {reason} (give a TOML file)") from exc
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{path}: {exc}") from exc
     items: list[tuple[list[str], Any]]
@@ -135,4 +139,17 @@ def load_config(
     try:
         return BurnqedConfig.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(str(exc)) from exc
+        raise ConfigError(_validation_summary(exc)) from exc
+
+
+def _validation_summary(exc: ValidationError) -> str:
+    """The first invalid key of a config on one line (pydantic's own text spans several)."""
+    errors = exc.errors()
+    first = errors[0]
+    key = ".".join(str(x) for x in first.get("loc", ())) or "config"
+    if first.get("type") == "extra_forbidden":
+        return f"unknown key {key} (check its spelling and its [section])"
+    given = first.get("input")
+    got = f" (got {given!r})" if isinstance(given, str | int | float | bool) else ""
+    more = f"; {len(errors) - 1} more invalid" if len(errors) > 1 else ""
+    return f"{key}: {first['msg']}{got}{more}"

@@ -100,3 +100,95 @@ def test_a_statement_with_a_nul_byte_is_refused(capsys: pytest.CaptureFixture[st
     rc, err = _run(capsys, "prove", "True\x01", "--policy", "none")
     _one_line(rc, err)
     assert "U+0001" in err
+
+
+def _theorem_file(tmp_path: Path) -> Path:
+    theorems = tmp_path / "t.jsonl"
+    theorems.write_text(f'{{"name": "a", "statement": "{STATEMENT}"}}\n', encoding="utf-8")
+    return theorems
+
+
+def test_a_missing_energy_head_is_refused_before_the_default_model_is_built(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    rc, err = _run(capsys, "prove", STATEMENT, "--ebm", str(tmp_path / "nohead"), "--set", f"paths.home={home}")
+    _one_line(rc, err)
+    assert "not an energy-head checkpoint" in err and not home.exists()
+
+
+def test_an_unreadable_head_json_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    head = tmp_path / "head"
+    head.mkdir()
+    (head / "head.json").write_text("{bad", encoding="utf-8")
+    (head / "head.safetensors").write_bytes(b"not safetensors")
+    rc, err = _run(capsys, "prove", STATEMENT, "--policy", "none", "--ebm", str(head))
+    _one_line(rc, err)
+    assert "head.json" in err and "train-ebm" in err
+
+
+def test_a_head_that_fails_to_load_writes_no_output(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from burnqed.ebm.checkpoint import HeadCheckpointMeta, save_head
+    from burnqed.ebm.encoder import HashingEncoder
+    from burnqed.ebm.head import EnergyHead, EnergyHeadConfig
+
+    # a whole checkpoint, but for another encoder: only loading it can tell
+    head = EnergyHead.from_config(EnergyHeadConfig(dim=HashingEncoder().dim))
+    save_head(head, tmp_path / "head", HeadCheckpointMeta(head=head.config, encoder_fingerprint="some-model@abc"))
+    theorems = _theorem_file(tmp_path)
+    rc, err = _run(capsys, "search", "--theorems", str(theorems), "--output", str(tmp_path / "out.parquet"),
+                   "--policy", "none", "--ebm", str(tmp_path / "head"))
+    _one_line(rc, err)
+    assert "some-model@abc" in err and "retrain" in err
+    rc, err = _run(capsys, "eval", "--theorems", str(theorems), "--output", str(tmp_path / "r.json"),
+                   "--trajectories", str(tmp_path / "tr.parquet"), "--policy", "none", "--ebm", str(tmp_path / "head"))
+    _one_line(rc, err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["head", "t.jsonl"]
+
+
+def test_force_with_an_unloadable_model_keeps_the_old_output(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # every file a model directory needs is there, but unreadable: only loading it can tell
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text('{"model_type": "llama"}', encoding="utf-8")
+    (model / "model.safetensors").write_bytes(b"not safetensors")
+    (model / "tokenizer.json").write_text("{}", encoding="utf-8")
+    (model / "tokenizer_config.json").write_text("{}", encoding="utf-8")
+    out = tmp_path / "out.parquet"
+    out.write_bytes(b"an earlier run")
+    rc, err = _run(capsys, "search", "--theorems", str(_theorem_file(tmp_path)), "--output", str(out),
+                   "--force", "--model", str(model))
+    _one_line(rc, err)
+    assert "cannot load the model" in err
+    assert out.read_bytes() == b"an earlier run" and not (tmp_path / "out.parquet.parts").exists()
+
+
+def test_an_invalid_or_unreadable_config_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text('[search]\nmax_nodes = "x"\n', encoding="utf-8")
+    rc, err = _run(capsys, "--config", str(config), "data", "list")
+    _one_line(rc, err)
+    assert "search.max_nodes" in err
+    config.write_text("[nope]\na = 1\n", encoding="utf-8")
+    rc, err = _run(capsys, "--config", str(config), "data", "list")
+    _one_line(rc, err)
+    assert "unknown key nope" in err
+    rc, err = _run(capsys, "--config", str(tmp_path), "data", "list")
+    _one_line(rc, err)
+    assert "cannot read config file" in err
+
+
+@pytest.mark.parametrize(
+    "argv", [["iterate", "--iterations", "1"], ["coordinator", "status"], ["demo"], ["audit"]], ids=" ".join
+)
+def test_a_run_dir_naming_a_file_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str]
+) -> None:
+    run_dir = tmp_path / "run"
+    run_dir.write_text("not a directory", encoding="utf-8")
+    rc, err = _run(capsys, *argv, "--run-dir", str(run_dir))
+    _one_line(rc, err)
+    assert f"{run_dir} is a file" in err
+    assert run_dir.read_text(encoding="utf-8") == "not a directory" and list(tmp_path.iterdir()) == [run_dir]

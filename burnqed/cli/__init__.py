@@ -17,6 +17,7 @@ import json
 import logging
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -113,6 +114,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"burnqed: configuration error: {exc}", file=sys.stderr)
         return 2
+    wrong_run_dir = _run_dir_problem(args, config)
+    if wrong_run_dir is not None:
+        print(f"burnqed: {wrong_run_dir}", file=sys.stderr)
+        return 2
     try:
         if inspect.iscoroutinefunction(handler):
             return int(anyio.run(handler, args, config) or 0)
@@ -120,7 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("burnqed: interrupted", file=sys.stderr)
         return 130
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as exc:
+    except (FileNotFoundError, FileExistsError, IsADirectoryError, NotADirectoryError, PermissionError) as exc:
         # a path the user gave is wrong: one line, not a traceback (-vv shows it)
         logging.getLogger(__name__).debug("path error", exc_info=True)
         print(f"burnqed: {exc.strerror or exc}: {exc.filename} (check the path)", file=sys.stderr)
@@ -138,8 +143,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         if found is None:
             raise
         logging.getLogger(__name__).debug("unusable input", exc_info=True)
-        print(f"burnqed: {found}", file=sys.stderr)
+        # a layer's message may quote a library's multi-line text: the promise is one line
+        print(f"burnqed: {' '.join(str(found).split())}", file=sys.stderr)
         return 2
+
+
+def _run_dir_problem(args: argparse.Namespace, config: BurnqedConfig) -> str | None:
+    """Why the run directory of a command that takes ``--run-dir`` is unusable, or None.
+
+    Checked before the handler runs, so no command starts a pool or writes beside a file
+    it would then fail to create a directory over.
+    """
+    if not hasattr(args, "run_dir"):
+        return None
+    run_dir = Path(args.run_dir or config.paths.run_dir)
+    if run_dir.exists() and not run_dir.is_dir():
+        return f"run directory {run_dir} is a file; give --run-dir a directory (or a new path to create one)"
+    return None
 
 
 def _user_error(exc: BaseException) -> BaseException | None:

@@ -6,8 +6,9 @@ import argparse
 import copy
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -15,6 +16,9 @@ from burnqed.config import BurnqedConfig
 from burnqed.interrupt import INTERRUPTED_EXIT, SignalInterrupt
 from burnqed.data.theorems import Theorem, TheoremSetError, load_theorems
 from burnqed.lean.errors import LeanError
+
+if TYPE_CHECKING:  # pyarrow stays out of `burnqed --help`
+    from burnqed.trajectory.writer import TrajectoryWriter
 
 __all__ = ["register"]
 
@@ -162,9 +166,15 @@ async def _run_set(
     args: argparse.Namespace,
     config: BurnqedConfig,
     theorems: list[Theorem],
-    writer: Any,
+    open_writer: Callable[[], TrajectoryWriter] | None,
+    skip: set[str],
 ) -> tuple[list[Any], str, Any, SignalInterrupt]:
-    """Search ``theorems`` with a progress bar; stops cleanly on SIGINT / SIGTERM."""
+    """Search ``theorems`` not in ``skip`` with a progress bar; stops cleanly on SIGINT / SIGTERM.
+
+    The trajectory writer is opened only once the model and energy head have loaded, so an
+    unusable --model or --ebm neither creates nor replaces an output; it is finalised (parts
+    merged) however the search ends.
+    """
     from burnqed.lean import LeanPool
     from burnqed.search.components import open_components
     from burnqed.search.runner import search_theorems
@@ -173,7 +183,6 @@ async def _run_set(
     interrupt = SignalInterrupt()
     backend: str = config.lean.backend
     comps: Any = None  # stays None when a signal arrives while the model loads
-    skip = writer.done_theorems() if writer is not None else set()
     todo = [t for t in theorems if t.name not in skip]
     async with anyio.create_task_group() as tg:
         tg.start_soon(interrupt.watch, tg.cancel_scope)
@@ -181,23 +190,29 @@ async def _run_set(
             config, policy=args.policy, model_dir=args.model, ebm=args.ebm
         ) as comps:
             backend = pool.backend
-            with _progress() as progress:
-                task = progress.add_task(_set_name(args), total=len(todo), proved=0)
+            writer = open_writer() if open_writer is not None else None
+            try:
+                with _progress() as progress:
+                    task = progress.add_task(_set_name(args), total=len(todo), proved=0)
 
-                def on_result(result: Any) -> None:
-                    results.append(result)
-                    progress.update(task, advance=1, proved=sum(r.proved for r in results))
+                    def on_result(result: Any) -> None:
+                        results.append(result)
+                        progress.update(task, advance=1, proved=sum(r.proved for r in results))
 
-                await search_theorems(
-                    pool,
-                    comps.generator,
-                    comps.scorer,
-                    todo,
-                    config.search,
-                    writer=writer,
-                    iteration=args.iteration,
-                    on_result=on_result,
-                )
+                    await search_theorems(
+                        pool,
+                        comps.generator,
+                        comps.scorer,
+                        todo,
+                        config.search,
+                        writer=writer,
+                        iteration=args.iteration,
+                        on_result=on_result,
+                    )
+            finally:
+                # synchronous: a cancellation cannot cut the merge short
+                if writer is not None:
+                    writer.finalize()
         tg.cancel_scope.cancel()
     return results, backend, comps, interrupt
 
@@ -211,6 +226,8 @@ async def _prove(args: argparse.Namespace, config: BurnqedConfig) -> int:
     from burnqed.search.engine import BestFirstSearch
 
     theorem = Theorem(name=args.name, statement=args.statement)
+    # before the pool starts or the default model is built: a bad --model / --ebm writes nothing
+    _check_inputs(args)
     try:
         async with LeanPool(config.lean.model_copy(update={"num_workers": 1})) as pool, open_components(
             config, policy=args.policy, model_dir=args.model, ebm=args.ebm
@@ -236,8 +253,11 @@ async def _prove(args: argparse.Namespace, config: BurnqedConfig) -> int:
 
 
 def _check_inputs(args: argparse.Namespace) -> None:
-    """Refuse an unusable --model / --ebm before anything is written (PolicyLoadError /
-    EBMCheckpointError, one line from the CLI)."""
+    """Refuse an unusable --model / --ebm before anything is loaded or written.
+
+    PolicyLoadError / EBMCheckpointError, which the CLI prints as one line; what only a
+    load can tell (weights that do not fit) is refused later, still before any output.
+    """
     from burnqed.ebm.checkpoint import check_head_dir
     from burnqed.policy.model import check_model_dir
 
@@ -249,7 +269,7 @@ def _check_inputs(args: argparse.Namespace) -> None:
 
 async def _search(args: argparse.Namespace, config: BurnqedConfig) -> int:
     from burnqed.trajectory.summary import summarize
-    from burnqed.trajectory.writer import TrajectoryWriter, parts_dir
+    from burnqed.trajectory.writer import TrajectoryWriter, parts_dir, written_theorems
 
     try:
         theorems = _theorems(args, config)
@@ -261,21 +281,23 @@ async def _search(args: argparse.Namespace, config: BurnqedConfig) -> int:
     if exists and not (args.resume or args.force):
         print(f"burnqed: {args.output} exists; use --resume to continue it or --force to replace it", file=sys.stderr)
         return 2
-    writer = TrajectoryWriter(
-        args.output,
-        resume=args.resume,
-        row_group_rows=config.search.row_group_rows,
-        flush_interval_s=config.search.flush_interval_s,
-    )
-    skipped = len(writer.done_theorems() & {t.name for t in theorems})
+    # read-only: a corrupt part stops the run here (TrajectoryWriteError naming it), untouched
+    done = written_theorems(args.output) if args.resume else set()
+    skipped = len(done & {t.name for t in theorems})
+
+    def open_writer() -> TrajectoryWriter:
+        return TrajectoryWriter(
+            args.output,
+            resume=args.resume,
+            row_group_rows=config.search.row_group_rows,
+            flush_interval_s=config.search.flush_interval_s,
+        )
+
     try:
-        results, backend, _, interrupt = await _run_set(args, config, theorems, writer)
+        results, backend, _, interrupt = await _run_set(args, config, theorems, open_writer, done)
     except LeanError as exc:
         print(f"burnqed: Lean failed: {exc}", file=sys.stderr)
         return 1
-    finally:
-        # synchronous: a cancellation cannot cut the merge short
-        writer.finalize()
     proved = sum(r.proved for r in results)
     status = "interrupted" if interrupt.signal is not None else "done"
     print(f"{status}: searched {len(results)} theorems ({skipped} already done), proved {proved}; backend {backend}")
@@ -298,16 +320,14 @@ async def _eval(args: argparse.Namespace, config: BurnqedConfig) -> int:
         print(f"burnqed: {exc}", file=sys.stderr)
         return 2
     _check_inputs(args)
-    writer = TrajectoryWriter(args.trajectories) if args.trajectories is not None else None
+    trajectories = args.trajectories
+    open_writer = (lambda: TrajectoryWriter(trajectories)) if trajectories is not None else None
     started = anyio.current_time()
     try:
-        results, backend, comps, interrupt = await _run_set(args, config, theorems, writer)
+        results, backend, comps, interrupt = await _run_set(args, config, theorems, open_writer, set())
     except LeanError as exc:
         print(f"burnqed: Lean failed: {exc}", file=sys.stderr)
         return 1
-    finally:
-        if writer is not None:
-            writer.finalize()
     if interrupt.signal is not None or comps is None:
         print("burnqed: interrupted; no report written", file=sys.stderr)
         return INTERRUPTED_EXIT

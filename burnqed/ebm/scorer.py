@@ -57,7 +57,9 @@ class EBMScorer:
         head, meta = load_head(ckpt_dir, dev)
         if strict_fingerprint and meta.encoder_fingerprint != encoder.fingerprint:
             raise EBMCheckpointError(
-                f"{ckpt_dir} was trained on encoder {meta.encoder_fingerprint!r}, not {encoder.fingerprint!r}"
+                f"{ckpt_dir} was trained on encoder {meta.encoder_fingerprint!r}, not {encoder.fingerprint!r}: "
+                "search with the policy it was trained on (--model, or --policy none for the hashing encoder) "
+                "or retrain it with `burnqed train-ebm`"
             )
         return cls(head, encoder, batch_size=batch_size, cache=cache, device=dev)
 

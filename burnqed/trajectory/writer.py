@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 
 from burnqed.trajectory.schema import SCHEMA, TrajectoryRecord
 
-__all__ = ["TrajectoryWriteError", "TrajectoryWriter", "parts_dir", "records_to_table"]
+__all__ = ["TrajectoryWriteError", "TrajectoryWriter", "parts_dir", "records_to_table", "written_theorems"]
 
 log = logging.getLogger(__name__)
 
@@ -181,13 +181,8 @@ class TrajectoryWriter:
         return self.path
 
     def _sources(self) -> list[Path]:
-        sources: list[Path] = []
         # without resume an existing output is replaced, never merged
-        if self.resume and self.path.is_file():
-            sources.append(self.path)
-        if self.parts.is_dir():
-            sources.extend(sorted(self.parts.glob(_PART_GLOB)))
-        return sources
+        return _existing_sources(self.path, final=self.resume)
 
     def __enter__(self) -> Self:
         return self
@@ -199,6 +194,25 @@ class TrajectoryWriter:
         tb: TracebackType | None,
     ) -> None:
         self.finalize()
+
+
+def written_theorems(path: str | Path) -> set[str]:
+    """Theorems already in ``path`` and its parts, read without writing anything.
+
+    What ``TrajectoryWriter(path, resume=True).done_theorems()`` will hold; a command calls
+    it first so that a corrupt file stops the run (TrajectoryWriteError naming the file)
+    before a model is loaded or a directory is created.
+    """
+    return _theorems_of(_existing_sources(Path(path), final=True))
+
+
+def _existing_sources(path: Path, *, final: bool) -> list[Path]:
+    """The committed parts beside ``path`` (after ``path`` itself when ``final``)."""
+    sources: list[Path] = [path] if final and path.is_file() else []
+    parts = parts_dir(path)
+    if parts.is_dir():
+        sources.extend(sorted(parts.glob(_PART_GLOB)))
+    return sources
 
 
 def _theorems_of(sources: Iterable[Path]) -> set[str]:
