@@ -360,7 +360,7 @@ def test_nonlinear_products_and_squares() -> None:
 
 def test_every_builtin_lemma_has_a_kernel_proof() -> None:
     from burnqed.lean.embedded.bridge import kterm
-    from burnqed.lean.embedded.certify import lemma_proof
+    from burnqed.lean.embedded.lemma_proofs import lemma_proof
     from burnqed.lean.embedded.lemmas import LEMMAS, lemma_instances
 
     missing = [name for name in LEMMAS for t in lemma_instances(name) if lemma_proof(kterm(t)) is None]

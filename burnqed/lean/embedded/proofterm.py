@@ -15,8 +15,9 @@ from typing import Any
 
 from burnqed.lean import kernel as k
 from burnqed.lean.embedded.bridge import KernelReject, kterm, sequent
-from burnqed.lean.embedded.certify import internal_uid, lemma_proof, prove_fact
+from burnqed.lean.embedded.certify import internal_uid, prove_fact
 from burnqed.lean.embedded.elab import ElabError, Scope, elab_prop, elab_value
+from burnqed.lean.embedded.lemma_proofs import lemma_proof
 from burnqed.lean.embedded.lemmas import LEMMAS, lemma_instances
 from burnqed.lean.embedded.state import Goal, display_names, goal_scope
 from burnqed.lean.embedded.syntax import Syn

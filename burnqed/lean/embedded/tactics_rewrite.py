@@ -10,8 +10,9 @@ from typing import Any
 
 from burnqed.lean import kernel as k
 from burnqed.lean.embedded.bridge import hole, kterm, proof, sequent
-from burnqed.lean.embedded.certify import Budget, internal_uid, lemma_proof, prove_fact, prove_iff
+from burnqed.lean.embedded.certify import Budget, internal_uid, prove_fact
 from burnqed.lean.embedded.engine import Engine, register, render
+from burnqed.lean.embedded.lemma_proofs import lemma_proof, prove_iff
 from burnqed.lean.embedded.lemmas import LEMMAS, lemma_instances
 from burnqed.lean.embedded.proofterm import TacticError, closes_by_rfl, fresh_mvar, instantiate_mvars, unify
 from burnqed.lean.embedded.simp import Rule, SimpSet, rules_from_prop, simplify
