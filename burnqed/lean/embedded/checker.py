@@ -28,7 +28,13 @@ from typing import Any, Self
 from pydantic import ValidationError
 
 # the tactic modules register themselves with the engine on import
-from burnqed.lean.embedded import tactics_auto, tactics_basic, tactics_cases, tactics_rewrite  # noqa: F401
+from burnqed.lean.embedded import (  # noqa: F401 - importing a tactic module registers its tactics
+    tactics_auto,
+    tactics_basic,
+    tactics_cases,
+    tactics_context,
+    tactics_rewrite,
+)
 from burnqed.lean import kernel
 from burnqed.lean.embedded.bridge import (
     KernelReject,
