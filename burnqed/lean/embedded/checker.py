@@ -17,13 +17,9 @@ from __future__ import annotations
 
 import itertools
 import json
-import signal
-import threading
-import time
-from dataclasses import dataclass
-from types import FrameType
 from collections.abc import Mapping
-from typing import Any, Self
+from dataclasses import dataclass
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -44,6 +40,7 @@ from burnqed.lean.embedded.bridge import (
     sequent,
 )
 from burnqed.lean.embedded.config import EmbeddedConfig
+from burnqed.lean.embedded.deadline import Deadline, preload
 from burnqed.lean.embedded.elab import ElabError, elab_prop, position
 from burnqed.lean.embedded.engine import Engine, Exhausted, Interrupted, TacticContext
 from burnqed.lean.embedded.lemmas import copyable, lemma_instances
@@ -314,9 +311,9 @@ class Checker:
         goal = state.goals[goal_id]
         ctx = TacticContext(self.fresh, self.config)
         if self.timeout_ms > 0:
-            _preload()  # never let the alarm land inside a half-done import of z3 or sympy
+            preload()  # never let the alarm land inside a half-done import of z3 or sympy
         try:
-            with _Deadline(ctx, self.timeout_ms):
+            with Deadline(ctx, self.timeout_ms):
                 new_goals = Engine(ctx).run(tac, [goal])
             if ctx.exhausted:  # a tactic that caught the exhaustion must not make it a success
                 raise Exhausted(
@@ -501,40 +498,3 @@ def _without_surrogates(payload: dict[str, Any]) -> dict[str, Any]:
         clean(k): [clean(x) for x in v] if isinstance(v, list) else clean(v)
         for k, v in payload.items()
     }
-
-
-class _Deadline:
-    """Sets the request's deadline; in the main thread a SIGALRM also interrupts pure-Python work."""
-
-    def __init__(self, ctx: TacticContext, timeout_ms: int) -> None:
-        self.ctx = ctx
-        self.timeout_ms = timeout_ms
-        self.armed = False
-        self.previous: Any = None
-
-    def __enter__(self) -> Self:
-        if self.timeout_ms > 0:
-            self.ctx.deadline = time.monotonic() + self.timeout_ms / 1000
-            if threading.current_thread() is threading.main_thread() and hasattr(
-                signal, "setitimer"
-            ):
-                self.previous = signal.signal(signal.SIGALRM, _on_alarm)
-                signal.setitimer(signal.ITIMER_REAL, self.timeout_ms / 1000)
-                self.armed = True
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.armed:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, self.previous or signal.SIG_DFL)
-
-
-def _preload() -> None:
-    from burnqed.lean.embedded import poly, smt
-
-    smt._lib()
-    poly._lib()
-
-
-def _on_alarm(signum: int, frame: FrameType | None) -> None:
-    raise Interrupted()
