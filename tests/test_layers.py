@@ -136,3 +136,9 @@ def test_no_modules_import_each_other_in_a_circle() -> None:
         if module not in index:
             visit(module)
     assert not circles, f"modules in a circle: {circles}"
+
+
+def test_no_module_is_over_500_lines() -> None:
+    long = {str(p.relative_to(ROOT.parent)): n for p in ROOT.rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500}
+    assert not long, f"split these modules: {long}"

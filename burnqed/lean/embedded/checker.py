@@ -23,12 +23,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-# the tactic modules register themselves with the engine on import
 from burnqed.lean.embedded import (  # noqa: F401 - importing a tactic module registers its tactics
     tactics_auto,
     tactics_basic,
     tactics_cases,
     tactics_context,
+    tactics_induction,
     tactics_rewrite,
 )
 from burnqed.lean import kernel

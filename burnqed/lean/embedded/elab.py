@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from burnqed.lean.embedded.elab_types import ElabError, TypeVars, is_type_var, join_types
 from burnqed.lean.embedded.syntax import Syn
 from burnqed.lean.embedded.terms import (
     Binder,
@@ -73,15 +74,6 @@ _CONSTRUCT = {
 _COE = "coe?"  # a postponed ``↑e`` until its target type is known (never leaves this module)
 
 
-class ElabError(Exception):
-    """A term that parses but does not elaborate in the fragment."""
-
-    def __init__(self, message: str, pos: int) -> None:
-        super().__init__(message)
-        self.message = message
-        self.pos = pos
-
-
 def position(text: str, pos: int) -> tuple[int, int]:
     """1-based line and 0-based column of a character offset (Lean's convention)."""
     pos = max(0, min(pos, len(text)))
@@ -120,80 +112,6 @@ def _unsupported(s: Syn) -> ElabError:
     return ElabError(f"unsupported construct in this fragment: {what}", s.pos)
 
 
-def _is_var(ty: str) -> bool:
-    return ty.startswith("?")
-
-
-class _Types:
-    """Type metavariables ``?k`` (union-find), each class with the default instances its
-    members call for: "neg" (``Neg Int``, priority mid), "num" (``OfNat Nat``, low) and
-    "exp" (the ℕ exponent of ``Monoid.npow``)."""
-
-    def __init__(self) -> None:
-        self.parent: list[int] = []
-        self.value: list[str | None] = []
-        self.flags: list[set[str]] = []
-
-    def new(self, *flags: str) -> str:
-        self.parent.append(len(self.parent))
-        self.value.append(None)
-        self.flags.append(set(flags))
-        return f"?{len(self.parent) - 1}"
-
-    def _root(self, ty: str) -> int:
-        i = int(ty[1:])
-        while self.parent[i] != i:
-            self.parent[i] = self.parent[self.parent[i]]
-            i = self.parent[i]
-        return i
-
-    def get(self, ty: str) -> str | None:
-        """The type ``ty`` stands for now (None: still open)."""
-        return self.value[self._root(ty)] if _is_var(ty) else ty
-
-    def flag(self, ty: str, flag: str) -> None:
-        if _is_var(ty):
-            self.flags[self._root(ty)].add(flag)
-
-    def assign(self, ty: str, to: str, pos: int) -> None:
-        have = self.get(ty)
-        if have is None:
-            self.value[self._root(ty)] = to
-        elif have != to:
-            raise ElabError(f"type mismatch: a term of type {have} where {to} is expected", pos)
-
-    def union(self, a: str, b: str, pos: int) -> None:
-        ta, tb = self.get(a), self.get(b)
-        if ta is not None and tb is not None:
-            if ta != tb:
-                raise ElabError(f"type mismatch: {ta} and {tb}", pos)
-            return
-        if ta is not None:
-            self.assign(b, ta, pos)
-        elif tb is not None:
-            self.assign(a, tb, pos)
-        else:
-            ra, rb = self._root(a), self._root(b)
-            if ra != rb:
-                self.parent[rb] = ra
-                self.flags[ra] |= self.flags[rb]
-
-    def settle(self, ty: str) -> str | None:
-        """The type, open ones settled by their default instances (and kept)."""
-        have = self.get(ty)
-        if have is not None or not _is_var(ty):
-            return have
-        r = self._root(ty)
-        flags = self.flags[r]
-        got = "Int" if "neg" in flags else "Nat" if flags & {"num", "exp"} else None
-        self.value[r] = got
-        return got
-
-
-def _join(a: str | None, b: str) -> str:
-    return "Int" if "Int" in (a, b) else b
-
-
 def _cast(t: Term) -> Term:
     """``↑t`` from Nat to Int (a numeral is one of type Int)."""
     if isinstance(t, Num):
@@ -205,7 +123,7 @@ class _Elab:
     """One elaboration: its type metavariables and the checks left for the end."""
 
     def __init__(self) -> None:
-        self.types = _Types()
+        self.types = TypeVars()
         self.binders: list[tuple[str, str, int]] = []  # (type var, name, pos)
         self.numbers: list[tuple[str, int]] = []  # tree types: Nat or Int in the end
         self.negs: list[tuple[str, int]] = []  # types of unary minus: Int in the end
@@ -340,7 +258,7 @@ class _Elab:
                     "type mismatch: a proposition where a number is expected", x.pos
                 )
             if have is not None:
-                top = _join(top, have)
+                top = join_types(top, have)
         out: list[Term] = []
         if top is not None:
             ty = top

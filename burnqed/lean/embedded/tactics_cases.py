@@ -1,5 +1,5 @@
-"""Case analysis: cases / rcases / obtain / rintro on ∧ ∨ ∃ ↔ ∣ False and Nat variables,
-and induction on a Nat variable. Unnamed variables print the way Lean names them:
+"""Case analysis: cases / rcases / obtain / rintro on ∧ ∨ ∃ ↔ ∣ False and Nat variables
+(induction and subst are in tactics_induction.py, on the helpers here). Unnamed variables print the way Lean names them:
 ``cases`` gives ``left✝ right✝`` / ``h✝`` / ``w✝ h✝``; ``induction n`` gives goals
 ``zero`` and ``succ`` with ``n✝ : Nat`` and the hypothesis ``a✝`` (Lean's ``Nat.rec``
 eliminator with ``0`` and ``n + 1``); hypotheses that mention ``n`` are reverted and
@@ -14,12 +14,7 @@ from burnqed.lean.embedded.engine import Engine, register
 from burnqed.lean.embedded.proofterm import TacticError, dvd_exists
 from burnqed.lean.embedded.state import Goal, Hyp
 from burnqed.lean.embedded.tactic_syntax import Pattern, Tac
-from burnqed.lean.embedded.tactics_basic import (
-    elab_in_goal,
-    intro_one,
-    prop_in_goal,
-    show,
-)
+from burnqed.lean.embedded.tactics_basic import elab_in_goal, intro_one, prop_in_goal, show
 from burnqed.lean.embedded.terms import (
     Binder,
     Conn,
@@ -33,10 +28,9 @@ from burnqed.lean.embedded.terms import (
     instantiate,
     mvars,
     replace_fvar,
-    subterms,
 )
 
-__all__ = ["rcases_prop"]
+__all__ = ["justify_by_induction", "rcases_prop", "run_alts", "subst_var"]
 
 
 def _drop(goal: Goal, uid: int) -> tuple[Hyp, ...]:
@@ -164,7 +158,7 @@ def rcases_prop(
     raise TacticError(f"rcases: unsupported pattern {kind}")
 
 
-def _subst_var(
+def subst_var(
     eng: Engine, goal: Goal, uid: int, value: Term, extra: tuple[Hyp, ...], tag: str
 ) -> Goal:
     hyps: list[Hyp] = []
@@ -182,9 +176,9 @@ def _subst_var(
 
 
 def _cases_nat(eng: Engine, goal: Goal, var: Hyp, succ_name: str | None) -> list[Goal]:
-    zero = _subst_var(eng, goal, var.uid, Num(0, "Nat"), (), "zero")
+    zero = subst_var(eng, goal, var.uid, Num(0, "Nat"), (), "zero")
     k_ = Hyp(eng.fresh(), succ_name or "n", "Nat", succ_name is None)
-    succ = _subst_var(
+    succ = subst_var(
         eng,
         goal,
         var.uid,
@@ -205,11 +199,11 @@ def _cases_nat(eng: Engine, goal: Goal, var: Hyp, succ_name: str | None) -> list
             out = proof("intro", h.uid, out)
         return out
 
-    _justify_by_induction(eng, goal, var, motive, about, reintro(zero), k_.uid, internal_uid(), reintro(succ))
+    justify_by_induction(eng, goal, var, motive, about, reintro(zero), k_.uid, internal_uid(), reintro(succ))
     return [zero, succ]
 
 
-def _justify_by_induction(
+def justify_by_induction(
     eng: Engine,
     goal: Goal,
     var: Hyp,
@@ -248,7 +242,7 @@ def _hyp_or_term(
     return None, prop, (pe.proof() if eng.kernel_on else proof("sorry"))
 
 
-def _run_alts(
+def run_alts(
     eng: Engine,
     goals: list[Goal],
     alts: list,
@@ -284,7 +278,7 @@ def _cases(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
             )
         succ = names.get("succ", [])
         goals = _cases_nat(eng, goal, hyp, succ[0] if succ else None)
-        return _run_alts(eng, goals, alts, {}) if alts else goals
+        return run_alts(eng, goals, alts, {}) if alts else goals
     base = goal.with_(goal.uid, hyps=_drop(goal, hyp.uid)) if hyp is not None else goal
     p = _unfold(prop)
 
@@ -340,7 +334,7 @@ def _cases(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         raise TacticError(
             f"tactic 'cases' failed, the type is not an inductive type it can split\n  {show(goal, prop)}"
         )
-    return _run_alts(eng, goals, alts, {}) if alts else goals
+    return run_alts(eng, goals, alts, {}) if alts else goals
 
 
 def _intro_named(eng: Engine, goal: Goal, prop: Term, pat: Pattern) -> Goal:
@@ -417,114 +411,3 @@ def _rintro(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
             out.extend(_destructure(eng, g2, base, h.ty, pat, "h", proof("hyp", h.uid)))
         goals = out
     return goals
-
-
-@register("induction")
-def _induction(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
-    s = tac.data["target"]
-    if s.kind != "ident":
-        raise TacticError(
-            "induction: the target must be a variable of the fragment (index variables only)"
-        )
-    var = goal.hyp_named(s.value)
-    if var is None:
-        raise TacticError(f"unknown identifier '{s.value}'")
-    if var.ty != "Nat":
-        raise TacticError(
-            f"induction on a variable of type {var.ty if isinstance(var.ty, str) else 'Prop'} is not supported"
-        )
-    alts = tac.data.get("alts")
-    gen_names = tac.data.get("generalizing", [])
-    pos = goal.hyps.index(var)
-    reverted: list[Hyp] = []
-    for h in goal.hyps[pos + 1 :]:
-        if h.user in gen_names or (
-            not isinstance(h.ty, str)
-            and fvars(h.ty) & ({var.uid} | {r.uid for r in reverted})
-        ):
-            reverted.append(h)
-    for n in gen_names:
-        if not any(r.user == n for r in reverted):
-            raise TacticError(f"unknown variable '{n}' in generalizing")
-    kept = tuple(h for h in goal.hyps if h.uid != var.uid and h not in reverted)
-    motive = goal.target
-    for h in reversed(reverted):
-        if isinstance(h.ty, str):
-            # a binder name no inner binder uses, so the abstraction cannot be captured
-            taken = {b.name for b in subterms(motive) if isinstance(b, Binder)}
-            bname = h.user
-            while bname in taken:
-                bname += "'"
-            motive = Binder("∀", bname, h.ty, _abstract(motive, h.uid, bname, h.ty))
-        else:
-            motive = Conn("→", (h.ty, motive))
-    names = {name: args for name, args, _b, _p in alts} if alts else {}
-    for name in names:
-        if name not in ("zero", "succ"):
-            raise TacticError(
-                f"invalid alternative name '{name}', expected 'zero' or 'succ'"
-            )
-    succ_args = names.get("succ", [])
-
-    def reintro(g: Goal) -> Goal:
-        for h in reverted:
-            g = intro_one(eng, g, h.user)
-        return g
-
-    zero0 = Goal(eng.fresh(), kept, replace_fvar(motive, var.uid, Num(0, "Nat")), "zero")
-    zero = reintro(zero0)
-    k_name = succ_args[0] if len(succ_args) > 0 and succ_args[0] != "_" else None
-    ih_name = succ_args[1] if len(succ_args) > 1 and succ_args[1] != "_" else None
-    k = Hyp(eng.fresh(), k_name or "n", "Nat", k_name is None)
-    kv = FVar(k.uid, "Nat")
-    ih = Hyp(
-        eng.fresh(), ih_name or "a", replace_fvar(motive, var.uid, kv), ih_name is None
-    )
-    succ_target = replace_fvar(motive, var.uid, Op("+", (kv, Num(1, "Nat")), "Nat"))
-    succ0 = Goal(eng.fresh(), (*kept, k, ih), succ_target, "succ")
-    succ = reintro(succ0)
-    _justify_by_induction(
-        eng, goal, var, motive, reverted, hole(zero0), k.uid, ih.uid, hole(succ0)
-    )
-    goals = [zero, succ]
-    if alts:
-        return _run_alts(eng, goals, alts, {})
-    return goals
-
-
-@register("subst")
-def _subst(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
-    for name in tac.data["names"]:
-        h = goal.hyp_named(name)
-        if h is None:
-            raise TacticError(f"unknown identifier '{name}'")
-        eq = h.ty
-        if isinstance(eq, str) or not (isinstance(eq, Rel) and eq.op == "="):
-            raise TacticError(
-                f"tactic 'subst' failed, invalid equality proof, it is not of the form (x = t) or (t = x)\n  {name}"
-            )
-        for var_t, val in ((eq.rhs, eq.lhs), (eq.lhs, eq.rhs)):
-            if isinstance(var_t, FVar) and var_t.uid not in fvars(val):
-                var = next(x for x in goal.hyps if x.uid == var_t.uid)
-                rest = Goal(
-                    goal.uid,
-                    tuple(x for x in goal.hyps if x.uid != h.uid),
-                    goal.target,
-                    goal.tag,
-                )
-                new = _subst_var(eng, rest, var.uid, val, (), goal.tag or "")
-                new = new.with_(new.uid, tag=rest.tag)
-                eng.justify(goal, proof("subst", proof("hyp", h.uid), var.uid, hole(new)))
-                goal = new
-                break
-        else:
-            raise TacticError(
-                f"tactic 'subst' failed, did not find a variable to substitute in\n  {name}"
-            )
-    return [goal]
-
-
-def _abstract(t: Term, uid: int, name: str, ty: str) -> Term:
-    from burnqed.lean.embedded.terms import BVar
-
-    return replace_fvar(t, uid, BVar(name, ty))
