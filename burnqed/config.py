@@ -16,6 +16,7 @@ the commands' own flags. Environment variables are read in this module only.
 
 from __future__ import annotations
 
+import json
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,7 @@ __all__ = [
     "env",
     "load_config",
     "parse_override",
+    "toml_literal",
 ]
 
 DEFAULT_CONFIG_PATH = Path("burnqed.toml")
@@ -153,3 +155,16 @@ def _validation_summary(exc: ValidationError) -> str:
     got = f" (got {given!r})" if isinstance(given, str | int | float | bool) else ""
     more = f"; {len(errors) - 1} more invalid" if len(errors) > 1 else ""
     return f"{key}: {first['msg']}{got}{more}"
+
+
+def toml_literal(value: Any) -> str:
+    """A JSON-able value as a TOML literal (for ``--set key=value`` overrides)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(toml_literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{toml_literal(str(k))} = {toml_literal(v)}" for k, v in value.items()) + "}"
+    return json.dumps(str(value), ensure_ascii=False)

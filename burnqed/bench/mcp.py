@@ -21,7 +21,7 @@ from typing import Any
 
 import anyio
 
-from burnqed.config import BurnqedConfig
+from burnqed.config import BurnqedConfig, toml_literal
 
 __all__ = ["bench", "config_flags"]
 
@@ -29,27 +29,12 @@ STATEMENT = "∀ (n : Nat), n + 0 = n"
 TACTIC = "intro n"
 
 
-def _toml(value: Any) -> str:
-    """A JSON-able value as a TOML literal."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{_toml(str(k))} = {_toml(v)}" for k, v in value.items()) + "}"
-    import json
-
-    return json.dumps(str(value), ensure_ascii=False)
-
-
 def config_flags(config: BurnqedConfig, sections: tuple[str, ...] = ("lean", "tools", "paths")) -> list[str]:
     """``--set`` flags that reproduce ``sections`` of ``config`` in a burnqed subprocess."""
     flags: list[str] = []
     for section in sections:
         for key, value in getattr(config, section).model_dump(mode="json", exclude_none=True).items():
-            flags += ["--set", f"{section}.{key}={_toml(value)}"]
+            flags += ["--set", f"{section}.{key}={toml_literal(value)}"]
     return flags
 
 

@@ -23,7 +23,7 @@ from typing import Any
 import anyio
 from pydantic import ValidationError
 
-from burnqed.config import BurnqedConfig, ConfigError, load_config
+from burnqed.config import BurnqedConfig, ConfigError, load_config, toml_literal
 
 __all__ = ["BENCHES", "COMMAND_MODULES", "build_parser", "main"]
 
@@ -109,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # they win over --set, which wins over the file
         flags: dict[str, Any] = getattr(args, "config_overrides", lambda a: {})(args)
         given: list[str] = list(getattr(args, "overrides", []))
-        overrides = given + [f"{k}={_toml_value(v)}" for k, v in flags.items() if v is not None]
+        overrides = given + [f"{k}={toml_literal(v)}" for k, v in flags.items() if v is not None]
         config = load_config(getattr(args, "config", None), overrides)
     except ConfigError as exc:
         print(f"burnqed: configuration error: {exc}", file=sys.stderr)
@@ -178,14 +178,3 @@ def _user_error(exc: BaseException) -> BaseException | None:
             if found is not None:
                 return found
     return None
-
-
-def _toml_value(value: Any) -> str:
-    """A Python value as a TOML literal for an override string."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    return json.dumps(str(value), ensure_ascii=False)
