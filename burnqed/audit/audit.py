@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from burnqed.config import BurnqedConfig
 from burnqed.data.theorems import statement_sha
+from burnqed.iteration.layout import RunLayout
 
 __all__ = ["AuditReport", "LockedStatement", "Violation", "locked_statements", "run_audit"]
 
@@ -226,19 +227,20 @@ async def _replay(
 
 async def run_audit(config: BurnqedConfig, run_dir: Path, *, replay: bool = False) -> AuditReport:
     """Audit one run directory (its BLUEPRINT.md, trajectories, eval results and tool-call log)."""
-    blueprint_path = run_dir / "BLUEPRINT.md"
+    layout = RunLayout(run_dir)
+    blueprint_path = layout.blueprint
     locks, violations = locked_statements(config, blueprint_path)
     warnings: list[str] = []
     checked = {"locked_statements": len(locks), "trajectory_files": 0, "trajectory_rows": 0, "eval_results": 0,
                "claims": 0, "replayed": 0}
-    for path in sorted((run_dir / "trajectories").glob("*.parquet")):
+    for path in sorted(layout.trajectories_dir.glob("*.parquet")):
         found, rows = _audit_trajectories(path, locks)
         violations += found
         checked["trajectory_files"] += 1
         checked["trajectory_rows"] += rows
     found, claims = _audit_done_targets(config, blueprint_path, locks)
     violations += found
-    for path in sorted((run_dir / "eval_results").glob("*.json")):
+    for path in sorted(layout.eval_results_dir.glob("*.json")):
         found, proved = _audit_eval(path, locks)
         violations += found
         claims += proved
@@ -257,7 +259,7 @@ async def run_audit(config: BurnqedConfig, run_dir: Path, *, replay: bool = Fals
 def _tool_usage(config: BurnqedConfig, run_dir: Path) -> dict[str, Any] | None:
     from burnqed.tools.stats import StatsService
 
-    for candidate in (run_dir / "logs" / "tool_calls.jsonl", config.paths.logs_dir / "tool_calls.jsonl"):
+    for candidate in (RunLayout(run_dir).tool_calls, config.paths.logs_dir / "tool_calls.jsonl"):
         if candidate.is_file():
             usage = StatsService(run_dir, candidate, show_held_out=True).tool_usage()
             return {"log": str(candidate), **usage.model_dump(mode="json")}

@@ -126,9 +126,10 @@ async def _run_once(args: argparse.Namespace, config: BurnqedConfig) -> int:
 
 def _resume(args: argparse.Namespace, config: BurnqedConfig) -> int:
     from burnqed.blueprint import BlueprintError, BlueprintStore
+    from burnqed.iteration.layout import RunLayout
 
     run_dir = _paths(args, config).run_dir
-    path = run_dir / "BLUEPRINT.md"
+    path = RunLayout(run_dir).blueprint
     if not path.is_file():
         print(f"burnqed: no blueprint at {path} (give the run directory with --run-dir)", file=sys.stderr)
         return 2

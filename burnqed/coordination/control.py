@@ -21,6 +21,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from burnqed.iteration.layout import RunLayout
+
 __all__ = [
     "ControlError",
     "DaemonPaths",
@@ -52,7 +54,7 @@ class DaemonPaths(BaseModel):
     @property
     def root(self) -> Path:
         """The coordinator's folder in the run dir."""
-        return self.run_dir / "coordinator"
+        return RunLayout(self.run_dir).coordinator
 
     @property
     def pid_file(self) -> Path:

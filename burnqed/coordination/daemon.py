@@ -42,6 +42,7 @@ from burnqed.coordination.control import (
 from burnqed.coordination.log import SessionLog, append_jsonl, read_jsonl
 from burnqed.coordination.scripted_brain import ScriptedBrain
 from burnqed.coordination.toolbox import Toolbox
+from burnqed.iteration.layout import RunLayout
 
 if TYPE_CHECKING:
     from burnqed.iteration.runner import IterationReport
@@ -106,10 +107,11 @@ def make_brain(config: BurnqedConfig) -> Brain:
 def prepare_run_config(config: BurnqedConfig, run_dir: Path) -> BurnqedConfig:
     """The config with every run-local path pointing into ``run_dir`` (servers see the same files)."""
     run_dir = run_dir.resolve()
+    layout = RunLayout(run_dir)
     return config.model_copy(
         update={
-            "paths": config.paths.model_copy(update={"run_dir": run_dir, "logs_dir": run_dir / "logs"}),
-            "blueprint": config.blueprint.model_copy(update={"path": run_dir / "BLUEPRINT.md"}),
+            "paths": config.paths.model_copy(update={"run_dir": run_dir, "logs_dir": layout.logs}),
+            "blueprint": config.blueprint.model_copy(update={"path": layout.blueprint}),
         }
     )
 

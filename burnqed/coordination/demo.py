@@ -18,6 +18,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from burnqed.config import BurnqedConfig
+from burnqed.iteration.layout import RunLayout
 
 __all__ = ["DemoRow", "collect_rows", "register_benchmark_targets", "render_chart", "run_demo", "verdict"]
 
@@ -52,7 +53,6 @@ def register_benchmark_targets(config: BurnqedConfig) -> int:
 
 def collect_rows(run_dir: Path) -> list[DemoRow]:
     """One row per finished iteration, from the run's step summaries."""
-    from burnqed.iteration.layout import RunLayout
     from burnqed.iteration.summaries import read_summaries
 
     layout = RunLayout(run_dir)
@@ -200,8 +200,9 @@ async def run_demo(config: BurnqedConfig, run_dir: Path, *, sessions: int = 3, f
         table.add_row(r.label, _pct(r.train), _pct(r.held_out), _pct(r.held_out_no_ebm),
                       "—" if r.seconds is None else f"{r.seconds:.0f}")
     console.print(table)
-    chart = render_chart(rows, run_dir / "solve_rates.html")
-    (run_dir / "solve_rates.json").write_text(json.dumps([r.model_dump() for r in rows], indent=2), encoding="utf-8")
+    layout = RunLayout(run_dir)
+    chart = render_chart(rows, layout.chart)
+    layout.chart_rows.write_text(json.dumps([r.model_dump() for r in rows], indent=2), encoding="utf-8")
     console.print(f"chart: {chart}")
     eval_size = config.iteration.eval_size or None
     console.print(verdict(rows, eval_size))

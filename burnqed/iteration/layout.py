@@ -13,6 +13,12 @@ Run directory::
     cache/embeddings/                 state embeddings per encoder checkpoint
     state/iter_N/<step>.json          a step's marker: written atomically when it finished
     iterate.jsonl                     one JSON line per step event (machine-read log)
+    jobs/                             search jobs of the MCP search server (records, results)
+    logs/tool_calls.jsonl             the MCP tool-call log
+    coordinator/                      the daemon's pid, lock, state and session logs
+    solve_rates.html, solve_rates.json   the demo's chart and rows
+
+Every reader and writer of a run directory asks RunLayout for its paths.
 """
 
 from __future__ import annotations
@@ -55,17 +61,67 @@ class RunLayout:
         """The JSONL event log."""
         return self.root / "iterate.jsonl"
 
+    @property
+    def checkpoints_llm(self) -> Path:
+        """The directory of the policy checkpoints (``iter_N`` inside)."""
+        return self.root / "checkpoints" / "llm"
+
+    @property
+    def checkpoints_ebm(self) -> Path:
+        """The directory of the energy-head checkpoints (``iter_N`` inside)."""
+        return self.root / "checkpoints" / "ebm"
+
+    @property
+    def trajectories_dir(self) -> Path:
+        """Where the iterations' trajectory files are."""
+        return self.root / "trajectories"
+
+    @property
+    def eval_results_dir(self) -> Path:
+        """Where the held-out evaluations are."""
+        return self.root / "eval_results"
+
+    @property
+    def jobs(self) -> Path:
+        """The search server's job records."""
+        return self.root / "jobs"
+
+    @property
+    def logs(self) -> Path:
+        """Machine-read logs of the run (the tool-call log)."""
+        return self.root / "logs"
+
+    @property
+    def tool_calls(self) -> Path:
+        """The MCP tool-call log."""
+        return self.logs / "tool_calls.jsonl"
+
+    @property
+    def coordinator(self) -> Path:
+        """The daemon's directory (pid, lock, state, sessions)."""
+        return self.root / "coordinator"
+
+    @property
+    def chart(self) -> Path:
+        """The demo's solve-rate chart."""
+        return self.root / "solve_rates.html"
+
+    @property
+    def chart_rows(self) -> Path:
+        """The demo's solve-rate rows (JSON)."""
+        return self.root / "solve_rates.json"
+
     def llm(self, index: int) -> Path:
         """Policy checkpoint of iteration ``index``."""
-        return self.root / "checkpoints" / "llm" / f"iter_{index}"
+        return self.checkpoints_llm / f"iter_{index}"
 
     def ebm(self, index: int) -> Path:
         """Energy-head checkpoint of iteration ``index``."""
-        return self.root / "checkpoints" / "ebm" / f"iter_{index}"
+        return self.checkpoints_ebm / f"iter_{index}"
 
     def trajectories(self, index: int) -> Path:
         """Trajectory file of iteration ``index``."""
-        return self.root / "trajectories" / f"iter_{index}.parquet"
+        return self.trajectories_dir / f"iter_{index}.parquet"
 
     def pairs(self, index: int) -> Path:
         """The fine-tuning pairs of iteration ``index``."""
@@ -73,7 +129,7 @@ class RunLayout:
 
     def eval_result(self, index: int, with_ebm: bool) -> Path:
         """Held-out evaluation of iteration ``index``, with or without the energy head."""
-        return self.root / "eval_results" / (f"iter_{index}.json" if with_ebm else f"iter_{index}_no_ebm.json")
+        return self.eval_results_dir / (f"iter_{index}.json" if with_ebm else f"iter_{index}_no_ebm.json")
 
     def marker(self, index: int, step: str) -> Path:
         """The marker of a step."""

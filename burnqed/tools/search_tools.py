@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from burnqed.config import BurnqedConfig
 from burnqed.data.theorems import Theorem, TheoremSetError, statement_sha
+from burnqed.iteration.layout import RunLayout
 from burnqed.tools.errors import InvalidInput, ServiceUnavailable
 from burnqed.tools.host import ContextHost
 from burnqed.tools.jobs import (
@@ -193,10 +194,10 @@ class SearchTools:
     # ------------------------------------------------------------------ components
 
     def _ebm_path(self) -> Path | None:
-        return self.config.tools.ebm_checkpoint or latest_checkpoint(self.config.paths.run_dir / "checkpoints" / "ebm")
+        return self.config.tools.ebm_checkpoint or latest_checkpoint(RunLayout(self.config.paths.run_dir).checkpoints_ebm)
 
     def _model_dir(self) -> Path | None:
-        return self.config.policy.model_dir or latest_checkpoint(self.config.paths.run_dir / "checkpoints" / "llm")
+        return self.config.policy.model_dir or latest_checkpoint(RunLayout(self.config.paths.run_dir).checkpoints_llm)
 
     async def components(self, policy: PolicyName, use_ebm: bool) -> Any:
         """The generator and scorer for (policy, use_ebm), opened once and kept."""

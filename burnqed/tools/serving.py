@@ -18,6 +18,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel
 
 from burnqed.config import BurnqedConfig
+from burnqed.iteration.layout import RunLayout
 from burnqed.tools.calllog import ToolCallLog
 
 __all__ = [
@@ -50,7 +51,7 @@ def call_log_path(config: BurnqedConfig) -> Path:
 
 def jobs_dir(config: BurnqedConfig) -> Path:
     """Where job records live (ToolsConfig.jobs_dir, else <run_dir>/jobs)."""
-    return config.tools.jobs_dir or config.paths.run_dir / "jobs"
+    return config.tools.jobs_dir or RunLayout(config.paths.run_dir).jobs
 
 
 def new_server(

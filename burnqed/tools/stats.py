@@ -204,20 +204,20 @@ class StatsService:
         if iteration is None:
             iterations = self.iterations()
             if not iterations:
-                raise StatsUnavailable(f"no trajectories under {self.run_dir / 'trajectories'}")
+                raise StatsUnavailable(f"no trajectories under {self.layout.trajectories_dir}")
             iteration = iterations[-1]
         return f"iter_{iteration}", self.layout.trajectories(iteration)
 
     def iterations(self) -> list[int]:
         """Iterations with trajectories or evaluation results, ascending."""
         found: set[int] = set()
-        traj = self.run_dir / "trajectories"
+        traj = self.layout.trajectories_dir
         if traj.is_dir():
             for p in traj.iterdir():
                 m = _ITER_FILE.match(p.name) or re.match(r"^iter_(\d+)\.parquet\.parts$", p.name)
                 if m:
                     found.add(int(m.group(1)))
-        evals = self.run_dir / "eval_results"
+        evals = self.layout.eval_results_dir
         if evals.is_dir():
             for p in evals.iterdir():
                 m = _EVAL_FILE.match(p.name)
