@@ -19,6 +19,7 @@ from burnqed.config import BurnqedConfig
 from burnqed.tools.blueprint_tools import BlueprintTools, EntryView, TargetList
 from burnqed.tools.proof_gate import ProofGate
 from burnqed.tools.serving import (
+    apply_error_contract,
     MUTATING,
     READ_ONLY,
     jobs_dir,
@@ -105,4 +106,5 @@ def build_server(config: BurnqedConfig) -> MCPServer[Any]:
         """Schedule an expert iteration (entry iter_N, status todo) for the daemon to run."""
         return tool_result(bp(ctx).schedule_iteration(spec))
 
+    apply_error_contract(server)
     return server

@@ -18,6 +18,20 @@ ToolsError (an ``mcp`` ToolError: the SDK turns it into a result the model can r
  └── ServiceUnavailable     a component the tool needs is not configured (no model, no EBM)
 
 Only protocol faults become MCP errors; everything here is data for the model.
+
+The error contract of the boundary below: an error of a lower layer that escapes a tool is
+turned into a tool error by ``as_tool_error`` (every server applies it to every tool, so no
+lower-layer exception type reaches a client), by this table, first match wins:
+
+| lower-layer error                                         | tool error          |
+|-----------------------------------------------------------|---------------------|
+| lean ``InvalidStatement``, ``InvalidInput``, ``LeanReplError``, ``ForeignState`` | InvalidInput |
+| lean ``HandleLost``, ``UnknownHandle``                    | LeaseLost           |
+| lean ``LeanError`` (start-up, time-out, death, pool)      | LeanUnavailable     |
+| policy ``PolicyError`` (``PolicyLoadError``, generation)  | ServiceUnavailable  |
+| ebm ``EBMError`` (``EBMCheckpointError``, cache)          | ServiceUnavailable  |
+| blueprint ``BlueprintError``                              | BlueprintToolError  |
+| data ``TheoremSetError``                                  | InvalidInput        |
 """
 
 from __future__ import annotations
@@ -42,6 +56,8 @@ __all__ = [
     "ToolsError",
     "UnknownJob",
     "UnknownLease",
+    "as_tool_error",
+    "error_contract",
 ]
 
 
@@ -116,3 +132,35 @@ class ServiceUnavailable(ToolsError):
 
 class ProofRejected(ToolsError):
     """The verification gate replayed the proof and refused it."""
+
+
+def error_contract() -> tuple[tuple[tuple[type[BaseException], ...], type[ToolsError]], ...]:
+    """The table of the module docstring: (lower-layer error types, tool error), in order."""
+    from burnqed.blueprint.errors import BlueprintError
+    from burnqed.data.theorems import TheoremSetError
+    from burnqed.ebm.errors import EBMError
+    from burnqed.lean import errors as lean
+    from burnqed.policy.errors import PolicyError
+
+    return (
+        ((lean.InvalidStatement, lean.InvalidInput, lean.LeanReplError, lean.ForeignState), InvalidInput),
+        ((lean.HandleLost, lean.UnknownHandle), LeaseLost),
+        ((lean.LeanError,), LeanUnavailable),
+        ((PolicyError,), ServiceUnavailable),
+        ((EBMError,), ServiceUnavailable),
+        ((BlueprintError,), BlueprintToolError),
+        ((TheoremSetError,), InvalidInput),
+    )
+
+
+def as_tool_error(exc: BaseException) -> ToolsError | None:
+    """The tool error a lower-layer error becomes (its message kept), or None for anything
+    else (a bug: the SDK reports it as it is)."""
+    if isinstance(exc, ToolsError):
+        return exc
+    for kinds, tool_error in error_contract():
+        if isinstance(exc, kinds):
+            mapped = tool_error(str(exc) or type(exc).__name__)
+            mapped.__cause__ = exc
+            return mapped
+    return None

@@ -29,6 +29,7 @@ from burnqed.tools.lean_tools import (
 from burnqed.tools.leases import HandleRegistry
 from burnqed.tools.policy import TacticPolicy
 from burnqed.tools.serving import (
+    apply_error_contract,
     DESTRUCTIVE,
     MUTATING,
     READ_ONLY,
@@ -140,4 +141,5 @@ def build_server(config: BurnqedConfig) -> MCPServer[Any]:
 
     exactly_one_of(server, "start_proof", "statement", "name")
     exactly_one_of(server, "verify_proof", "statement", "name")
+    apply_error_contract(server)
     return server

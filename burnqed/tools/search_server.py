@@ -29,6 +29,7 @@ from burnqed.tools.search_tools import (
     SearchTools,
 )
 from burnqed.tools.serving import (
+    apply_error_contract,
     DESTRUCTIVE,
     MUTATING,
     READ_ONLY,
@@ -164,4 +165,5 @@ def build_server(config: BurnqedConfig) -> MCPServer[Any]:
         return tool_result(await search(ctx).score_states(states))
 
     exactly_one_of(server, "launch_search", "theorem_set", "statements")
+    apply_error_contract(server)
     return server

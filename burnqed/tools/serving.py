@@ -8,6 +8,7 @@ output model into a result with structured content plus a short text summary.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
@@ -20,12 +21,14 @@ from pydantic import BaseModel
 from burnqed.config import BurnqedConfig
 from burnqed.iteration.layout import RunLayout
 from burnqed.tools.calllog import ToolCallLog
+from burnqed.tools.errors import as_tool_error
 
 __all__ = [
     "DESTRUCTIVE",
     "MUTATING",
     "READ_ONLY",
     "call_log_path",
+    "apply_error_contract",
     "client_key",
     "exactly_one_of",
     "jobs_dir",
@@ -81,6 +84,28 @@ def _version() -> str:
         return version("burnqed")
     except PackageNotFoundError:
         return "0"
+
+
+def apply_error_contract(server: MCPServer[Any]) -> None:
+    """Wrap every tool of ``server`` so that a lower-layer error leaving it becomes the tool
+    error of burnqed.tools.errors' contract table (call after the tools are declared)."""
+    # the SDK calls Tool.fn with validated arguments; wrapping it keeps the signature it read
+    for tool in server._tool_manager.list_tools():  # noqa: SLF001
+        tool.fn = _contracted(tool.fn)
+
+
+def _contracted(fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    async def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return await fn(*args, **kwargs)
+        except Exception as exc:
+            mapped = as_tool_error(exc)
+            if mapped is None or mapped is exc:
+                raise
+            raise mapped from exc
+
+    return call
 
 
 def exactly_one_of(server: MCPServer[Any], tool: str, *fields: str) -> None:

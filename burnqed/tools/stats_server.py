@@ -17,6 +17,7 @@ from pydantic import Field
 
 from burnqed.config import BurnqedConfig
 from burnqed.tools.serving import (
+    apply_error_contract,
     READ_ONLY,
     call_log_path,
     jobs_dir,
@@ -100,4 +101,5 @@ def build_server(config: BurnqedConfig) -> MCPServer[Any]:
         """How the MCP tools were used: calls, errors and latency per tool, from the tool-call log."""
         return tool_result(stats(ctx).tool_usage(server_name, since))
 
+    apply_error_contract(server)
     return server
