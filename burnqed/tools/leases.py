@@ -88,10 +88,6 @@ class HandleRegistry(Generic[H]):
         """Ids of the live leases (including any whose handle is being closed)."""
         return list(self._leases)
 
-    def idle_s(self, lease_id: str) -> float:
-        """Seconds since the lease was last used."""
-        return self._clock() - self._lookup(lease_id).last_used
-
     def _lookup(self, lease_id: str) -> Lease[H]:
         lease = self._leases.get(lease_id)
         if lease is not None and lease.ended is None:

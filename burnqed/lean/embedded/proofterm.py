@@ -30,7 +30,6 @@ from burnqed.lean.embedded.terms import (
     Op,
     Rel,
     Term,
-    bvar_free,
     instantiate,
     mvars,
     pp,
@@ -459,8 +458,3 @@ def _conclusion(t: Term) -> Term:
             t = t.args[1]
         else:
             return t
-
-
-def is_dependent(t: Binder) -> bool:
-    """Whether a ∀ binder is used in its body."""
-    return bvar_free(t.body, t.name)
