@@ -30,6 +30,7 @@ from burnqed.ebm.config import EBMConfig
 from burnqed.env import env
 from burnqed.iteration.config import IterationConfig
 from burnqed.lean.config import LeanConfig
+from burnqed.paths import PathsConfig
 from burnqed.policy.config import PolicyConfig
 from burnqed.search.config import SearchConfig
 from burnqed.tools.config import ToolsConfig
@@ -50,21 +51,6 @@ DEFAULT_CONFIG_PATH = Path("burnqed.toml")
 
 class ConfigError(ValueError):
     """A configuration file or override is invalid (the message says which key)."""
-
-
-class PathsConfig(BaseModel):
-    """Where burnqed keeps models, runs and logs (relative paths are to the working dir)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    home: Path = Field(default=Path(".burnqed"), description="cache of built models and data")
-    logs_dir: Path = Path("logs")
-    run_dir: Path = Path("runs/default")
-
-    @property
-    def tiny_model_dir(self) -> Path:
-        """Where the offline tiny policy model is built."""
-        return self.home / "models" / "tiny"
 
 
 class BurnqedConfig(BaseModel):

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1] / "burnqed"
 
 # lowest first; packages on one line share a floor and do not import each other
 FLOORS: list[set[str]] = [
-    {"env", "lazy", "interrupt"},  # tiny utilities: import nothing of ours
+    {"env", "lazy", "interrupt", "paths"},  # tiny utilities and PathsConfig: import nothing of ours
     {"lean"},
     {"data"},
     {"trajectory"},
@@ -29,10 +29,7 @@ FLOOR = {package: level for level, packages in enumerate(FLOORS) for package in 
 # The composed config (burnqed/config.py) sits on top, above cli. Issue 14 wants each layer
 # to take its own config model; until that split is done these packages still import the
 # composed BurnqedConfig. The set may only shrink.
-CONFIG_NOT_YET_SPLIT = {
-    "data", "trajectory", "policy", "ebm", "search", "blueprint", "iteration", "tools", "audit", "coordination",
-    "bench", "cli",
-}
+CONFIG_NOT_YET_SPLIT = {"iteration", "tools", "audit", "coordination", "bench", "cli"}
 
 
 def _module_name(path: Path) -> str:

@@ -101,7 +101,7 @@ async def bench_search(config: BurnqedConfig, quick: bool) -> dict[str, Any]:
     )
     lean_cfg = config.lean.model_copy(update={"backend": "embedded", "num_workers": 1})
     torch.manual_seed(0)
-    model = PolicyModel.load(config.policy.model_dir or ensure_tiny_model(config), config.policy)
+    model = PolicyModel.load(config.policy.model_dir or ensure_tiny_model(config.paths, config.policy.tiny), config.policy)
     async with LeanPool(lean_cfg) as pool, GenerationService(model, config.policy.service) as service:
         encoder = PolicyEncoder(service, fingerprint=model.fingerprint, dim=model.hidden_size)
         scorer = EBMScorer(EnergyHead(model.hidden_size, tuple(config.ebm.hidden_dims)), encoder)

@@ -62,11 +62,11 @@ def resolve_base(spec: str | Path | None, config: BurnqedConfig) -> Path:
     if str(spec) == "tiny":
         from burnqed.policy.tiny import ensure_tiny_model
 
-        return ensure_tiny_model(config)
+        return ensure_tiny_model(config.paths, config.policy.tiny)
     if str(spec) == "smollm2-135m":
         from burnqed.policy.smollm2 import ensure_smollm2
 
-        return ensure_smollm2(config)
+        return ensure_smollm2(config.paths)
     return Path(spec)
 
 

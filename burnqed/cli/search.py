@@ -187,7 +187,7 @@ async def _run_set(
     async with anyio.create_task_group() as tg:
         tg.start_soon(interrupt.watch, tg.cancel_scope)
         async with LeanPool(config.lean) as pool, open_components(
-            config, policy=args.policy, model_dir=args.model, ebm=args.ebm
+            config.policy, config.paths, policy=args.policy, model_dir=args.model, ebm=args.ebm
         ) as comps:
             backend = pool.backend
             writer = open_writer() if open_writer is not None else None
@@ -230,7 +230,7 @@ async def _prove(args: argparse.Namespace, config: BurnqedConfig) -> int:
     _check_inputs(args)
     try:
         async with LeanPool(config.lean.model_copy(update={"num_workers": 1})) as pool, open_components(
-            config, policy=args.policy, model_dir=args.model, ebm=args.ebm
+            config.policy, config.paths, policy=args.policy, model_dir=args.model, ebm=args.ebm
         ) as comps:
             search = BestFirstSearch(pool, comps.generator, comps.scorer, config.search)
             result = await search.prove(theorem)

@@ -176,7 +176,7 @@ async def run_demo(config: BurnqedConfig, run_dir: Path, *, sessions: int = 3, f
     config = prepare_run_config(config, run_dir)
     console.print(f"[bold]burnqed demo[/] — run dir {run_dir} — backend {config.lean.backend}")
     with console.status("building the tiny policy model (first run only)…"):
-        model_dir = ensure_tiny_model(config)
+        model_dir = ensure_tiny_model(config.paths, config.policy.tiny)
     console.print(f"policy model: {model_dir}")
     added = register_benchmark_targets(config)
     console.print(f"blueprint: {config.blueprint.path} ({added} targets registered)")

@@ -87,7 +87,7 @@ class IterationContext:
             return Path(self.config.policy.model_dir)
         from burnqed.policy.tiny import ensure_tiny_model
 
-        return ensure_tiny_model(self.config)
+        return ensure_tiny_model(self.config.paths, self.config.policy.tiny)
 
     def earlier_trajectories(self) -> list[Path]:
         """Trajectory files of iterations 0 … index-1 that exist."""
@@ -235,7 +235,9 @@ async def search_step(ctx: IterationContext) -> SearchSummary:
         ctx._advance(task)
 
     try:
-        async with open_components(ctx.config, model_dir=ctx.layout.llm(ctx.index), ebm=ebm) as parts:
+        async with open_components(
+            ctx.config.policy, ctx.config.paths, model_dir=ctx.layout.llm(ctx.index), ebm=ebm
+        ) as parts:
             await search_theorems(
                 ctx.pool, parts.generator, parts.scorer, ctx.train, search,
                 writer=writer, iteration=ctx.index, on_result=advance,
@@ -281,7 +283,9 @@ async def evaluate_step(ctx: IterationContext, with_ebm: bool) -> EvalSummary:
         checkpoint.append(result)
         ctx._advance(task)
 
-    async with open_components(ctx.config, model_dir=ctx.layout.llm(ctx.index), ebm=ebm) as parts:
+    async with open_components(
+        ctx.config.policy, ctx.config.paths, model_dir=ctx.layout.llm(ctx.index), ebm=ebm
+    ) as parts:
         report = await evaluate(
             ctx.pool, parts.generator, parts.scorer, ctx.held_out, ctx.search,
             label=parts.label, policy=parts.policy_id, ebm=parts.ebm_id, iteration=ctx.index,

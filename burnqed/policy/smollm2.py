@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from burnqed.policy.errors import PolicyLoadError
 
 if TYPE_CHECKING:
-    from burnqed.config import BurnqedConfig
+    from burnqed.paths import PathsConfig
 
 __all__ = ["INSTALL_HINT", "SMOLLM2_NAME", "convert_gguf", "ensure_smollm2", "find_smollm2_gguf", "smollm2_dir"]
 
@@ -42,9 +42,9 @@ def find_smollm2_gguf() -> Path | None:
     return None
 
 
-def smollm2_dir(config: BurnqedConfig) -> Path:
+def smollm2_dir(paths: PathsConfig) -> Path:
     """Where the converted safetensors folder lives."""
-    return Path(config.paths.home) / "models" / SMOLLM2_NAME
+    return Path(paths.home) / "models" / SMOLLM2_NAME
 
 
 def convert_gguf(gguf_path: str | Path, out_dir: str | Path) -> Path:
@@ -81,9 +81,9 @@ def convert_gguf(gguf_path: str | Path, out_dir: str | Path) -> Path:
     return out_dir
 
 
-def ensure_smollm2(config: BurnqedConfig) -> Path:
+def ensure_smollm2(paths: PathsConfig) -> Path:
     """The converted SmolLM2-135M folder, converting the installed GGUF on first use."""
-    out = smollm2_dir(config)
+    out = smollm2_dir(paths)
     if (out / "config.json").is_file():
         return out
     gguf = find_smollm2_gguf()

@@ -23,7 +23,7 @@ from burnqed.policy.config import TinyModelConfig
 from burnqed.policy.errors import PolicyLoadError
 
 if TYPE_CHECKING:
-    from burnqed.config import BurnqedConfig
+    from burnqed.paths import PathsConfig
 
 __all__ = ["SPECIAL_TOKENS", "build_tiny_model", "ensure_tiny_model", "template_corpus", "tiny_corpus"]
 
@@ -223,13 +223,13 @@ def build_tiny_model(
     return out_dir
 
 
-def ensure_tiny_model(config: BurnqedConfig) -> Path:
-    """The tiny model directory at ``config.paths.tiny_model_dir``, built first if missing."""
-    out = Path(config.paths.tiny_model_dir)
+def ensure_tiny_model(paths: PathsConfig, tiny: TinyModelConfig) -> Path:
+    """The tiny model directory at ``paths.tiny_model_dir``, built first if missing."""
+    out = Path(paths.tiny_model_dir)
     if (out / "config.json").is_file():
         return out
     try:
-        corpus = tiny_corpus(sets=config.policy.tiny.corpus_sets, home=config.paths.home)
-        return build_tiny_model(out, corpus, config=config.policy.tiny)
+        corpus = tiny_corpus(sets=tiny.corpus_sets, home=paths.home)
+        return build_tiny_model(out, corpus, config=tiny)
     except OSError as exc:
         raise PolicyLoadError(f"cannot build the tiny model in {out}: {exc}") from exc

@@ -15,7 +15,8 @@ from typing import Any, Literal
 
 import anyio
 
-from burnqed.config import BurnqedConfig
+from burnqed.paths import PathsConfig
+from burnqed.policy.config import PolicyConfig
 from burnqed.search.protocols import StateScorer, TacticGenerator
 from burnqed.search.rules import RuleGenerator
 
@@ -37,7 +38,8 @@ class Components:
 
 @asynccontextmanager
 async def open_components(
-    config: BurnqedConfig,
+    policy_config: PolicyConfig,
+    paths: PathsConfig,
     *,
     policy: PolicyChoice = "model",
     model_dir: Path | None = None,
@@ -56,10 +58,12 @@ async def open_components(
     from burnqed.policy.tiny import ensure_tiny_model
 
     # building and loading take seconds: off the event loop, so servers stay responsive
-    directory = model_dir or config.policy.model_dir or await anyio.to_thread.run_sync(ensure_tiny_model, config)
-    model = await anyio.to_thread.run_sync(PolicyModel.load, directory, config.policy)
+    directory = model_dir or policy_config.model_dir or await anyio.to_thread.run_sync(
+        ensure_tiny_model, paths, policy_config.tiny
+    )
+    model = await anyio.to_thread.run_sync(PolicyModel.load, directory, policy_config)
     policy_id = f"{directory} ({model.fingerprint})"
-    async with _service(model, config) as generator:
+    async with _service(model, policy_config) as generator:
         scorer: StateScorer | None = None
         ebm_id: str | None = None
         if ebm is not None:
@@ -69,11 +73,11 @@ async def open_components(
 
 
 @asynccontextmanager
-async def _service(model: Any, config: BurnqedConfig) -> AsyncIterator[Any]:
+async def _service(model: Any, policy_config: PolicyConfig) -> AsyncIterator[Any]:
     """The generation service over ``model``."""
     from burnqed.policy.service import GenerationService
 
-    async with GenerationService(model, config.policy.service) as service:
+    async with GenerationService(model, policy_config.service) as service:
         yield service
 
 

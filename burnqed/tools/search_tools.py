@@ -210,7 +210,7 @@ class SearchTools:
         try:
             return await self._host.open(
                 (policy, ebm),
-                lambda: open_components(self.config, policy=policy, model_dir=model_dir, ebm=ebm),
+                lambda: open_components(self.config.policy, self.config.paths, policy=policy, model_dir=model_dir, ebm=ebm),
             )
         except (OSError, ValueError, RuntimeError) as exc:
             raise ServiceUnavailable(f"cannot load the {policy} policy / energy head: {exc}") from exc

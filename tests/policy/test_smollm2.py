@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from burnqed.config import BurnqedConfig, PathsConfig
+from burnqed.paths import PathsConfig
 from burnqed.policy.config import PolicyConfig
 from burnqed.policy.errors import PolicyLoadError
 from burnqed.policy.model import PolicyModel
@@ -19,14 +19,14 @@ def test_missing_package_says_how_to_install_it(tmp_path: Path, monkeypatch: pyt
 
     monkeypatch.setattr(smollm2, "find_smollm2_gguf", lambda: None)  # as on a machine without it
     with pytest.raises(PolicyLoadError, match=INSTALL_HINT):
-        ensure_smollm2(BurnqedConfig(paths=PathsConfig(home=tmp_path)))
+        ensure_smollm2(PathsConfig(home=tmp_path))
 
 
 @pytest.mark.slow
 @pytest.mark.smollm2
 def test_smollm2_converts_once_and_loads_as_a_plain_checkpoint(tmp_path: Path) -> None:
-    config = BurnqedConfig(paths=PathsConfig(home=tmp_path))
-    path = ensure_smollm2(config)
+    paths = PathsConfig(home=tmp_path)
+    path = ensure_smollm2(paths)
     assert (path / "model.safetensors").is_file()
     assert "quantization_config" not in (path / "config.json").read_text()
     policy = PolicyModel.load(path, PolicyConfig(device="cpu", prompt_format="deepseek-v2", max_new_tokens=4))
@@ -34,4 +34,4 @@ def test_smollm2_converts_once_and_loads_as_a_plain_checkpoint(tmp_path: Path) -
     assert "```lean4\n/- tactic state:" in policy.prompt("⊢ True")
     assert len(policy.generate(["⊢ True"], 2)) == 1
     assert policy.encode(["⊢ True"]).shape == (1, 576)
-    assert ensure_smollm2(config) == path
+    assert ensure_smollm2(paths) == path

@@ -46,10 +46,10 @@ def test_ensure_tiny_model_builds_once_at_the_configured_path(tmp_path: Path) ->
                             corpus_sets=["core"])
     config = BurnqedConfig(paths=PathsConfig(home=tmp_path / "home"))
     config.policy.tiny = small
-    path = ensure_tiny_model(config)
+    path = ensure_tiny_model(config.paths, config.policy.tiny)
     assert path == tmp_path / "home" / "models" / "tiny"
     stamp = (path / "model.safetensors").stat().st_mtime_ns
-    assert ensure_tiny_model(config) == path
+    assert ensure_tiny_model(config.paths, config.policy.tiny) == path
     assert (path / "model.safetensors").stat().st_mtime_ns == stamp
     assert PolicyModel.load(path).hidden_size == 32
 

@@ -8,6 +8,8 @@ import anyio
 import pytest
 
 from burnqed.config import BurnqedConfig
+from burnqed.paths import PathsConfig
+from burnqed.policy.config import PolicyConfig
 from burnqed.search.components import open_components
 from burnqed.search.rules import RuleGenerator
 
@@ -31,10 +33,10 @@ async def test_policy_none_is_the_rule_generator_and_takes_a_hashing_energy_head
 
     enc = HashingEncoder()
     ckpt = _head_checkpoint(tmp_path, enc.dim, enc.fingerprint)
-    async with open_components(BurnqedConfig(), policy="none") as plain:
+    async with open_components(PolicyConfig(), PathsConfig(), policy="none") as plain:
         assert isinstance(plain.generator, RuleGenerator) and plain.scorer is None
         assert (plain.policy_id, plain.label) == ("none", "automation")
-    async with open_components(BurnqedConfig(), policy="none", ebm=ckpt) as scored:
+    async with open_components(PolicyConfig(), PathsConfig(), policy="none", ebm=ckpt) as scored:
         assert scored.scorer is not None and scored.ebm_id == str(ckpt)
         energies = await scored.scorer.score([STATE, "⊢ True"])
     assert len(energies) == 2 and all(isinstance(e, float) for e in energies)
@@ -45,7 +47,7 @@ async def test_model_policy_runs_behind_the_generation_service(tiny_model_dir: P
         {"policy": {"device": "cpu", "dtype": "float32", "max_new_tokens": 8, "max_prompt_tokens": 128}}
     )
     with anyio.fail_after(120):
-        async with open_components(config, model_dir=tiny_model_dir) as comps:
+        async with open_components(config.policy, config.paths, model_dir=tiny_model_dir) as comps:
             assert comps.label == "no_ebm" and str(tiny_model_dir) in comps.policy_id
             assert comps.generator is not None
             (cands,) = await comps.generator.generate([STATE], 2)
