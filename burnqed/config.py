@@ -23,6 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from burnqed.audit.config import AuditConfig
 from burnqed.blueprint.config import BlueprintConfig
 from burnqed.coordination.config import CoordinatorConfig
 from burnqed.data.config import DataConfig
@@ -68,6 +69,10 @@ class BurnqedConfig(BaseModel):
     data: DataConfig = Field(default_factory=DataConfig)
     blueprint: BlueprintConfig = Field(default_factory=BlueprintConfig)
     paths: PathsConfig = Field(default_factory=PathsConfig)
+
+    def audit(self) -> AuditConfig:
+        """What ``burnqed audit`` needs of this config."""
+        return AuditConfig(lean=self.lean, blueprint=self.blueprint, paths=self.paths)
 
 
 def parse_override(text: str) -> tuple[list[str], Any]:

@@ -29,7 +29,7 @@ FLOOR = {package: level for level, packages in enumerate(FLOORS) for package in 
 # The composed config (burnqed/config.py) sits on top, above cli. Issue 14 wants each layer
 # to take its own config model; until that split is done these packages still import the
 # composed BurnqedConfig. The set may only shrink.
-CONFIG_NOT_YET_SPLIT = {"iteration", "tools", "audit", "coordination", "bench", "cli"}
+CONFIG_NOT_YET_SPLIT = {"iteration", "tools", "coordination", "bench", "cli"}
 
 
 def _module_name(path: Path) -> str:

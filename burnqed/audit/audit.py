@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from burnqed.config import BurnqedConfig
+from burnqed.audit.config import AuditConfig
 from burnqed.data.theorems import statement_sha
 from burnqed.iteration.layout import RunLayout
 
@@ -88,7 +88,7 @@ class AuditReport(BaseModel):
         return not self.violations
 
 
-def locked_statements(config: BurnqedConfig, blueprint_path: Path) -> tuple[dict[str, LockedStatement], list[Violation]]:
+def locked_statements(config: AuditConfig, blueprint_path: Path) -> tuple[dict[str, LockedStatement], list[Violation]]:
     """The lock index (name → locked statement) and the blueprint's own lock violations."""
     from burnqed.blueprint import BlueprintStore
     from burnqed.blueprint.locks import LockLedger, check_locks, ledger_path
@@ -147,7 +147,7 @@ def _audit_eval(path: Path, locks: dict[str, LockedStatement]) -> tuple[list[Vio
 
 
 def _audit_done_targets(
-    config: BurnqedConfig, blueprint_path: Path, locks: dict[str, LockedStatement]
+    config: AuditConfig, blueprint_path: Path, locks: dict[str, LockedStatement]
 ) -> tuple[list[Violation], list[tuple[str, list[str], str]]]:
     """A done theorem/lemma without a ledgered proof of its locked statement is a violation;
     the ledgered proofs are claims to replay."""
@@ -204,7 +204,7 @@ def _audit_trajectories(path: Path, locks: dict[str, LockedStatement]) -> tuple[
 
 
 async def _replay(
-    config: BurnqedConfig, claims: Iterable[tuple[str, list[str], str]], locks: dict[str, LockedStatement]
+    config: AuditConfig, claims: Iterable[tuple[str, list[str], str]], locks: dict[str, LockedStatement]
 ) -> tuple[list[Violation], int, list[str]]:
     from burnqed.lean import LeanPool
 
@@ -225,7 +225,7 @@ async def _replay(
     return found, replayed, warnings
 
 
-async def run_audit(config: BurnqedConfig, run_dir: Path, *, replay: bool = False) -> AuditReport:
+async def run_audit(config: AuditConfig, run_dir: Path, *, replay: bool = False) -> AuditReport:
     """Audit one run directory (its BLUEPRINT.md, trajectories, eval results and tool-call log)."""
     layout = RunLayout(run_dir)
     blueprint_path = layout.blueprint
@@ -256,7 +256,7 @@ async def run_audit(config: BurnqedConfig, run_dir: Path, *, replay: bool = Fals
                        tool_usage=usage)
 
 
-def _tool_usage(config: BurnqedConfig, run_dir: Path) -> dict[str, Any] | None:
+def _tool_usage(config: AuditConfig, run_dir: Path) -> dict[str, Any] | None:
     from burnqed.tools.stats import StatsService
 
     for candidate in (RunLayout(run_dir).tool_calls, config.paths.logs_dir / "tool_calls.jsonl"):

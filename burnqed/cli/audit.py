@@ -21,7 +21,7 @@ async def _audit(args: argparse.Namespace, config: BurnqedConfig) -> int:
     if not run_dir.is_dir():
         print(f"burnqed: no run directory at {run_dir} (give --run-dir of a run to audit)", file=sys.stderr)
         return 2
-    report = await run_audit(config, run_dir, replay=args.replay)
+    report = await run_audit(config.audit(), run_dir, replay=args.replay)
     if args.json:
         print(report.model_dump_json(indent=2))
         return 0 if report.ok else 1

@@ -50,7 +50,7 @@ async def test_a_clean_run_passes_with_replay(tmp_path: Path) -> None:
     config, run_dir, core = _run(tmp_path)
     _eval(run_dir, [_outcome(t) for t in core[:4]])
     with anyio.fail_after(120):
-        report = await run_audit(config, run_dir, replay=True)
+        report = await run_audit(config.audit(), run_dir, replay=True)
     assert report.ok, report.violations
     assert report.checked["replayed"] == 4
 
@@ -62,7 +62,7 @@ async def test_planted_statement_change_is_caught(tmp_path: Path) -> None:
     assert target.statement in text
     config.blueprint.path.write_text(text.replace(target.statement, target.statement.replace("→", "∧"), 1),
                                      encoding="utf-8")
-    report = await run_audit(config, run_dir)
+    report = await run_audit(config.audit(), run_dir)
     kinds = {(v.kind, v.theorem) for v in report.violations}
     assert ("statement_lock", target.name) in kinds
 
@@ -70,7 +70,7 @@ async def test_planted_statement_change_is_caught(tmp_path: Path) -> None:
 async def test_planted_sorry_is_caught(tmp_path: Path) -> None:
     config, run_dir, core = _run(tmp_path)
     _eval(run_dir, [_outcome(core[0], proof=["sorry"])])
-    report = await run_audit(config, run_dir)
+    report = await run_audit(config.audit(), run_dir)
     assert [v.kind for v in report.violations] == ["sorry_in_proof"]
 
 
@@ -79,7 +79,7 @@ async def test_false_claim_fails_replay(tmp_path: Path) -> None:
     target = next(t for t in core if t.statement.startswith("∀"))
     _eval(run_dir, [_outcome(target, proof=["exfalso"])])
     with anyio.fail_after(120):
-        report = await run_audit(config, run_dir, replay=True)
+        report = await run_audit(config.audit(), run_dir, replay=True)
     assert [(v.kind, v.theorem) for v in report.violations] == [("replay_failed", target.name)]
 
 
@@ -92,7 +92,7 @@ async def test_statement_drift_and_missing_backend_in_results(tmp_path: Path) ->
            "timestamp": datetime.now(UTC)}
     (run_dir / "trajectories").mkdir(parents=True)
     pq.write_table(pa.Table.from_pylist([row], schema=SCHEMA), run_dir / "trajectories" / "iter_0.parquet")
-    report = await run_audit(config, run_dir)
+    report = await run_audit(config.audit(), run_dir)
     kinds = sorted((v.kind, v.theorem) for v in report.violations)
     assert kinds == sorted([("backend_missing", None), ("statement_drift", core[1].name),
                             ("statement_drift", core[2].name)])

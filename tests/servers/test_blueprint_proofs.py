@@ -95,7 +95,7 @@ async def test_record_proof_replays_the_jobs_proof_and_marks_done(config: Burnqe
     assert record is not None and record.tactics == ("intro n", "omega") and record.backend == "embedded"
     assert len(store.proofs.read()) == 1  # the second call recorded nothing
     with anyio.fail_after(120):
-        report = await run_audit(config, config.paths.run_dir, replay=True)
+        report = await run_audit(config.audit(), config.paths.run_dir, replay=True)
     assert report.ok, report.violations
     assert report.checked["replayed"] == 1
 
@@ -142,6 +142,6 @@ async def test_audit_finds_a_done_typed_into_the_file(config: BurnqedConfig, sto
     head, sep, tail = text.partition("# theorem succ_ne")
     path.write_text(head + sep + tail.replace("status: todo", "status: done", 1), encoding="utf-8")
     assert store.get("succ_ne").status == "done"
-    report = await run_audit(config, config.paths.run_dir)
+    report = await run_audit(config.audit(), config.paths.run_dir)
     kinds = {(v.kind, v.theorem) for v in report.violations}
     assert ("done_without_proof", "succ_ne") in kinds
