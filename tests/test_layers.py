@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1] / "burnqed"
 
 # lowest first; packages on one line share a floor and do not import each other
 FLOORS: list[set[str]] = [
-    {"env", "lazy", "interrupt", "paths"},  # tiny utilities and PathsConfig: import nothing of ours
+    {"env", "files", "lazy", "interrupt", "paths"},  # utilities and PathsConfig: import nothing of ours
     {"lean"},
     {"data"},
     {"trajectory"},

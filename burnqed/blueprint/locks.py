@@ -9,7 +9,6 @@ audit: ``check_locks(blueprint, ledger)``.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from burnqed.blueprint.model import Blueprint
+from burnqed.files import append_line
 from burnqed.data.theorems import statement_sha
 
 __all__ = ["LockLedger", "LockViolation", "check_locks", "ledger_path"]
@@ -97,7 +97,4 @@ class LockLedger:
         """Append one lock (callers hold the blueprint's file lock)."""
         line = json.dumps({"label": label, "statement_sha": sha, "at": datetime.now(UTC).isoformat()},
                           ensure_ascii=False)
-        with self.path.open("a", encoding="utf-8") as fh:
-            fh.write(line + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+        append_line(self.path, line)

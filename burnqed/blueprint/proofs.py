@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from burnqed.files import append_line
 
 __all__ = ["ProofLedger", "ProofRecord", "proof_ledger_path", "proof_sha"]
 
@@ -87,7 +88,4 @@ class ProofLedger:
 
     def append(self, record: ProofRecord) -> None:
         """Append one record (callers hold the blueprint's file lock)."""
-        with self.path.open("a", encoding="utf-8") as fh:
-            fh.write(record.model_dump_json() + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+        append_line(self.path, record.model_dump_json())

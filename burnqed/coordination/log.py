@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 import json
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from burnqed.files import append_line
 
 __all__ = ["SessionLog", "append_jsonl", "read_jsonl"]
 
 
 def append_jsonl(path: Path, record: dict[str, Any]) -> None:
     """Append one JSON object as a line, flushed and fsynced (a crash loses no earlier line)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    line = json.dumps(record, ensure_ascii=False, default=str, sort_keys=True) + "\n"
-    with path.open("a", encoding="utf-8") as fh:
-        fh.write(line)
-        fh.flush()
-        os.fsync(fh.fileno())
+    append_line(path, json.dumps(record, ensure_ascii=False, default=str, sort_keys=True))
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:

@@ -24,10 +24,11 @@ Every reader and writer of a run directory asks RunLayout for its paths.
 from __future__ import annotations
 
 import json
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from burnqed.files import append_line, write_json_atomic
 
 __all__ = ["STEPS", "RunLayout", "write_json_atomic"]
 
@@ -145,22 +146,8 @@ class RunLayout:
 
     def write_marker(self, index: int, step: str, summary: dict[str, Any]) -> None:
         """Record a step as finished (temp file + fsync + rename: the marker is whole or absent)."""
-        write_json_atomic(self.marker(index, step), summary)
+        write_json_atomic(self.marker(index, step), summary, indent=2)
 
     def append_log(self, record: dict[str, Any]) -> None:
         """Append one event to iterate.jsonl."""
-        self.root.mkdir(parents=True, exist_ok=True)
-        line = json.dumps({"time": datetime.now(UTC).isoformat(), **record}, ensure_ascii=False, default=str)
-        with self.log.open("a", encoding="utf-8") as fh:
-            fh.write(line + "\n")
-
-
-def write_json_atomic(path: Path, value: Any) -> None:
-    """Write JSON to ``path`` so that readers see the old file or the whole new one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        fh.write(json.dumps(value, indent=2, ensure_ascii=False, default=str))
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+        append_line(self.log, json.dumps({"time": datetime.now(UTC).isoformat(), **record}, ensure_ascii=False, default=str))

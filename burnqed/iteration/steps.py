@@ -270,7 +270,7 @@ async def evaluate_step(ctx: IterationContext, with_ebm: bool) -> EvalSummary:
         # no energy head yet: the with-EBM result is the no-EBM search, said so in the label
         without = load_report(ctx.layout.eval_result(ctx.index, False))
         report = without.model_copy(update={"label": "no_ebm (no energy head in this iteration)"})
-        write_json_atomic(out, report.model_dump(mode="json"))
+        write_json_atomic(out, report.model_dump(mode="json"), indent=2)
         return _eval_summary(report, out, reused=True)
     task = ctx._bar(f"iter {ctx.index}: held-out {'with' if with_ebm else 'without'} EBM", len(ctx.held_out))
     # one line per finished theorem, so a killed evaluation resumes where it stopped
@@ -292,7 +292,7 @@ async def evaluate_step(ctx: IterationContext, with_ebm: bool) -> EvalSummary:
             theorem_set=f"{ctx.it.eval_set}[{len(ctx.held_out)}]",
             on_result=finished, prior=prior,
         )
-    write_json_atomic(out, report.model_dump(mode="json"))
+    write_json_atomic(out, report.model_dump(mode="json"), indent=2)
     checkpoint.remove()
     return _eval_summary(report, out, reused=False).model_copy(update={"resumed_theorems": len(prior)})
 

@@ -9,13 +9,13 @@ kill mid-write, is skipped.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from burnqed.data.theorems import Theorem
+from burnqed.files import append_line
 from burnqed.search.results import SearchResult
 
 __all__ = ["ResultCheckpoint"]
@@ -44,21 +44,8 @@ class ResultCheckpoint:
 
     def append(self, result: SearchResult) -> None:
         """Record one finished theorem durably."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        line = result.model_dump_json(exclude={"records"})
-        with self.path.open("ab") as fh:
-            # after a torn line (killed mid-write) start a fresh one, or this record is lost too
-            torn = fh.tell() > 0 and _last_byte(self.path) != b"\n"
-            fh.write((("\n" if torn else "") + line + "\n").encode("utf-8"))
-            fh.flush()
-            os.fsync(fh.fileno())
+        append_line(self.path, result.model_dump_json(exclude={"records"}))
 
     def remove(self) -> None:
         """Forget the checkpoint once the full result is written."""
         self.path.unlink(missing_ok=True)
-
-
-def _last_byte(path: Path) -> bytes:
-    with path.open("rb") as fh:
-        fh.seek(-1, os.SEEK_END)
-        return fh.read(1)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import secrets
 from collections.abc import Awaitable, Callable
@@ -27,6 +26,7 @@ import anyio
 from anyio.abc import TaskGroup
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from burnqed.files import write_json_atomic
 from burnqed.tools.errors import InvalidInput, JobNotFinished, TooManyJobs, UnknownJob
 
 __all__ = [
@@ -118,14 +118,6 @@ class JobContext:
 JobWork = Callable[[JobContext], Awaitable[JobOutcome]]
 
 
-def write_json_atomic(path: Path, obj: Any) -> None:
-    """Write JSON to ``path`` atomically (temp file in the same directory, then rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    tmp.write_text(json.dumps(obj, ensure_ascii=False, sort_keys=True, default=str), encoding="utf-8")
-    os.replace(tmp, path)
-
-
 @dataclass
 class _LiveJob:
     record: JobRecord
@@ -175,7 +167,7 @@ class JobManager:
         return self.jobs_dir / f"{job_id}.result.json"
 
     def _save(self, record: JobRecord) -> None:
-        write_json_atomic(self._path(record.job_id), record.model_dump(mode="json"))
+        write_json_atomic(self._path(record.job_id), record.model_dump(mode="json"), sort_keys=True)
 
     def _load(self, path: Path) -> JobRecord | None:
         try:
@@ -257,7 +249,7 @@ class JobManager:
                 self._update(live, status=status, finished=datetime.now(UTC))
             else:
                 if outcome.full is not None:
-                    write_json_atomic(self._result_path(live.record.job_id), outcome.full)
+                    write_json_atomic(self._result_path(live.record.job_id), outcome.full, sort_keys=True)
                 self._update(
                     live,
                     status=JobStatus.SUCCEEDED,

@@ -1,0 +1,41 @@
+"""Durable small writes every floor shares: a line appended to a log or ledger, a JSON file
+replaced whole (imports nothing of ours)."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+__all__ = ["append_line", "write_json_atomic"]
+
+
+def append_line(path: Path, text: str) -> None:
+    """Append ``text`` as one line, flushed and fsynced. After a torn last line (a kill
+    mid-write) it starts a fresh line, so the torn one costs only itself."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("ab") as fh:
+        torn = fh.tell() > 0 and _last_byte(path) != b"\n"
+        fh.write((("\n" if torn else "") + text + "\n").encode("utf-8"))
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def write_json_atomic(path: Path, value: Any, *, indent: int | None = None, sort_keys: bool = False) -> None:
+    """Write JSON to ``path`` so that readers see the old file or the whole new one (a temp
+    file of its own beside it, fsynced, then renamed)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        fh.write(json.dumps(value, indent=indent, sort_keys=sort_keys, ensure_ascii=False, default=str))
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def _last_byte(path: Path) -> bytes:
+    with path.open("rb") as fh:
+        fh.seek(-1, os.SEEK_END)
+        return fh.read(1)
