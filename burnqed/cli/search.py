@@ -252,6 +252,15 @@ async def _prove(args: argparse.Namespace, config: BurnqedConfig) -> int:
     return 1
 
 
+def _checked_inputs(args: argparse.Namespace, config: BurnqedConfig) -> list[Theorem]:
+    """The theorems to search, once every named input is known to be usable: a bad theorem
+    set, --model or --ebm raises before anything is written (TheoremSetError and the errors
+    of _check_inputs; the CLI prints each as one line, exit 2)."""
+    theorems = _theorems(args, config)
+    _check_inputs(args)
+    return theorems
+
+
 def _check_inputs(args: argparse.Namespace) -> None:
     """Refuse an unusable --model / --ebm before anything is loaded or written.
 
@@ -271,12 +280,7 @@ async def _search(args: argparse.Namespace, config: BurnqedConfig) -> int:
     from burnqed.trajectory.summary import summarize
     from burnqed.trajectory.writer import TrajectoryWriter, parts_dir, written_theorems
 
-    try:
-        theorems = _theorems(args, config)
-    except TheoremSetError as exc:
-        print(f"burnqed: {exc}", file=sys.stderr)
-        return 2
-    _check_inputs(args)
+    theorems = _checked_inputs(args, config)
     exists = args.output.exists() or parts_dir(args.output).exists()
     if exists and not (args.resume or args.force):
         print(f"burnqed: {args.output} exists; use --resume to continue it or --force to replace it", file=sys.stderr)
@@ -314,12 +318,7 @@ async def _eval(args: argparse.Namespace, config: BurnqedConfig) -> int:
     from burnqed.search.evaluation import report_from_results
     from burnqed.trajectory.writer import TrajectoryWriter
 
-    try:
-        theorems = _theorems(args, config)
-    except TheoremSetError as exc:
-        print(f"burnqed: {exc}", file=sys.stderr)
-        return 2
-    _check_inputs(args)
+    theorems = _checked_inputs(args, config)
     trajectories = args.trajectories
     open_writer = (lambda: TrajectoryWriter(trajectories)) if trajectories is not None else None
     started = anyio.current_time()

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from burnqed.config import BurnqedConfig
 from burnqed.tools.servers import SERVERS, build_named_server

@@ -25,7 +25,7 @@ from burnqed.lean.errors import (
 from burnqed.lean.errors import InvalidInput as LeanInvalidInput
 from burnqed.lean.interface import ProofPool
 from burnqed.lean.protocol import Goal, Message, render_goal, render_goals
-from burnqed.lean.results import PoolStatus, ProofVerdict, TacticOutcome, TacticStatus
+from burnqed.lean.results import PoolStatus, TacticOutcome, TacticStatus
 from burnqed.tools.config import ToolsConfig
 from burnqed.tools.errors import InvalidInput, LeanUnavailable, LeaseError, LeaseLost
 from burnqed.tools.leases import HandleRegistry

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from burnqed.lean.embedded.elab_types import ElabError, TypeVars, is_type_var, join_types
+from burnqed.lean.embedded.elab_types import ElabError, TypeVars, join_types
 from burnqed.lean.embedded.syntax import Syn
 from burnqed.lean.embedded.terms import (
     Binder,

@@ -4,7 +4,6 @@ variable (the kernel's nat_ind, hypotheses that mention the variable reverted) a
 
 from __future__ import annotations
 
-from burnqed.lean import kernel as k
 from burnqed.lean.embedded.bridge import hole, proof
 from burnqed.lean.embedded.engine import Engine, register
 from burnqed.lean.embedded.proofterm import TacticError

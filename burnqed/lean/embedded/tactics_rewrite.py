@@ -150,8 +150,8 @@ def _find_instance(pattern: Term, t: Term) -> dict[int, Term] | None:
             if isinstance(s, Rel)
             else ()
         )
-        for k in kids:
-            got = go(k, bound)
+        for kid in kids:
+            got = go(kid, bound)
             if got is not None:
                 return got
         return None

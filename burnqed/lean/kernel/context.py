@@ -16,7 +16,6 @@ from burnqed.lean.kernel.terms import (
     SORTS,
     Term,
     Var,
-    loose,
 )
 from burnqed.lean.kernel.poly import poly
 
