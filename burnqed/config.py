@@ -21,20 +21,12 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from burnqed.audit.config import AuditConfig
-from burnqed.blueprint.config import BlueprintConfig
-from burnqed.coordination.config import CoordinatorConfig
-from burnqed.data.config import DataConfig
-from burnqed.ebm.config import EBMConfig
+from burnqed.coordination.config import CoordinationRunConfig
 from burnqed.env import env
-from burnqed.iteration.config import IterationConfig
-from burnqed.lean.config import LeanConfig
 from burnqed.paths import PathsConfig
-from burnqed.policy.config import PolicyConfig
-from burnqed.search.config import SearchConfig
-from burnqed.tools.config import ToolsConfig
 
 __all__ = [
     "DEFAULT_CONFIG_PATH",
@@ -54,21 +46,14 @@ class ConfigError(ValueError):
     """A configuration file or override is invalid (the message says which key)."""
 
 
-class BurnqedConfig(BaseModel):
-    """Every component's configuration."""
+class BurnqedConfig(CoordinationRunConfig):
+    """Every component's configuration.
 
-    model_config = ConfigDict(extra="forbid")
-
-    lean: LeanConfig = Field(default_factory=LeanConfig)
-    policy: PolicyConfig = Field(default_factory=PolicyConfig)
-    ebm: EBMConfig = Field(default_factory=EBMConfig)
-    search: SearchConfig = Field(default_factory=SearchConfig)
-    iteration: IterationConfig = Field(default_factory=IterationConfig)
-    tools: ToolsConfig = Field(default_factory=ToolsConfig)
-    coordinator: CoordinatorConfig = Field(default_factory=CoordinatorConfig)
-    data: DataConfig = Field(default_factory=DataConfig)
-    blueprint: BlueprintConfig = Field(default_factory=BlueprintConfig)
-    paths: PathsConfig = Field(default_factory=PathsConfig)
+    The layers compose upwards: IterationRunConfig (lean, policy, ebm, search, iteration,
+    data, blueprint, paths) ⊂ ToolsRunConfig (+ tools) ⊂ CoordinationRunConfig
+    (+ coordinator) ⊂ BurnqedConfig. Each layer takes its own model, so nothing below the
+    CLI imports this module; the audit gets its slice through ``audit()``.
+    """
 
     def audit(self) -> AuditConfig:
         """What ``burnqed audit`` needs of this config."""

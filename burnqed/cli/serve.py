@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from burnqed.config import BurnqedConfig
+from burnqed.config import BurnqedConfig, load_config
+from burnqed.env import env
 from burnqed.tools.servers import SERVERS, build_named_server
 
-__all__ = ["register"]
+__all__ = ["module_server", "register"]
 
 
 async def _serve(args: argparse.Namespace, config: BurnqedConfig) -> int:
@@ -63,3 +66,22 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
         help="HTTP: serve without a token; allowed only on a loopback address",
     )
     serve.set_defaults(handler=_serve, config_overrides=lambda a: {"tools.show_held_out": a.show_held_out})
+
+
+def module_server(build: Callable[[BurnqedConfig], Any]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` that builds the module's ``mcp`` server on first access.
+
+    ``mcp dev`` / ``mcp run`` look for a module-level ``mcp`` object; building it lazily
+    keeps importing the module free of work. The config is $BURNQED_CONFIG if set, else
+    ./burnqed.toml if present, else the defaults.
+    """
+    cache: dict[str, Any] = {}
+
+    def __getattr__(name: str) -> Any:
+        if name != "mcp":
+            raise AttributeError(name)
+        if "mcp" not in cache:
+            cache["mcp"] = build(load_config(env("BURNQED_CONFIG")))
+        return cache["mcp"]
+
+    return __getattr__

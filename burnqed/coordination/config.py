@@ -6,7 +6,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["DEFAULT_ALLOWED_TOOLS", "CoordinatorConfig"]
+from burnqed.tools.config import ToolsRunConfig
+
+__all__ = ["DEFAULT_ALLOWED_TOOLS", "CoordinationRunConfig", "CoordinatorConfig"]
 
 # The agent orchestrates: it may read scores, launch searches and schedule iterations, but it
 # gets no proof-state tools (it must never prove by hand), no file system and no shell.
@@ -59,3 +61,10 @@ class CoordinatorConfig(BaseModel):
     probe_max_nodes: int = Field(default=30, ge=1)
     probe_limit: int = Field(default=8, ge=1, description="scripted brain: theorems of the probe set searched")
     handover_chars: int = Field(default=1500, ge=100, description="longest summary carried to the next session")
+
+
+class CoordinationRunConfig(ToolsRunConfig):
+    """What the coordinator daemon and the demo read: the coordinator section on top of the
+    servers' configuration (the daemon starts the servers and runs iterations)."""
+
+    coordinator: CoordinatorConfig = Field(default_factory=CoordinatorConfig)

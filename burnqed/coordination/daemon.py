@@ -18,13 +18,12 @@ import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from burnqed.config import BurnqedConfig
 from burnqed.coordination.anthropic_brain import AnthropicBrain
 from burnqed.coordination.brain import (
     Brain,
@@ -32,6 +31,7 @@ from burnqed.coordination.brain import (
     BrainOutcome,
     SessionContext,
 )
+from burnqed.coordination.config import CoordinationRunConfig
 from burnqed.coordination.control import (
     DaemonPaths,
     read_state,
@@ -59,7 +59,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-BrainFactory = Callable[[BurnqedConfig], Brain]
+BrainFactory = Callable[[CoordinationRunConfig], Brain]
 
 
 class IterationSummary(BaseModel):
@@ -97,14 +97,17 @@ class SessionRecord(BaseModel):
     probe_solve_rate: float | None = None
 
 
-def make_brain(config: BurnqedConfig) -> Brain:
+def make_brain(config: CoordinationRunConfig) -> Brain:
     """The brain the config names."""
     if config.coordinator.brain == "anthropic":
         return AnthropicBrain(config.coordinator)
     return ScriptedBrain(config.coordinator)
 
 
-def prepare_run_config(config: BurnqedConfig, run_dir: Path) -> BurnqedConfig:
+C = TypeVar("C", bound=CoordinationRunConfig)
+
+
+def prepare_run_config(config: C, run_dir: Path) -> C:
     """The config with every run-local path pointing into ``run_dir`` (servers see the same files)."""
     run_dir = run_dir.resolve()
     layout = RunLayout(run_dir)
@@ -116,7 +119,7 @@ def prepare_run_config(config: BurnqedConfig, run_dir: Path) -> BurnqedConfig:
     )
 
 
-def write_config_snapshot(config: BurnqedConfig, path: Path) -> Path:
+def write_config_snapshot(config: CoordinationRunConfig, path: Path) -> Path:
     """Write the config as TOML (the daemon's MCP servers start from it)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     data = config.model_dump(mode="json", exclude_none=True)
@@ -157,7 +160,7 @@ class Daemon:
 
     def __init__(
         self,
-        config: BurnqedConfig,
+        config: CoordinationRunConfig,
         run_dir: Path,
         *,
         brain_factory: BrainFactory = make_brain,

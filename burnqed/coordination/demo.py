@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from burnqed.config import BurnqedConfig
+from burnqed.coordination.config import CoordinationRunConfig
 from burnqed.iteration.layout import RunLayout
 
 __all__ = ["DemoRow", "collect_rows", "register_benchmark_targets", "render_chart", "run_demo", "verdict"]
@@ -35,7 +35,7 @@ class DemoRow(BaseModel):
     seconds: float | None = None
 
 
-def register_benchmark_targets(config: BurnqedConfig) -> int:
+def register_benchmark_targets(config: CoordinationRunConfig) -> int:
     """Register the training and held-out sets and the core theorems (locked); returns entries added."""
     from burnqed.blueprint import BlueprintStore
     from burnqed.data.sets import load_builtin
@@ -158,7 +158,7 @@ def verdict(rows: list[DemoRow], held_out_size: int | None = None) -> str:
     return "\n".join(lines)
 
 
-async def run_demo(config: BurnqedConfig, run_dir: Path, *, sessions: int = 3, fresh: bool = False) -> int:
+async def run_demo(config: CoordinationRunConfig, run_dir: Path, *, sessions: int = 3, fresh: bool = False) -> int:
     """Run the demo and print its report; returns the exit code."""
     from rich.console import Console
     from rich.table import Table

@@ -1,7 +1,7 @@
 """burnqed.iteration: expert iteration — fine-tune, train the energy head, search, evaluate; resumable.
 
 Names are imported lazily (on first access): ``burnqed.config`` reads
-``burnqed.iteration.config``, and the runner itself imports ``burnqed.config``.
+``burnqed.iteration.config``, which must not pull in the runner and its models.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from burnqed.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from burnqed.iteration.config import IterationConfig
+    from burnqed.iteration.config import IterationConfig, IterationRunConfig
     from burnqed.iteration.errors import (
         IterationDataError,
         IterationError,
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 _WHERE: dict[str, str] = {
     "STEPS": "burnqed.iteration.layout",
     "IterationConfig": "burnqed.iteration.config",
+    "IterationRunConfig": "burnqed.iteration.config",
     "IterationDataError": "burnqed.iteration.errors",
     "IterationError": "burnqed.iteration.errors",
     "IterationReport": "burnqed.iteration.runner",
@@ -43,6 +44,7 @@ _WHERE: dict[str, str] = {
 __all__ = [
     "STEPS",
     "IterationConfig",
+    "IterationRunConfig",
     "IterationDataError",
     "IterationError",
     "IterationReport",

@@ -6,7 +6,15 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["IterationConfig"]
+from burnqed.blueprint.config import BlueprintConfig
+from burnqed.data.config import DataConfig
+from burnqed.ebm.config import EBMConfig
+from burnqed.lean.config import LeanConfig
+from burnqed.paths import PathsConfig
+from burnqed.policy.config import PolicyConfig
+from burnqed.search.config import SearchConfig
+
+__all__ = ["IterationConfig", "IterationRunConfig"]
 
 
 class IterationConfig(BaseModel):
@@ -42,3 +50,23 @@ class IterationConfig(BaseModel):
         default=0, ge=0, description="torch CPU threads while iterating; 0 = half the CPU cores (Lean gets the rest)"
     )
     ebm_min_positives: int = Field(default=4, ge=1, description="proof-path states needed to train an energy head")
+
+
+class IterationRunConfig(BaseModel):
+    """What an expert-iteration run reads: its own section and those of the floors below it.
+
+    The layers above extend this model with their sections (tools, coordinator) and the
+    composed ``burnqed.config.BurnqedConfig`` is the top one, so a BurnqedConfig is an
+    IterationRunConfig and this layer never imports the composed config.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    lean: LeanConfig = Field(default_factory=LeanConfig)
+    policy: PolicyConfig = Field(default_factory=PolicyConfig)
+    ebm: EBMConfig = Field(default_factory=EBMConfig)
+    search: SearchConfig = Field(default_factory=SearchConfig)
+    iteration: IterationConfig = Field(default_factory=IterationConfig)
+    data: DataConfig = Field(default_factory=DataConfig)
+    blueprint: BlueprintConfig = Field(default_factory=BlueprintConfig)
+    paths: PathsConfig = Field(default_factory=PathsConfig)

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import anyio
 
-from burnqed.config import BurnqedConfig
 from burnqed.data.theorems import Theorem, load_theorems
+from burnqed.iteration.config import IterationRunConfig
 from burnqed.iteration.errors import IterationDataError
 from burnqed.lean.errors import InvalidInput, InvalidStatement, LeanError
 from burnqed.lean.protocol import render_goals
@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 Pair = tuple[str, str]
 
 
-def training_set(config: BurnqedConfig, index: int) -> list[Theorem]:
+def training_set(config: IterationRunConfig, index: int) -> list[Theorem]:
     """The theorems iteration ``index`` searches: the configured set, or a fresh one per iteration.
 
     With ``iteration.fresh_train_set`` iteration N gets ``benchmark-train`` generated with
@@ -57,7 +57,7 @@ def training_set(config: BurnqedConfig, index: int) -> list[Theorem]:
     return [t.model_copy(update={"name": f"s{seed}_{t.name}"}) for t in theorems]
 
 
-def training_set_label(config: BurnqedConfig, index: int) -> str:
+def training_set_label(config: IterationRunConfig, index: int) -> str:
     """How a step's marker names the training set of iteration ``index`` (set, seed, size)."""
     it = config.iteration
     if it.train_set != "benchmark-train":
@@ -66,7 +66,7 @@ def training_set_label(config: BurnqedConfig, index: int) -> str:
     return f"benchmark-train[seed={config.data.train_seed + offset},n={it.train_size}]"
 
 
-def load_set(name: str, size: int, config: BurnqedConfig, seed_offset: int = 0) -> list[Theorem]:
+def load_set(name: str, size: int, config: IterationRunConfig, seed_offset: int = 0) -> list[Theorem]:
     """A theorem set by built-in name or .jsonl path, cut to ``size`` evenly spaced theorems (0 = all).
 
     ``benchmark-train`` is generated at exactly ``size`` (its slots are graded by difficulty),

@@ -13,20 +13,23 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from burnqed.blueprint import BlueprintStore, Entry, IterationSpec, iteration_index
-from burnqed.config import BurnqedConfig
+from burnqed.iteration.config import IterationRunConfig
 from burnqed.iteration.data import load_set, training_set
 from burnqed.iteration.errors import IterationError
-from burnqed.iteration.summaries import StepSummaries, read_summaries, read_summary
 from burnqed.iteration.layout import STEPS, RunLayout
 from burnqed.iteration.steps import STEP_FUNCTIONS, IterationContext
+from burnqed.iteration.summaries import StepSummaries, read_summaries, read_summary
 from burnqed.search.protocols import ProofPool
 
 __all__ = ["IterationReport", "IterationRunner", "StepHook", "apply_plan", "plan_of"]
+
+# a config of this layer or of one above it (apply_plan keeps the caller's model)
+C = TypeVar("C", bound=IterationRunConfig)
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +78,7 @@ class IterationReport(BaseModel):
         }
 
 
-def apply_plan(config: BurnqedConfig, plan: Mapping[str, Any] | None) -> BurnqedConfig:
+def apply_plan(config: C, plan: Mapping[str, Any] | None) -> C:
     """The config with a blueprint plan's fields (train_set, max_nodes, use_ebm, …) applied."""
     if not plan:
         return config
@@ -84,7 +87,7 @@ def apply_plan(config: BurnqedConfig, plan: Mapping[str, Any] | None) -> Burnqed
     return config.model_copy(update={"iteration": iteration})
 
 
-def plan_of(config: BurnqedConfig, label: str, note: str | None = None) -> IterationSpec:
+def plan_of(config: IterationRunConfig, label: str, note: str | None = None) -> IterationSpec:
     """The IterationSpec that records a config's iteration settings in a blueprint entry."""
     it = config.iteration
     return IterationSpec(
@@ -105,7 +108,7 @@ class IterationRunner:
 
     def __init__(
         self,
-        config: BurnqedConfig,
+        config: IterationRunConfig,
         run_dir: str | Path,
         pool: ProofPool,
         *,
@@ -186,7 +189,7 @@ class IterationRunner:
         finally:
             _set_torch_threads(previous_threads)
 
-    async def _steps(self, config: BurnqedConfig, index: int, label: str | None) -> IterationReport:
+    async def _steps(self, config: IterationRunConfig, index: int, label: str | None) -> IterationReport:
         it = config.iteration
         started = time.perf_counter()
         ctx = IterationContext(

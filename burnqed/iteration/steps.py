@@ -21,10 +21,9 @@ from typing import Any
 
 import anyio
 
-from burnqed.config import BurnqedConfig
 from burnqed.data.theorems import Theorem
 from burnqed.interrupt import run_stoppable
-from burnqed.iteration.config import IterationConfig
+from burnqed.iteration.config import IterationConfig, IterationRunConfig
 from burnqed.iteration.data import (
     load_pairs_file,
     reference_pairs,
@@ -50,7 +49,7 @@ log = logging.getLogger(__name__)
 class IterationContext:
     """Everything a step needs: the configs, the run's paths, the pool and the theorem sets."""
 
-    config: BurnqedConfig
+    config: IterationRunConfig
     layout: RunLayout
     index: int
     pool: ProofPool

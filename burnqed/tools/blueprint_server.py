@@ -15,13 +15,13 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from burnqed.blueprint import IterationSpec
-from burnqed.config import BurnqedConfig
 from burnqed.tools.blueprint_tools import BlueprintTools, EntryView, TargetList
+from burnqed.tools.config import ToolsRunConfig
 from burnqed.tools.proof_gate import ProofGate
 from burnqed.tools.serving import (
-    apply_error_contract,
     MUTATING,
     READ_ONLY,
+    apply_error_contract,
     jobs_dir,
     lifespan_state,
     new_server,
@@ -41,7 +41,7 @@ StatusName = Literal["todo", "running", "partial", "done", "failed", "exhausted"
 SettableStatus = Literal["todo", "running", "partial", "failed"]
 
 
-def build_server(config: BurnqedConfig) -> MCPServer[Any]:
+def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
     """The blueprint server for ``config.blueprint``."""
 
     @asynccontextmanager

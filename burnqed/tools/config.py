@@ -6,7 +6,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["DEFAULT_DENIED_PATTERNS", "ToolsConfig"]
+from burnqed.iteration.config import IterationRunConfig
+
+__all__ = ["DEFAULT_DENIED_PATTERNS", "ToolsConfig", "ToolsRunConfig"]
 
 # Lean text that reaches outside the proof: commands, meta-programming, IO, unsafe code,
 # options and imports. Each entry is a regex searched in the tactic or statement text.
@@ -89,3 +91,10 @@ class ToolsConfig(BaseModel):
         default=None, description="tool-call JSONL log; default <paths.logs_dir>/tool_calls.jsonl"
     )
     server_log_level: str = Field(default="WARNING", description="log level of the MCP SDK inside servers")
+
+
+class ToolsRunConfig(IterationRunConfig):
+    """What the MCP servers read: the tools section on top of everything an iteration reads
+    (launch_search and schedule_iteration run the layers below)."""
+
+    tools: ToolsConfig = Field(default_factory=ToolsConfig)

@@ -17,7 +17,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from burnqed.config import BurnqedConfig
+from burnqed.tools.config import ToolsRunConfig
 from burnqed.tools.lean_tools import (
     CloseProofResult,
     LeanTools,
@@ -29,10 +29,10 @@ from burnqed.tools.lean_tools import (
 from burnqed.tools.leases import HandleRegistry
 from burnqed.tools.policy import TacticPolicy
 from burnqed.tools.serving import (
-    apply_error_contract,
     DESTRUCTIVE,
     MUTATING,
     READ_ONLY,
+    apply_error_contract,
     client_key,
     exactly_one_of,
     lifespan_state,
@@ -60,7 +60,7 @@ class LeanServerState:
 
 
 @asynccontextmanager
-async def lean_lifespan(config: BurnqedConfig) -> AsyncIterator[LeanServerState]:
+async def lean_lifespan(config: ToolsRunConfig) -> AsyncIterator[LeanServerState]:
     """Start the pool and the lease sweeper; on exit close every leased handle, then the pool."""
     from burnqed.lean import LeanPool
 
@@ -77,7 +77,7 @@ async def lean_lifespan(config: BurnqedConfig) -> AsyncIterator[LeanServerState]
             await registry.close_all()
 
 
-def build_server(config: BurnqedConfig) -> MCPServer[Any]:
+def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
     """The lean_pool server for ``config`` (nothing starts until a client connects)."""
 
     @asynccontextmanager

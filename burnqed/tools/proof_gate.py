@@ -17,7 +17,7 @@ import anyio
 from anyio.abc import TaskGroup, TaskStatus
 
 from burnqed.blueprint import ProofRecord
-from burnqed.config import BurnqedConfig
+from burnqed.tools.config import ToolsRunConfig
 from burnqed.tools.errors import InvalidInput, ProofRejected, ServiceUnavailable
 from burnqed.tools.policy import TacticPolicy
 
@@ -30,7 +30,7 @@ __all__ = ["ProofGate"]
 class ProofGate:
     """Replays proofs against locked statements; use as ``async with ProofGate(config)``."""
 
-    def __init__(self, config: BurnqedConfig) -> None:
+    def __init__(self, config: ToolsRunConfig) -> None:
         self.config = config
         self.policy = TacticPolicy(config.tools)
         self.backend = config.lean.backend

@@ -16,7 +16,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from burnqed.config import BurnqedConfig
+from burnqed.tools.config import ToolsRunConfig
 from burnqed.tools.host import ContextHost
 from burnqed.tools.jobs import JobManager, JobRecord, JobStatus
 from burnqed.tools.search_tools import (
@@ -29,10 +29,10 @@ from burnqed.tools.search_tools import (
     SearchTools,
 )
 from burnqed.tools.serving import (
-    apply_error_contract,
     DESTRUCTIVE,
     MUTATING,
     READ_ONLY,
+    apply_error_contract,
     exactly_one_of,
     jobs_dir,
     lifespan_state,
@@ -56,7 +56,7 @@ PolicyArg = Annotated[
 
 
 @asynccontextmanager
-async def search_lifespan(config: BurnqedConfig) -> AsyncIterator[SearchTools]:
+async def search_lifespan(config: ToolsRunConfig) -> AsyncIterator[SearchTools]:
     """Pool, job manager and component host for the search server."""
     from burnqed.lean import LeanPool
 
@@ -73,7 +73,7 @@ async def search_lifespan(config: BurnqedConfig) -> AsyncIterator[SearchTools]:
             tg.cancel_scope.cancel()
 
 
-def build_server(config: BurnqedConfig) -> MCPServer[Any]:
+def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
     """The search server for ``config``."""
 
     @asynccontextmanager

@@ -19,9 +19,9 @@ from typing import Any, Literal
 import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
-from burnqed.config import BurnqedConfig
 from burnqed.data.theorems import Theorem, TheoremSetError, statement_sha
 from burnqed.iteration.layout import RunLayout
+from burnqed.tools.config import ToolsRunConfig
 from burnqed.tools.errors import InvalidInput, ServiceUnavailable
 from burnqed.tools.host import ContextHost
 from burnqed.tools.jobs import (
@@ -184,7 +184,7 @@ class ScoreStatesResult(BaseModel):
 class SearchTools:
     """Search jobs, generation and scoring over one pool; lives in the search server's lifespan."""
 
-    def __init__(self, config: BurnqedConfig, pool: Any, jobs: JobManager, host: ContextHost) -> None:
+    def __init__(self, config: ToolsRunConfig, pool: Any, jobs: JobManager, host: ContextHost) -> None:
         self.config = config
         self.pool = pool
         self.jobs = jobs

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from burnqed.config import BurnqedConfig
+from burnqed.tools.config import ToolsRunConfig
 
 __all__ = ["SERVERS", "build_named_server"]
 
@@ -18,7 +18,7 @@ SERVERS: dict[str, str] = {
 }
 
 
-def build_named_server(name: str, config: BurnqedConfig) -> Any:
+def build_named_server(name: str, config: ToolsRunConfig) -> Any:
     """Build the MCP server called ``name`` (one of SERVERS)."""
     module_name, _, attr = SERVERS[name].partition(":")
     return getattr(importlib.import_module(module_name), attr)(config)

@@ -18,9 +18,9 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel
 
-from burnqed.config import BurnqedConfig
 from burnqed.iteration.layout import RunLayout
 from burnqed.tools.calllog import ToolCallLog
+from burnqed.tools.config import ToolsRunConfig
 from burnqed.tools.errors import as_tool_error
 
 __all__ = [
@@ -33,7 +33,6 @@ __all__ = [
     "exactly_one_of",
     "jobs_dir",
     "lifespan_state",
-    "module_server",
     "new_server",
     "tool_result",
 ]
@@ -47,19 +46,19 @@ DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_
 _LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 
 
-def call_log_path(config: BurnqedConfig) -> Path:
+def call_log_path(config: ToolsRunConfig) -> Path:
     """Where the tool-call log is written (ToolsConfig.call_log, else <logs_dir>/tool_calls.jsonl)."""
     return config.tools.call_log or config.paths.logs_dir / "tool_calls.jsonl"
 
 
-def jobs_dir(config: BurnqedConfig) -> Path:
+def jobs_dir(config: ToolsRunConfig) -> Path:
     """Where job records live (ToolsConfig.jobs_dir, else <run_dir>/jobs)."""
     return config.tools.jobs_dir or RunLayout(config.paths.run_dir).jobs
 
 
 def new_server(
     name: str,
-    config: BurnqedConfig,
+    config: ToolsRunConfig,
     lifespan: Callable[[MCPServer[Any]], AbstractAsyncContextManager[Any]] | None,
     instructions: str,
 ) -> MCPServer[Any]:
@@ -152,25 +151,3 @@ def _summary(model: BaseModel) -> str:
     if callable(describe):
         return str(describe())
     return model.model_dump_json(exclude_none=True)
-
-
-def module_server(build: Callable[[BurnqedConfig], MCPServer[Any]]) -> Callable[[str], Any]:
-    """A module ``__getattr__`` that builds the module's ``mcp`` server on first access.
-
-    ``mcp dev`` / ``mcp run`` look for a module-level ``mcp`` object; building it lazily
-    keeps importing the module free of work. The config is $BURNQED_CONFIG if set, else
-    ./burnqed.toml if present, else the defaults.
-    """
-    cache: dict[str, MCPServer[Any]] = {}
-
-    def __getattr__(name: str) -> Any:
-        if name != "mcp":
-            raise AttributeError(name)
-        if "mcp" not in cache:
-            from burnqed.config import load_config
-            from burnqed.env import env
-
-            cache["mcp"] = build(load_config(env("BURNQED_CONFIG")))
-        return cache["mcp"]
-
-    return __getattr__

@@ -15,10 +15,10 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from burnqed.config import BurnqedConfig
+from burnqed.tools.config import ToolsRunConfig
 from burnqed.tools.serving import (
-    apply_error_contract,
     READ_ONLY,
+    apply_error_contract,
     call_log_path,
     jobs_dir,
     lifespan_state,
@@ -43,12 +43,12 @@ iteration, comparisons and the solve curve, and how the MCP tools have been used
 Iteration = Annotated[int, Field(ge=0, description="iteration index N (iter_N)")]
 
 
-def stats_service(config: BurnqedConfig) -> StatsService:
+def stats_service(config: ToolsRunConfig) -> StatsService:
     """The stats service for ``config``'s run directory and call log."""
     return StatsService(config.paths.run_dir, call_log_path(config), config.tools.show_held_out, jobs_dir(config))
 
 
-def build_server(config: BurnqedConfig) -> MCPServer[Any]:
+def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
     """The stats server for ``config``."""
 
     @asynccontextmanager
