@@ -9,7 +9,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-__all__ = ["append_line", "write_json_atomic"]
+__all__ = ["append_line", "write_json_atomic", "write_text_atomic"]
 
 
 def append_line(path: Path, text: str) -> None:
@@ -24,12 +24,17 @@ def append_line(path: Path, text: str) -> None:
 
 
 def write_json_atomic(path: Path, value: Any, *, indent: int | None = None, sort_keys: bool = False) -> None:
-    """Write JSON to ``path`` so that readers see the old file or the whole new one (a temp
+    """Write JSON to ``path`` so that readers see the old file or the whole new one."""
+    write_text_atomic(path, json.dumps(value, indent=indent, sort_keys=sort_keys, ensure_ascii=False, default=str))
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that readers see the old file or the whole new one (a temp
     file of its own beside it, fsynced, then renamed)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     with tmp.open("w", encoding="utf-8") as fh:
-        fh.write(json.dumps(value, indent=indent, sort_keys=sort_keys, ensure_ascii=False, default=str))
+        fh.write(text)
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)

@@ -69,6 +69,7 @@ class LockedStatement(BaseModel):
     statement: str
     sha: str
     source: str
+    header: str | None = None
 
 
 class AuditReport(BaseModel):
@@ -97,7 +98,9 @@ def locked_statements(config: AuditConfig, blueprint_path: Path) -> tuple[dict[s
     index: dict[str, LockedStatement] = {}
     for set_name in ("core", "benchmark-test"):
         for thm in load_builtin(set_name, home=config.paths.home):
-            index[thm.name] = LockedStatement(name=thm.name, statement=thm.statement, sha=thm.sha, source=set_name)
+            index[thm.name] = LockedStatement(
+                name=thm.name, statement=thm.statement, sha=thm.sha, source=set_name, header=thm.header
+            )
     violations: list[Violation] = []
     if blueprint_path.is_file():
         store = BlueprintStore(blueprint_path, config.blueprint)
@@ -217,7 +220,7 @@ async def _replay(
         return found, 0, warnings
     async with LeanPool(config.lean) as pool:
         for name, proof, where in todo:
-            verdict = await pool.verify_proof(locks[name].statement, proof)
+            verdict = await pool.verify_proof(locks[name].statement, proof, header=locks[name].header)
             replayed += 1
             if not verdict.ok:
                 found.append(Violation(kind="replay_failed", where=where, theorem=name,

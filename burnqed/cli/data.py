@@ -1,4 +1,4 @@
-"""Sub-commands of burnqed.data: ``burnqed data list|show|generate|automation-share``."""
+"""Sub-commands of burnqed.data: ``burnqed data list|show|generate|automation-share|import``."""
 
 from __future__ import annotations
 
@@ -124,6 +124,37 @@ def _automation_share(args: argparse.Namespace, config: BurnqedConfig) -> int:
     return 0
 
 
+def _import(args: argparse.Namespace, config: BurnqedConfig) -> int:
+    from burnqed.data.leandojo import LeanDojoError, load_leandojo, write_pairs
+    from burnqed.data.minif2f import load_minif2f
+    from burnqed.data.theorems import TheoremSetError, save_theorems
+
+    if args.out.exists() and not args.force:
+        print(f"burnqed data import: {args.out} exists (use --force to replace it)", file=sys.stderr)
+        return 2
+    try:
+        if args.format == "minif2f":
+            theorems = load_minif2f(args.file, split=args.split)
+            if args.limit:
+                theorems = theorems[: args.limit]
+            save_theorems(args.out, theorems)
+            splits: dict[str, int] = {}
+            for thm in theorems:
+                splits[thm.split or "-"] = splits.get(thm.split or "-", 0) + 1
+            headers = len({thm.header for thm in theorems})
+            per_split = ", ".join(f"{k} {v}" for k, v in sorted(splits.items()))
+            print(f"wrote {len(theorems)} theorems ({per_split}; {headers} distinct header(s)) to {args.out}")
+        else:
+            pairs = load_leandojo(args.file, split=args.split, limit=args.limit or None)
+            count = write_pairs(args.out, pairs)
+            print(f"wrote {count} (state, tactic) pairs to {args.out}; train on them with "
+                  f"`burnqed policy sft --pairs {args.out}` or iteration.extra_pairs")  # fmt: skip
+    except (TheoremSetError, LeanDojoError) as exc:
+        print(f"burnqed data import: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
     """Add this package's sub-commands to the burnqed parser."""
     data = sub.add_parser("data", parents=[parent], help="built-in theorem sets and the benchmark generator")
@@ -154,3 +185,14 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     share.add_argument("--tactics", default="", help="comma-separated (default: data.automation_tactics)")
     share.add_argument("--limit", type=int, default=0, help="only the first N theorems")
     share.set_defaults(handler=_automation_share)
+
+    imp = dsub.add_parser(
+        "import", parents=[parent], help="import the field's data: a miniF2F-style benchmark or LeanDojo tactic pairs"
+    )
+    imp.add_argument("file", type=Path, help="minif2f: a JSONL file; leandojo: a JSON/JSONL file or a dataset directory")
+    imp.add_argument("--format", choices=("minif2f", "leandojo"), required=True)
+    imp.add_argument("--split", help="keep one split (minif2f: valid/test; leandojo: train/val/test of a directory)")
+    imp.add_argument("--limit", type=int, default=0, help="keep only the first N theorems / pairs")
+    imp.add_argument("--out", type=Path, required=True, help="theorem set (minif2f) or pairs file (leandojo) to write")
+    imp.add_argument("--force", action="store_true", help="replace --out if it exists")
+    imp.set_defaults(handler=_import)

@@ -1,14 +1,19 @@
-"""Sub-commands of burnqed.lean: ``burnqed lean check``.
+"""Sub-commands of burnqed.lean: ``burnqed lean check`` and ``burnqed verify-file``.
 
 ``burnqed lean check [--theorems FILE|SET] [--backend B] [--workers N]`` replays every
 reference proof of a theorem set through the pool's replay gate (``verify_proof``) and
 prints a table and a summary; exit status 1 when any proof is rejected.
+
+``burnqed verify-file FILE.lean [--theorems SET [--name N]]`` gives one proof file the final
+check (sorry, extra declarations and a changed statement refused on sight; then Lean's
+compile and axiom audit, or the embedded kernel's replay); exit status 1 when refused.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -62,7 +67,7 @@ async def _check(args: argparse.Namespace, config: BurnqedConfig) -> int:
             async def one(theorem: Any) -> None:
                 async with limiter:
                     t0 = time.perf_counter()
-                    verdict = await pool.verify_proof(theorem.statement, theorem.proof)
+                    verdict = await pool.verify_proof(theorem.statement, theorem.proof, header=theorem.header)
                 results[theorem.name] = (verdict, time.perf_counter() - t0)
                 progress.advance(task)
 
@@ -116,6 +121,66 @@ async def _check(args: argparse.Namespace, config: BurnqedConfig) -> int:
     return 0 if passed == len(checked) else 1
 
 
+async def _verify_file(args: argparse.Namespace, config: BurnqedConfig) -> int:
+    from burnqed.data.theorems import TheoremSetError
+    from burnqed.lean import LeanError, LeanPool
+    from burnqed.lean.final_check import FileRefused, refuse_file
+    from burnqed.lean.statement import StatementError, TheoremDecl, is_theorem_form, parse_header, parse_theorem
+
+    def report(ok: bool, reason: str, **extra: Any) -> int:
+        if args.json:
+            print(json.dumps({"file": str(args.file), "ok": ok, "reason": reason, **extra}, ensure_ascii=False))
+        else:
+            print(f"{args.file}: {'ok' if ok else 'refused'}" + (f": {reason}" if reason else "") + (
+                f" (checked by {extra['checked_by']})" if extra.get("checked_by") else ""
+            ))  # fmt: skip
+        return 0 if ok else 1
+
+    try:
+        text = args.file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"burnqed verify-file: cannot read {args.file}: {exc}", file=sys.stderr)
+        return 2
+    lock_decl, lock_header = None, None
+    if args.theorems is not None:
+        try:
+            theorems = {t.name: t for t in _load_set(args.theorems, config)}
+            first = refuse_file(text)  # the file's own theorem names its lock when --name is absent
+        except TheoremSetError as exc:
+            print(f"burnqed verify-file: {exc}", file=sys.stderr)
+            return 2
+        except FileRefused as exc:
+            return report(False, str(exc), checked_by="text")
+        name = args.name or first.decl.name
+        if name not in theorems:
+            print(f"burnqed verify-file: no theorem {name!r} in {args.theorems} (give --name)", file=sys.stderr)
+            return 2
+        locked = theorems[name]
+        try:
+            lock_decl = (
+                parse_theorem(locked.statement)
+                if is_theorem_form(locked.statement)
+                else TheoremDecl("theorem", None, "", locked.statement)
+            )
+            lock_header = parse_header(locked.header)
+        except StatementError as exc:
+            print(f"burnqed verify-file: the locked statement of {name} is unreadable: {exc}", file=sys.stderr)
+            return 2
+    try:
+        parsed = refuse_file(text, statement=lock_decl, header=lock_header)
+    except FileRefused as exc:
+        return report(False, str(exc), checked_by="text")
+    try:
+        async with LeanPool(config.lean.model_copy(update={"num_workers": 1})) as pool:
+            verdict = await pool.verify_proof(
+                parsed.decl.render(), list(parsed.tactics), header=parsed.header.render() or None
+            )
+    except LeanError as exc:
+        print(f"burnqed verify-file: Lean failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
+    return report(verdict.ok, verdict.reason, checked_by=verdict.checked_by, axioms=verdict.axioms)
+
+
 def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
     """Add this package's sub-commands to the burnqed parser."""
     lean = sub.add_parser("lean", parents=[parent], help="the Lean worker pool")
@@ -138,3 +203,13 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
         return 2
 
     lean.set_defaults(handler=_help)
+
+    vf = sub.add_parser(
+        "verify-file", parents=[parent], help="the whole-file final check of one proof file (FILE.lean)"
+    )
+    vf.add_argument("file", type=Path, metavar="FILE.lean")
+    vf.add_argument("--theorems", metavar="SET", help="theorem set holding the locked statement (JSONL or built-in)")
+    vf.add_argument("--name", help="the theorem's name in --theorems (default: the file's theorem name)")
+    vf.add_argument("--backend", choices=["embedded", "pantograph", "command"], help="sets lean.backend")
+    vf.add_argument("--json", action="store_true", help="print one JSON object")
+    vf.set_defaults(handler=_verify_file, config_overrides=lambda a: {"lean.backend": a.backend})

@@ -19,6 +19,7 @@ from burnqed.lean.errors import LeanError
 
 if TYPE_CHECKING:  # pyarrow stays out of `burnqed --help`
     from burnqed.trajectory.writer import TrajectoryWriter
+    from burnqed.search.results import SearchResult
 
 __all__ = ["register"]
 
@@ -84,6 +85,7 @@ def _parent_with_set(parent: argparse.ArgumentParser) -> argparse.ArgumentParser
 
 def _set_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--theorems", type=Path, metavar="FILE", help="theorem set (JSON Lines)")
+    p.add_argument("--split", metavar="NAME", help="only theorems of this split (valid, test, ...) of an imported set")
     p.add_argument("--limit", type=int, metavar="N", help="only the first N theorems")
     p.add_argument("--concurrency", type=int, help="theorems searched at once (search.concurrency)")
     p.add_argument("--iteration", type=int, default=0, help="expert-iteration number recorded in the rows")
@@ -134,6 +136,11 @@ def _theorems(args: argparse.Namespace, config: BurnqedConfig) -> list[Theorem]:
         from burnqed.data.sets import load_builtin
 
         theorems = load_builtin(args.theorem_set, home=config.paths.home, config=config.data)
+    if getattr(args, "split", None) is not None:
+        splits = sorted({t.split for t in theorems if t.split})
+        theorems = [t for t in theorems if t.split == args.split]
+        if not theorems:
+            raise TheoremSetError(f"no theorem of split {args.split!r} (splits in the set: {', '.join(splits) or 'none'})")
     return theorems[: args.limit] if args.limit is not None else theorems
 
 
@@ -276,6 +283,15 @@ def _check_inputs(args: argparse.Namespace) -> None:
         check_head_dir(args.ebm)
 
 
+def _write_proofs(output: Path, results: list[SearchResult]) -> None:
+    """One checked Lean file per proved theorem, beside the run's output."""
+    from burnqed.search.proof_files import proofs_dir, write_proof_files
+
+    written = write_proof_files(proofs_dir(output), results)
+    if written:
+        print(f"{len(written)} proof file(s) in {proofs_dir(output)}")
+
+
 async def _search(args: argparse.Namespace, config: BurnqedConfig) -> int:
     from burnqed.trajectory.summary import summarize
     from burnqed.trajectory.writer import TrajectoryWriter, parts_dir, written_theorems
@@ -305,6 +321,7 @@ async def _search(args: argparse.Namespace, config: BurnqedConfig) -> int:
     proved = sum(r.proved for r in results)
     status = "interrupted" if interrupt.signal is not None else "done"
     print(f"{status}: searched {len(results)} theorems ({skipped} already done), proved {proved}; backend {backend}")
+    _write_proofs(args.output, results)
     if args.output.exists():
         s = summarize(args.output)
         print(
@@ -345,10 +362,17 @@ async def _eval(args: argparse.Namespace, config: BurnqedConfig) -> int:
     )
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(report.model_dump_json(indent=2), encoding="utf-8")
+    _write_proofs(args.output, results)
     print(
         f"{report.label}: solved {report.solved}/{report.total} ({report.solve_rate:.1%}) "
         f"on {report.backend}; {report.budget.nodes_expanded} nodes; report {args.output}"
     )
+    if report.outside_fragment:
+        inside = report.total - report.outside_fragment
+        print(
+            f"  {report.outside_fragment} statement(s) outside the embedded fragment (not searched); "
+            f"in-fragment: solved {report.solved}/{inside} ({report.in_fragment_solve_rate or 0.0:.1%})"
+        )
     return 0
 
 

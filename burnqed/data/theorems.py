@@ -1,4 +1,9 @@
-"""Theorem sets: one JSON Lines format (name, statement, optional reference proof, source, tags)."""
+"""Theorem sets: one JSON Lines format (name, statement, optional header and reference proof, source, tags).
+
+A statement is a proposition (``∀ (n : Nat), n + 0 = n``) or a theorem in theorem form
+(``theorem t (x : ℕ) (h : 0 < x) : 1 ≤ x := by``, as the field's benchmark files give
+it); ``header`` holds the file header it needs (imports, ``open``, ``set_option``).
+"""
 
 from __future__ import annotations
 
@@ -11,7 +16,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-__all__ = ["Theorem", "TheoremSetError", "load_theorems", "save_theorems", "statement_sha"]
+from burnqed.lean.statement import TheoremDecl, assemble_file, is_theorem_form, lean_name, parse_header, parse_theorem
+
+__all__ = ["Theorem", "TheoremSetError", "load_theorems", "locked_sha", "save_theorems", "statement_sha"]
 
 
 class TheoremSetError(ValueError):
@@ -24,21 +31,33 @@ def statement_sha(statement: str) -> str:
     return hashlib.sha256(normal.encode("utf-8")).hexdigest()
 
 
+def locked_sha(statement: str, header: str | None) -> str:
+    """The lock hash of a statement under its header (the statement's own hash when there is none)."""
+    return statement_sha(statement) if not header else statement_sha(f"{header}\n{statement}")
+
+
 class Theorem(BaseModel):
     """One theorem of a set."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str = Field(min_length=1)
-    statement: str = Field(min_length=1, description="Lean 4 proposition, e.g. '∀ (n : Nat), n + 0 = n'")
+    statement: str = Field(
+        min_length=1, description="a Lean 4 proposition ('∀ (n : Nat), n + 0 = n') or a theorem in theorem form"
+    )
+    header: str | None = Field(default=None, description="file header: imports, open and set_option lines")
     proof: list[str] | None = Field(default=None, description="reference proof: a tactic list")
     source: str = ""
     tags: list[str] = Field(default_factory=list)
+    split: str | None = Field(default=None, description="benchmark split (valid, test, ...) when imported")
+    informal: str | None = Field(default=None, description="the problem in natural language, when given")
 
-    @field_validator("name", "statement")
+    @field_validator("name", "statement", "header")
     @classmethod
-    def _no_control_characters(cls, value: str) -> str:
+    def _no_control_characters(cls, value: str | None) -> str | None:
         # a NUL or other control byte cannot reach Lean intact: refuse it here, by name
+        if value is None:
+            return None
         bad = next((c for c in value if unicodedata.category(c) == "Cc" and c not in "\n\t\r"), None)
         if bad is not None:
             raise ValueError(f"contains the control character U+{ord(bad):04X}; remove it")
@@ -46,14 +65,30 @@ class Theorem(BaseModel):
             raise ValueError("is blank")
         return value
 
+    def lean_file(self, tactics: list[str]) -> str:
+        """The complete Lean file of a proof of this theorem: header, the theorem under its name, the tactics."""
+        decl = (
+            parse_theorem(self.statement)
+            if is_theorem_form(self.statement)
+            else TheoremDecl("theorem", None, "", self.statement)
+        )
+        return assemble_file(parse_header(self.header), decl, tactics, name=lean_name(self.name))
+
     @property
     def sha(self) -> str:
-        """The statement's lock hash."""
-        return statement_sha(self.statement)
+        """The lock hash: of the statement, and of its header when it has one."""
+        return locked_sha(self.statement, self.header)
 
 
 def load_theorems(path: str | Path) -> list[Theorem]:
-    """Read a theorem set (JSON Lines); blank lines and lines starting with '//' are skipped."""
+    """Read a theorem set (JSON Lines); blank lines and lines starting with '//' are skipped.
+
+    Lines in the field's benchmark format (``formal_statement``, ``header``: burnqed.data.minif2f)
+    are read as such, so a downloaded miniF2F file works as it is.
+    """
+    # late: minif2f builds Theorems from this module
+    from burnqed.data.minif2f import is_minif2f_record, theorem_from_record
+
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -65,7 +100,11 @@ def load_theorems(path: str | Path) -> list[Theorem]:
         if not line.strip() or line.lstrip().startswith("//"):
             continue
         try:
-            thm = Theorem.model_validate(json.loads(line))
+            obj = json.loads(line)
+            if is_minif2f_record(obj):
+                thm = theorem_from_record(obj, source=path.stem)
+            else:
+                thm = Theorem.model_validate(obj)
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(x) for x in first.get("loc", ()))

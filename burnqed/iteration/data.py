@@ -23,6 +23,7 @@ from burnqed.search.protocols import ProofPool
 
 __all__ = [
     "even_subset",
+    "extra_pairs",
     "load_pairs_file",
     "load_set",
     "reference_pairs",
@@ -106,7 +107,7 @@ async def reference_pairs(pool: ProofPool, theorems: Sequence[Theorem], concurre
         pairs: list[Pair] = []
         async with limiter:
             try:
-                async with pool.start_proof(theorem.statement) as proof:
+                async with pool.start_proof(theorem.statement, header=theorem.header) as proof:
                     state_id, state = proof.state_id, render_goals(list(proof.goals))
                     for tactic in theorem.proof:
                         out = await proof.run_tactic(state_id, tactic)
@@ -137,6 +138,27 @@ def trajectory_pairs(paths: Sequence[Path]) -> list[Pair]:
     pairs: list[Pair] = []
     for path in paths:
         pairs += load_pairs(path)
+    return list(dict.fromkeys(pairs))
+
+
+def extra_pairs(paths: Sequence[Path]) -> list[Pair]:
+    """The pairs of ``iteration.extra_pairs`` files (read by ``load_pairs``), de-duplicated; a missing
+    or unreadable file is an IterationDataError."""
+    from burnqed.policy.errors import SFTError
+    from burnqed.policy.sft import load_pairs
+
+    pairs: list[Pair] = []
+    for path in paths:
+        path = Path(path)
+        if not path.exists():
+            raise IterationDataError(f"iteration.extra_pairs: {path} does not exist")
+        try:
+            found = load_pairs(path)
+        except SFTError as exc:
+            raise IterationDataError(f"iteration.extra_pairs: {exc}") from exc
+        if not found:
+            log.warning("iteration.extra_pairs: %s holds no pairs", path)
+        pairs += found
     return list(dict.fromkeys(pairs))
 
 

@@ -28,7 +28,13 @@ class LeanConfig(BaseModel):
         description="Lean options passed as --NAME=VALUE",
     )
     lean_path: list[Path] = Field(default_factory=list, description="extra LEAN_PATH entries (lake env)")
-    num_workers: int = Field(default=4, ge=1, le=256)
+    num_workers: int = Field(default=4, ge=1, le=256, description="workers per import group")
+    max_import_groups: int = Field(
+        default=2,
+        ge=1,
+        le=64,
+        description="worker groups for header imports beyond lean.imports; the least recently used idle one makes room",
+    )
     read_timeout_s: float = Field(default=30.0, gt=0)
     repl_timeout_margin_s: float = Field(
         default=2.0, ge=0, description="Lean's own timeout option is set this much below read_timeout_s"
@@ -45,3 +51,11 @@ class LeanConfig(BaseModel):
     )
     shutdown_grace_s: float = Field(default=1.0, ge=0, description="wait this long for a child to exit before SIGKILL")
     restart_attempts: int = Field(default=3, ge=1, description="start-up attempts when replacing a worker")
+    final_check_command: list[str] | None = Field(
+        default=None,
+        description="compiler for the whole-file final check, e.g. ['lake', 'env', 'lean']; default `lean` on the "
+        "pantograph backend, none on embedded (its kernel re-checks every proof in the replay)",
+    )
+    project_dir: Path | None = Field(default=None, description="the Lean project the final check compiles in (cwd)")
+    final_check_timeout_s: float = Field(default=600.0, gt=0, description="time limit of one final-check compile")
+    final_check_memory_mb: int | None = Field(default=16384, ge=64, description="address-space limit of that compile")

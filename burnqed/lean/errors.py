@@ -8,6 +8,7 @@ LeanError
  ├── LeanProtocolError      an answer that is not one JSON object of the expected shape
  ├── LeanReplError          the REPL answered ``{"error": TYPE, "desc": TEXT}``
  │    └── InvalidStatement  goal.start was refused (parsing / elab / unknown name)
+ │         └── OutsideFragment  the embedded checker cannot express the statement (ℝ, Finset, ...)
  ├── InvalidInput           refused before sending: NUL byte or longer than max_input_chars
  ├── PoolClosed             the pool is shut down
  ├── PoolExhausted          no worker became free within the acquire time-out
@@ -34,9 +35,12 @@ __all__ = [
     "LeanReplError",
     "LeanStartupError",
     "LeanTimeout",
+    "OUTSIDE_FRAGMENT",
+    "OutsideFragment",
     "PoolClosed",
     "PoolExhausted",
     "UnknownHandle",
+    "statement_refused",
 ]
 
 
@@ -75,6 +79,23 @@ class LeanReplError(LeanError):
 
 class InvalidStatement(LeanReplError):
     """The REPL refused a goal.start: the statement does not parse or elaborate, or no such name."""
+
+
+OUTSIDE_FRAGMENT = "outside the embedded fragment"
+"""How the embedded checker's refusals of statements it cannot express begin."""
+
+
+class OutsideFragment(InvalidStatement):
+    """The embedded checker cannot express this statement (a type or function beyond its fragment).
+
+    Not a failure of search or of the statement: real Lean may well take it.
+    """
+
+
+def statement_refused(error: str, desc: str) -> InvalidStatement:
+    """The InvalidStatement (or OutsideFragment) for a refusal ``error: desc``."""
+    cls = OutsideFragment if OUTSIDE_FRAGMENT in desc else InvalidStatement
+    return cls(error, desc)
 
 
 class InvalidInput(LeanError):

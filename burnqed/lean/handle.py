@@ -29,8 +29,11 @@ from burnqed.lean.errors import (
     LeanReplError,
     LeanTimeout,
     UnknownHandle,
+    statement_refused,
 )
 from burnqed.lean.protocol import (
+    FrontendProcess,
+    FrontendProcessResult,
     Goal,
     GoalDelete,
     GoalPrint,
@@ -43,6 +46,14 @@ from burnqed.lean.protocol import (
     render_goals,
 )
 from burnqed.lean.results import TacticOutcome, TacticStatus
+from burnqed.lean.statement import (
+    LeanHeader,
+    StatementError,
+    TheoremDecl,
+    frontend_snippet,
+    is_theorem_form,
+    parse_theorem,
+)
 from burnqed.lean.worker import LeanWorker
 
 
@@ -82,11 +93,18 @@ class ProofHandle:
     """One open proof on one worker; use as ``async with pool.start_proof(...) as proof``."""
 
     def __init__(
-        self, pool: HandleOwner, worker: LeanWorker, handle_id: str, statement: str | None, name: str | None
+        self,
+        pool: HandleOwner,
+        worker: LeanWorker,
+        handle_id: str,
+        statement: str | None,
+        name: str | None,
+        header: LeanHeader | None = None,
     ) -> None:
         self.id = handle_id
         self.statement = statement
         self.name = name
+        self.header = header
         self.state_id = -1
         self.root = ""
         self.goals: list[Goal] = []
@@ -165,17 +183,54 @@ class ProofHandle:
     # ------------------------------------------------------------------ operations
 
     async def _open(self) -> None:
-        """goal.start and the root goals (called by the pool)."""
+        """The root state (called by the pool): goal.start, or frontend.process for theorem form / a header."""
         worker = self._check_usable()
+        decl = self._decl()
+        if self.header is not None or decl is not None:
+            await self._open_snippet(worker, decl)
+            return
         request = GoalStart(expr=self.statement) if self.statement is not None else GoalStart(copy_from=self.name)
         try:
             started: GoalStartResult = await self._request(worker, request)
         except LeanReplError as exc:
-            raise InvalidStatement(exc.error, exc.desc) from exc
+            raise statement_refused(exc.error, exc.desc) from exc
         self.state_id, self.root = started.state_id, started.root
         self._states.add(started.state_id)
         printed: GoalPrintResult = await self._request(worker, GoalPrint(state_id=started.state_id, goals=True))
         self.goals = list(printed.goals or [])
+
+    def _decl(self) -> TheoremDecl | None:
+        """The statement's signature when it is in theorem form (``theorem name (x : ℕ) : P``)."""
+        if self.statement is None or not is_theorem_form(self.statement):
+            return None
+        try:
+            return parse_theorem(self.statement)
+        except StatementError as exc:
+            raise InvalidStatement("parsing", str(exc)) from exc
+
+    async def _open_snippet(self, worker: LeanWorker, decl: TheoremDecl | None) -> None:
+        """Theorem form under a header: the theorem with ``sorry`` through frontend.process, its sorry goal as root."""
+        if self.statement is None:
+            raise InvalidStatement("arguments", "a header needs a statement, not a constant name")
+        decl = decl or TheoremDecl("theorem", None, "", self.statement)
+        snippet = frontend_snippet(self.header or LeanHeader(), decl)
+        try:
+            result: FrontendProcessResult = await self._request(worker, FrontendProcess(file=snippet, sorrys=True))
+        except LeanReplError as exc:
+            raise statement_refused(exc.error, exc.desc) from exc
+        errors = [m.data for unit in result.units for m in unit.errors]
+        if errors:
+            raise statement_refused("elab", "; ".join(errors)[:2000])
+        started = [unit for unit in result.units if unit.goal_state_id is not None]
+        if len(started) != 1 or len(started[0].goals or []) != 1:
+            raise LeanProtocolError(
+                f"frontend.process gave {len(started)} sorry state(s) for one theorem with one sorry"
+            )
+        unit = started[0]
+        assert unit.goal_state_id is not None
+        self.state_id, self.root = unit.goal_state_id, ""
+        self._states.add(unit.goal_state_id)
+        self.goals = list(unit.goals or [])
 
     async def run_tactic(self, state_id: int, tactic: str, goal_id: int | None = None) -> TacticOutcome:
         """Run ``tactic`` on ``state_id`` (goal ``goal_id``, default the first); never raises for Lean's verdict."""

@@ -63,17 +63,22 @@ class ProofPool(Protocol):
         ...
 
     def start_proof(
-        self, statement: str | None = None, *, name: str | None = None
+        self, statement: str | None = None, *, name: str | None = None, header: str | None = None
     ) -> AbstractAsyncContextManager[ProofSession]:
-        """A proof of ``statement`` (or of constant ``name``) for an ``async with`` block."""
+        """A proof of ``statement`` (or of constant ``name``) for an ``async with`` block.
+
+        ``statement`` is a proposition or a theorem in theorem form; ``header`` holds the
+        theorem's imports and ``open`` / ``set_option`` lines (burnqed.lean.statement)."""
         ...
 
-    async def open_proof(self, statement: str | None = None, *, name: str | None = None) -> ProofSession:
+    async def open_proof(
+        self, statement: str | None = None, *, name: str | None = None, header: str | None = None
+    ) -> ProofSession:
         """A proof of ``statement`` (or of constant ``name``) that the caller closes."""
         ...
 
     async def verify_proof(
-        self, statement: str | None, tactics: Sequence[str], *, name: str | None = None
+        self, statement: str | None, tactics: Sequence[str], *, name: str | None = None, header: str | None = None
     ) -> ProofVerdict:
         """The replay gate: ``tactics`` from a fresh start; ok only with no goals, no sorry and
         no metavariables left. Every place a proof counts calls this."""

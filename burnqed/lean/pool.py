@@ -26,13 +26,25 @@ from burnqed.lean.errors import (
     InvalidStatement,
     LeanError,
     LeanProcessDied,
+    OutsideFragment,
     PoolClosed,
     PoolExhausted,
     UnknownHandle,
 )
+from burnqed.lean.groups import ImportGroups
 from burnqed.lean.handle import ProofHandle, input_problem
 from burnqed.lean.launch import LaunchSpec, build_launch
 from burnqed.lean.results import PoolStatus, ProofVerdict
+from burnqed.lean.final_check import FileRefused, compile_file, final_check_argv, refuse_file
+from burnqed.lean.statement import (
+    LeanHeader,
+    StatementError,
+    TheoremDecl,
+    assemble_file,
+    is_theorem_form,
+    parse_header,
+    parse_theorem,
+)
 from burnqed.lean.worker import LeanWorker
 
 __all__ = ["LeanPool"]
@@ -54,12 +66,12 @@ class _Waiter:
 class _ProofContext:
     """``async with pool.start_proof(...) as proof``: open on enter, close on exit."""
 
-    def __init__(self, pool: LeanPool, statement: str | None, name: str | None) -> None:
-        self._pool, self._statement, self._name = pool, statement, name
+    def __init__(self, pool: LeanPool, statement: str | None, name: str | None, header: str | None) -> None:
+        self._pool, self._statement, self._name, self._header = pool, statement, name, header
         self._handle: ProofHandle | None = None
 
     async def __aenter__(self) -> ProofHandle:
-        self._handle = await self._pool.open_proof(self._statement, name=self._name)
+        self._handle = await self._pool.open_proof(self._statement, name=self._name, header=self._header)
         return self._handle
 
     async def __aexit__(self, *exc_info: object) -> None:
@@ -68,7 +80,11 @@ class _ProofContext:
 
 
 class LeanPool:
-    """N worker processes of one backend and import set; ``async with LeanPool(config) as pool``."""
+    """N worker processes of one backend and import set; ``async with LeanPool(config) as pool``.
+
+    A proof whose header imports modules beyond ``lean.imports`` goes to a worker group of
+    its own (burnqed.lean.groups), started on first use.
+    """
 
     def __init__(self, config: LeanConfig) -> None:
         self.config = config
@@ -83,6 +99,7 @@ class LeanPool:
         self._retired_requests = 0
         self._tg: TaskGroup | None = None
         self._closed = False
+        self._groups: ImportGroups[LeanPool] = ImportGroups(config, LeanPool)
 
     @property
     def backend(self) -> str:
@@ -95,13 +112,19 @@ class LeanPool:
         return self._closed
 
     def worker_pids(self) -> list[int]:
-        """Pids of the live worker processes (each is also its process group id)."""
-        return sorted(w.pid for w in self._workers if w.pid is not None)
+        """Pids of the live worker processes, import groups included (each is also its process group id)."""
+        own = [w.pid for w in self._workers if w.pid is not None]
+        return sorted(own + [pid for group in self._groups.pools() for pid in group.worker_pids()])
+
+    @property
+    def import_groups(self) -> list[tuple[str, ...]]:
+        """Import sets that have a worker group of their own now, least recently used first."""
+        return self._groups.keys()
 
     def status(self) -> PoolStatus:
-        """A snapshot: workers, idle, busy, starting, waiting, handles, restarts, requests."""
+        """A snapshot: workers, idle, busy, starting, waiting, handles, restarts, requests (groups summed in)."""
         live = len(self._workers)
-        return PoolStatus(
+        own = PoolStatus(
             backend=self.backend,
             workers=live,
             idle=len(self._idle),
@@ -111,6 +134,13 @@ class LeanPool:
             open_handles=len(self._handles),
             restarts=self._restarts,
             requests=self._retired_requests + sum(w.requests for w in self._workers),
+        )
+        groups = [group.status() for group in self._groups.pools()]
+        if not groups:
+            return own
+        counted = ("workers", "idle", "busy", "starting", "waiting", "open_handles", "restarts", "requests")
+        return own.model_copy(
+            update={field: getattr(own, field) + sum(getattr(g, field) for g in groups) for field in counted}
         )
 
     # ------------------------------------------------------------------ life cycle
@@ -131,6 +161,7 @@ class LeanPool:
         self._launch = build_launch(self.config)
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
+        self._groups.bind(self._tg)
         workers = [self._new_worker() for _ in range(self.config.num_workers)]
         errors: list[BaseException] = []
 
@@ -161,6 +192,7 @@ class LeanPool:
             return
         self._closed = True
         with anyio.CancelScope(shield=True):
+            await self._groups.aclose()
             for waiter in self._waiters:
                 waiter.gone = True
                 waiter.event.set()
@@ -302,27 +334,51 @@ class LeanPool:
     # ------------------------------------------------------------------ proofs
 
     def get_handle(self, handle_id: str) -> ProofHandle:
-        """The open handle with this id, or UnknownHandle."""
-        try:
-            return self._handles[handle_id]
-        except KeyError:
-            raise UnknownHandle(f"no open proof handle {handle_id!r}") from None
+        """The open handle with this id (in this pool or one of its import groups), or UnknownHandle."""
+        for handle in self.handles():
+            if handle.id == handle_id:
+                return handle
+        raise UnknownHandle(f"no open proof handle {handle_id!r}")
 
     def handles(self) -> list[ProofHandle]:
-        """The open handles."""
-        return list(self._handles.values())
+        """The open handles, import groups included."""
+        return [*self._handles.values(), *(h for group in self._groups.pools() for h in group.handles())]
 
-    async def open_proof(self, statement: str | None = None, *, name: str | None = None) -> ProofHandle:
-        """Start a proof of ``statement`` (goal.start expr) or of constant ``name`` (copyFrom); close it yourself."""
+    def _header(self, header: str | None) -> LeanHeader | None:
+        if header is None:
+            return None
+        problem = input_problem(header, self.config.max_input_chars)
+        if problem is not None:
+            raise InvalidInput(f"header refused: it {problem}")
+        try:
+            return parse_header(header)
+        except StatementError as exc:
+            raise InvalidStatement("parsing", str(exc)) from exc
+
+    async def open_proof(
+        self, statement: str | None = None, *, name: str | None = None, header: str | None = None
+    ) -> ProofHandle:
+        """Start a proof of ``statement`` or of constant ``name`` (copyFrom); close it yourself.
+
+        A statement in theorem form, or one with a ``header`` (imports, ``open``, ``set_option``
+        lines), starts through frontend.process; a header importing modules beyond
+        ``lean.imports`` is served by a worker group started with those imports.
+        """
         if (statement is None) == (name is None):
             raise InvalidInput("give exactly one of statement or name")
         text = statement if statement is not None else name
         problem = input_problem(text or "", self.config.max_input_chars)
         if problem is not None:
             raise InvalidInput(f"{'statement' if statement is not None else 'name'} refused: it {problem}")
+        parsed = self._header(header)
+        if parsed is not None and not set(parsed.imports) <= set(self.config.imports):
+            if self._closed:
+                raise PoolClosed("the Lean pool is shut down")
+            group = await self._groups.get(parsed.imports)
+            return await group.open_proof(statement, name=name, header=header)
         for attempt in range(2):
             worker = await self._acquire()
-            handle = ProofHandle(self, worker, uuid.uuid4().hex[:12], statement, name)
+            handle = ProofHandle(self, worker, uuid.uuid4().hex[:12], statement, name, parsed)
             try:
                 await handle._open()
                 break
@@ -345,18 +401,22 @@ class LeanPool:
         self._handles[handle.id] = handle
         return handle
 
-    def start_proof(self, statement: str | None = None, *, name: str | None = None) -> _ProofContext:
-        """``async with pool.start_proof(statement) as proof:`` (or ``name=`` for copyFrom)."""
-        return _ProofContext(self, statement, name)
+    def start_proof(
+        self, statement: str | None = None, *, name: str | None = None, header: str | None = None
+    ) -> _ProofContext:
+        """``async with pool.start_proof(statement) as proof:`` (or ``name=`` for copyFrom; ``header=`` see open_proof)."""
+        return _ProofContext(self, statement, name, header)
 
     async def verify_proof(
-        self, statement: str | None, tactics: Sequence[str], *, name: str | None = None
+        self, statement: str | None, tactics: Sequence[str], *, name: str | None = None, header: str | None = None
     ) -> ProofVerdict:
         """The replay gate: fresh handle, replay every tactic, no goals, root without sorry / mvars."""
         try:
-            handle = await self.open_proof(statement, name=name)
+            handle = await self.open_proof(statement, name=name, header=header)
         except (InvalidStatement, InvalidInput) as exc:
-            return ProofVerdict(ok=False, reason=f"statement refused: {exc}")
+            return ProofVerdict(
+                ok=False, reason=f"statement refused: {exc}", outside_fragment=isinstance(exc, OutsideFragment)
+            )
         async with handle:
             state, goals, sorry = handle.state_id, handle.goals, False
             for step, tactic in enumerate(tactics):
@@ -379,4 +439,27 @@ class LeanPool:
                 return ProofVerdict(ok=False, reason="the proof term contains sorry", steps=steps)
             if printed.root_has_mvar:
                 return ProofVerdict(ok=False, reason="the proof term has unassigned metavariables", steps=steps)
-            return ProofVerdict(ok=True, steps=steps)
+        if statement is None:
+            return ProofVerdict(ok=True, steps=steps, checked_by="replay")  # a constant's type has no file text
+        return await self._final_check(statement, tactics, header, steps)
+
+    async def _final_check(
+        self, statement: str, tactics: Sequence[str], header: str | None, steps: int
+    ) -> ProofVerdict:
+        """The whole file the replayed proof makes: refused on sight, else compiled (pantograph) or kernel-checked."""
+        parsed_header = parse_header(header) if header else LeanHeader()
+        decl = parse_theorem(statement) if is_theorem_form(statement) else TheoremDecl("theorem", None, "", statement)
+        text = assemble_file(parsed_header, decl, tactics)
+        try:
+            parsed = refuse_file(text, statement=decl, header=parsed_header)
+        except FileRefused as exc:
+            return ProofVerdict(ok=False, reason=f"final check: {exc}", steps=steps, file=text, checked_by="text")
+        argv = final_check_argv(self.config)
+        if argv is None:  # the embedded replay was the kernel check; another child's replay is all there is
+            return ProofVerdict(
+                ok=True, steps=steps, file=text, checked_by="kernel" if self.backend == "embedded" else "replay"
+            )
+        verdict = await compile_file(text, parsed, self.config, argv)
+        return ProofVerdict(
+            ok=verdict.ok, reason=verdict.reason, steps=steps, file=text, checked_by="lean", axioms=verdict.axioms
+        )

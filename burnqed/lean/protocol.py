@@ -17,6 +17,9 @@ from burnqed.lean.errors import LeanProtocolError, LeanReplError
 
 __all__ = [
     "ANSWER_TYPES",
+    "CompilationUnit",
+    "FrontendProcess",
+    "FrontendProcessResult",
     "Expression",
     "Goal",
     "GoalDelete",
@@ -221,6 +224,20 @@ class OptionsSet(Request):
     print_dependent_mvars: bool | None = Field(default=None, alias="printDependentMVars")
 
 
+class FrontendProcess(Request):
+    """Elaborate a whole snippet (commands after the header); with ``sorrys``, each sorry becomes a goal state."""
+
+    cmd: ClassVar[str] = "frontend.process"
+    file: str | None = None
+    file_name: str | None = Field(default=None, alias="fileName")
+    read_header: bool = Field(default=False, alias="readHeader")
+    inherit_env: bool = Field(default=False, alias="inheritEnv")
+    type_errors_as_goals: bool = Field(default=False, alias="typeErrorsAsGoals")
+    sorrys: bool = False
+    new_constants: bool = Field(default=False, alias="newConstants")
+    invocations: str | None = None
+
+
 class Stat(Request):
     """Count live goal states."""
 
@@ -305,6 +322,29 @@ class GoalPrintResult(_Wire):
     root_has_mvar: bool = Field(default=False, alias="rootHasMVar")
 
 
+class CompilationUnit(_Wire):
+    """One command of a processed snippet: its byte range, messages and (with sorrys) its goal state."""
+
+    boundary: tuple[int, int]
+    messages: list[Message] = Field(default_factory=list)
+    goal_state_id: int | None = Field(default=None, alias="goalStateId")
+    goals: list[Goal] | None = None
+    goal_src_boundaries: list[tuple[int, int]] | None = Field(default=None, alias="goalSrcBoundaries")
+    n_invocations: int | None = Field(default=None, alias="nInvocations")
+    new_constants: list[str] | None = Field(default=None, alias="newConstants")
+
+    @property
+    def errors(self) -> list[Message]:
+        """Messages of severity error."""
+        return [m for m in self.messages if m.severity == "error"]
+
+
+class FrontendProcessResult(_Wire):
+    """Answer of frontend.process: one unit per command of the snippet."""
+
+    units: list[CompilationUnit]
+
+
 class OptionsSetResult(_Wire):
     """Answer of options.set: ``{}``."""
 
@@ -329,6 +369,7 @@ ANSWER_TYPES: dict[str, type[_Wire]] = {
     OptionsSet.cmd: OptionsSetResult,
     Stat.cmd: StatResult,
     Reset.cmd: ResetResult,
+    FrontendProcess.cmd: FrontendProcessResult,
 }
 
 

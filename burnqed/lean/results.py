@@ -76,6 +76,14 @@ class ProofVerdict(BaseModel):
     reason: str = Field(default="", description="why it was rejected; empty when ok")
     failed_step: int | None = Field(default=None, description="index of the tactic that failed, if one did")
     steps: int = Field(default=0, description="tactics replayed successfully")
+    outside_fragment: bool = Field(
+        default=False, description="the embedded checker cannot express the statement (not a verdict on the proof)"
+    )
+    file: str | None = Field(default=None, description="the complete Lean file the proof makes (header, theorem, tactics)")
+    checked_by: str | None = Field(
+        default=None, description="what checked the whole file: lean (compiled, axioms audited) or kernel (embedded)"
+    )
+    axioms: list[str] | None = Field(default=None, description="axioms the proof depends on, when lean compiled it")
 
 
 class PoolStatus(BaseModel):

@@ -25,6 +25,7 @@ from burnqed.data.theorems import Theorem
 from burnqed.lean.errors import (
     HandleLost,
     InvalidStatement,
+    OutsideFragment,
     LeanError,
     LeanProcessDied,
     LeanProtocolError,
@@ -125,6 +126,8 @@ class BestFirstSearch:
             tree = SearchTree()
             try:
                 return await self._attempt(theorem, tree, clock, iteration, attempts)
+            except OutsideFragment as exc:
+                return self._result(theorem, tree, clock, None, iteration, attempts, "outside_fragment", str(exc))
             except InvalidStatement as exc:
                 return self._result(theorem, tree, clock, None, iteration, attempts, "invalid_statement", str(exc))
             except PoolClosed:
@@ -140,7 +143,7 @@ class BestFirstSearch:
     def _start(self, theorem: Theorem) -> AbstractAsyncContextManager[ProofSession]:
         if BY_NAME_TAG in theorem.tags:
             return self.pool.start_proof(name=theorem.name)
-        return self.pool.start_proof(theorem.statement)
+        return self.pool.start_proof(theorem.statement, header=theorem.header)
 
     async def _attempt(
         self, theorem: Theorem, tree: SearchTree, clock: _Clock, iteration: int, attempts: int
@@ -268,7 +271,7 @@ class BestFirstSearch:
         if BY_NAME_TAG in theorem.tags:
             verdict = await self.pool.verify_proof(None, tactics, name=theorem.name)
         else:
-            verdict = await self.pool.verify_proof(theorem.statement, tactics)
+            verdict = await self.pool.verify_proof(theorem.statement, tactics, header=theorem.header)
         clock.lean_s += time.perf_counter() - t0
         if not verdict.ok:
             log.warning("replay gate rejected a proof of %s: %s", theorem.name, verdict.reason)

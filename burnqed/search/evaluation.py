@@ -71,7 +71,13 @@ class EvalReport(BaseModel):
     theorem_set: str = ""
     total: int
     solved: int
-    solve_rate: float
+    solve_rate: float = Field(description="solved / total; statements outside the backend's reach count as unsolved")
+    outside_fragment: int = Field(
+        default=0, description="statements the embedded checker cannot express: counted apart, never searched"
+    )
+    in_fragment_solve_rate: float | None = Field(
+        default=None, description="solved / (total - outside_fragment), when any statement was outside"
+    )
     outcomes: list[TheoremOutcome]
     budget: BudgetUsed
     search: SearchConfig
@@ -117,6 +123,8 @@ def report_from_results(
         scoring_s=sum(r.stats.scoring_s for r in results),
     )
     solved = sum(o.proved for o in outcomes)
+    outside = sum(o.reason == "outside_fragment" for o in outcomes)
+    inside = len(outcomes) - outside
     return EvalReport(
         label=label,
         backend=backend,
@@ -125,6 +133,8 @@ def report_from_results(
         total=len(outcomes),
         solved=solved,
         solve_rate=solved / len(outcomes) if outcomes else 0.0,
+        outside_fragment=outside,
+        in_fragment_solve_rate=(solved / inside if inside else 0.0) if outside else None,
         outcomes=outcomes,
         budget=budget,
         search=search,

@@ -18,6 +18,7 @@ SearchReason = Literal[
     "node_budget",  # max_nodes states expanded
     "time_limit",  # the wall-clock budget ran out
     "invalid_statement",  # Lean rejected the statement (goal.start failed)
+    "outside_fragment",  # the embedded checker cannot express the statement (not a search failure)
     "lost",  # the worker died on every attempt
     "error",  # an infrastructure error other than a lost worker
     "cancelled",  # the run was interrupted before this theorem finished

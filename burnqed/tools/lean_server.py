@@ -94,13 +94,21 @@ def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
     async def start_proof(
         ctx: Context[Any, Any],
         statement: Annotated[
-            str | None, Field(description="a Lean 4 proposition, e.g. '∀ (n : Nat), n + 0 = n'")
+            str | None,
+            Field(
+                description="a Lean 4 proposition, e.g. '∀ (n : Nat), n + 0 = n', or a theorem in theorem form, "
+                "e.g. 'theorem t (x : ℕ) (h : 0 < x) : 1 ≤ x := by'"
+            ),
         ] = None,
         name: Annotated[str | None, Field(description="or the name of a theorem in the environment")] = None,
+        header: Annotated[
+            str | None,
+            Field(description="the statement's file header: import, open and set_option lines (e.g. miniF2F's)"),
+        ] = None,
     ) -> Annotated[CallToolResult, StartProofResult]:
         """Start a proof of exactly one of: a statement, or the name of a theorem. Returns a handle, the root
         state id (0) and its goals. Close the handle with close_proof when done (idle handles expire)."""
-        return tool_result(await tools(ctx).start_proof(statement, name, client=client_key(ctx)))
+        return tool_result(await tools(ctx).start_proof(statement, name, client=client_key(ctx), header=header))
 
     @server.tool(title='Run a tactic', annotations=MUTATING)
     async def run_tactic(
@@ -129,10 +137,11 @@ def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
         tactics: Annotated[list[str], Field(min_length=1, description="the whole proof, one tactic per item")],
         statement: Annotated[str | None, Field(description="the Lean 4 proposition")] = None,
         name: Annotated[str | None, Field(description="or the name of a theorem in the environment")] = None,
+        header: Annotated[str | None, Field(description="the statement's file header (import, open, set_option)")] = None,
     ) -> Annotated[CallToolResult, VerifyProofResult]:
         """Replay a tactic list from a fresh start on exactly one of a statement or a theorem name: ok only
         if no goals, no sorry and no unassigned metavariables remain. The only check that counts."""
-        return tool_result(await tools(ctx).verify_proof(tactics, statement, name))
+        return tool_result(await tools(ctx).verify_proof(tactics, statement, name, header))
 
     @server.tool(title='Lean pool status', annotations=READ_ONLY)
     async def pool_status(ctx: Context[Any, Any]) -> Annotated[CallToolResult, PoolStatusResult]:

@@ -220,7 +220,11 @@ class LeanTools:
         self.config = config
 
     async def start_proof(
-        self, statement: str | None = None, name: str | None = None, client: str | None = None
+        self,
+        statement: str | None = None,
+        name: str | None = None,
+        client: str | None = None,
+        header: str | None = None,
     ) -> StartProofResult:
         """Open a worker-independent proof on a statement (or a named constant) and lease it to ``client``."""
         if (statement is None) == (name is None):
@@ -232,9 +236,11 @@ class LeanTools:
             if not _LEAN_NAME.match(name):
                 raise InvalidInput(f"{name!r} is not a Lean name")
             self.policy.check_statement(name)
+        if header is not None:
+            header = self.policy.check_statement(header)
         self.registry.check_capacity(client)
         try:
-            handle = await self._open(statement, name)
+            handle = await self._open(statement, name, header)
         except (InvalidStatement, LeanInvalidInput) as exc:
             raise InvalidInput(f"Lean rejected the statement: {exc}") from exc
         except LeanReplError as exc:
@@ -258,8 +264,10 @@ class LeanTools:
             idle_timeout_s=self.registry.idle_timeout_s,
         )
 
-    async def _open(self, statement: str | None, name: str | None) -> DetachedProof:
-        return await DetachedProof.open(self.pool, statement, name=name, warm_s=self.config.handle_warm_s)
+    async def _open(self, statement: str | None, name: str | None, header: str | None = None) -> DetachedProof:
+        return await DetachedProof.open(
+            self.pool, statement, name=name, header=header, warm_s=self.config.handle_warm_s
+        )
 
     async def run_tactic(self, handle: str, state_id: int, tactic: str, goal_id: int | None = None) -> RunTacticResult:
         """Run one tactic on a state of a leased proof."""
@@ -305,7 +313,7 @@ class LeanTools:
         return CloseProofResult(handle=handle, closed=True)
 
     async def verify_proof(
-        self, tactics: list[str], statement: str | None = None, name: str | None = None
+        self, tactics: list[str], statement: str | None = None, name: str | None = None, header: str | None = None
     ) -> VerifyProofResult:
         """Replay a tactic list from a fresh start (the replay gate)."""
         if (statement is None) == (name is None):
@@ -319,8 +327,12 @@ class LeanTools:
         if len(tactics) > self.config.max_proof_tactics:
             raise InvalidInput(f"more than {self.config.max_proof_tactics} tactics")
         checked = [self.policy.check_tactic(t) for t in tactics]
+        if header is not None:
+            header = self.policy.check_statement(header)
         try:
-            verdict = await self.pool.verify_proof(statement, checked, name=name.strip() if name else None)
+            verdict = await self.pool.verify_proof(
+                statement, checked, name=name.strip() if name else None, header=header
+            )
         except (InvalidStatement, LeanInvalidInput) as exc:
             raise InvalidInput(f"Lean rejected the statement: {exc}") from exc
         except LeanReplError as exc:

@@ -152,6 +152,13 @@ async def test_invalid_statement_is_reported_not_raised() -> None:
     assert result.records == []
 
 
+async def test_a_statement_outside_the_embedded_fragment_is_its_own_outcome() -> None:
+    search = BestFirstSearch(ToyPool(), RuleGenerator(), None, _cfg())
+    result = await search.prove(Theorem(name="r", statement="Real x"))
+    assert result.reason == "outside_fragment" and not result.proved
+    assert "outside the embedded fragment" in (result.detail or "")
+
+
 async def test_a_repl_error_on_one_tactic_is_a_failed_tactic_not_a_failed_search() -> None:
     pool = ToyPool(error_on="boom")
     search = BestFirstSearch(pool, FixedGenerator(["boom", "trivial"]), None, _cfg())

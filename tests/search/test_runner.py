@@ -92,3 +92,13 @@ async def test_eval_report_round_trips_and_compares(tmp_path: Path) -> None:
     assert bare.solved == 1
     assert diff.only_b == ["t1", "t3", "t5"] and diff.only_a == [] and diff.both == ["t0"]
     assert diff.delta == pytest.approx(3 / 6)
+    assert rules.outside_fragment == 0 and rules.in_fragment_solve_rate is None
+
+
+async def test_eval_report_counts_statements_outside_the_fragment_apart() -> None:
+    theorems = [*_theorems(), Theorem(name="real1", statement="Real x"), Theorem(name="real2", statement="Real y")]
+    with anyio.fail_after(20):
+        report = await evaluate(ToyPool(), RuleGenerator(), None, theorems, CONFIG, label="mixed", policy="none")
+    assert report.total == 8 and report.solved == 4 and report.outside_fragment == 2
+    assert report.solve_rate == pytest.approx(4 / 8) and report.in_fragment_solve_rate == pytest.approx(4 / 6)
+    assert {o.reason for o in report.outcomes if o.name.startswith("real")} == {"outside_fragment"}

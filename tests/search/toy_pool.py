@@ -16,7 +16,7 @@ from contextlib import asynccontextmanager
 
 import anyio
 
-from burnqed.lean.errors import HandleLost, InvalidStatement, LeanReplError
+from burnqed.lean.errors import HandleLost, InvalidStatement, LeanReplError, OutsideFragment
 from burnqed.lean.protocol import Expression, Goal, GoalPrintResult
 from burnqed.lean.results import ProofVerdict, TacticOutcome, TacticStatus
 
@@ -124,15 +124,20 @@ class ToyPool:
         self.verified: list[list[str]] = []
 
     @asynccontextmanager
-    async def start_proof(self, statement: str | None = None, *, name: str | None = None) -> AsyncIterator[ToyHandle]:
-        """A fresh toy proof; ``Bad ...`` statements are refused like an elaboration error."""
+    async def start_proof(
+        self, statement: str | None = None, *, name: str | None = None, header: str | None = None
+    ) -> AsyncIterator[ToyHandle]:
+        """A fresh toy proof; ``Bad ...`` statements are refused like an elaboration error, ``Real ...`` as
+        outside the embedded fragment."""
+        if statement is not None and statement.startswith("Real"):
+            raise OutsideFragment("elab", f"outside the embedded fragment: unsupported type in {statement!r}")
         if statement is None or statement.startswith("Bad"):
             raise InvalidStatement("elab", f"cannot elaborate {statement!r}")
         self.started += 1
         yield ToyHandle(self, statement)
 
     async def verify_proof(
-        self, statement: str | None, tactics: Sequence[str], *, name: str | None = None
+        self, statement: str | None, tactics: Sequence[str], *, name: str | None = None, header: str | None = None
     ) -> ProofVerdict:
         """Replay honestly (``trust_me`` never works here)."""
         self.verified.append(list(tactics))

@@ -1,0 +1,115 @@
+"""The field's benchmark format: miniF2F (and the like) as DeepSeek-Prover, Goedel-Prover and Kimina ship it.
+
+One JSON object per line::
+
+    {"name": "mathd_algebra_10", "split": "test",
+     "informal_prefix": "/-- Show that ... -/\\n",
+     "formal_statement": "theorem mathd_algebra_10 : abs ((120 : ℝ) / 100 * 30 - 130 / 100 * 20) = 10 := by\\n",
+     "goal": "⊢ |120 / 100 * 30 - 130 / 100 * 20| = 10",
+     "header": "import Mathlib\\nimport Aesop\\n\\nset_option maxHeartbeats 400000\\n\\nopen BigOperators Real Nat Topology Rat\\n\\n"}
+
+``id`` may stand for ``name``. Each line becomes a Theorem that keeps the header and the
+theorem-form statement, so the lock hash covers both; a statement that carries a proof, a
+header with anything but imports and scope commands, or a missing field is refused with
+the line's number.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from burnqed.data.theorems import Theorem, TheoremSetError
+from burnqed.lean.statement import StatementError, parse_header, parse_theorem
+
+__all__ = ["is_minif2f_record", "load_minif2f", "theorem_from_record"]
+
+
+def is_minif2f_record(obj: Any) -> bool:
+    """Whether a decoded line is in the benchmark format (a formal_statement, no burnqed statement)."""
+    return isinstance(obj, dict) and "formal_statement" in obj and "statement" not in obj
+
+
+def _informal(text: Any) -> str | None:
+    if not isinstance(text, str) or not text.strip():
+        return None
+    body = text.strip()
+    if body.startswith("/--"):
+        body = body[3:]
+    if body.endswith("-/"):
+        body = body[:-2]
+    return body.strip() or None
+
+
+def theorem_from_record(obj: Any, *, source: str = "minif2f") -> Theorem:
+    """One benchmark record as a Theorem; ValueError says what is wrong with it."""
+    if not isinstance(obj, dict):
+        raise ValueError(f"expected a JSON object, got {type(obj).__name__}")
+    name = obj.get("name", obj.get("id"))
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError("needs a `name` (or `id`) string")
+    statement = obj.get("formal_statement")
+    if not isinstance(statement, str) or not statement.strip():
+        raise ValueError(f"{name}: needs a `formal_statement` string")
+    header = obj.get("header")
+    if header is not None and not isinstance(header, str):
+        raise ValueError(f"{name}: `header` must be a string")
+    split = obj.get("split")
+    if split is not None and not isinstance(split, str):
+        raise ValueError(f"{name}: `split` must be a string")
+    try:
+        decl = parse_theorem(statement)
+        parse_header(header)
+    except StatementError as exc:
+        raise ValueError(f"{name}: {exc}") from exc
+    if decl.name is not None and decl.name != name:
+        # the lock names the theorem; a mismatch is kept (some sets rename) but must be visible
+        source = f"{source}:{decl.name}"
+    try:
+        return Theorem(
+            name=name.strip(),
+            statement=statement.strip(),
+            header=header.strip() if header and header.strip() else None,
+            split=split,
+            informal=_informal(obj.get("informal_prefix")),
+            source=source,
+            tags=[split] if split else [],
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ValueError(f"{name}: {'.'.join(str(x) for x in first.get('loc', ()))}: {first.get('msg')}") from exc
+
+
+def load_minif2f(path: str | Path, *, split: str | None = None, source: str | None = None) -> list[Theorem]:
+    """Read a benchmark JSON Lines file; ``split`` keeps only that split. Errors name the line."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise TheoremSetError(f"benchmark file not found: {path}") from exc
+    except UnicodeDecodeError as exc:
+        raise TheoremSetError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    theorems: list[Theorem] = []
+    seen: set[str] = set()
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError as exc:
+            raise TheoremSetError(f"{path}:{lineno}: not JSON: {exc}") from exc
+        try:
+            thm = theorem_from_record(obj, source=source or path.stem)
+        except ValueError as exc:
+            raise TheoremSetError(f"{path}:{lineno}: {exc}") from exc
+        if thm.name in seen:
+            raise TheoremSetError(f"{path}:{lineno}: duplicate theorem name {thm.name!r}")
+        seen.add(thm.name)
+        if split is None or thm.split == split:
+            theorems.append(thm)
+    if split is not None and not theorems:
+        raise TheoremSetError(f"{path}: no theorem of split {split!r}")
+    return theorems

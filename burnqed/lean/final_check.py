@@ -1,0 +1,176 @@
+"""The whole-file final check: a proof counts once the complete Lean file it makes is checked.
+
+Every published prover checks last what a reader would check: the file with the header,
+the theorem as stated and the tactic block, compiled by Lean, with its axioms audited.
+This module does the file's side:
+
+- ``refuse_file`` reads a file as text and refuses what no checker should be asked about:
+  ``sorry`` / ``admit``, a second declaration or an ``axiom`` (parse_file allows one theorem
+  only), a header with anything but imports and scope commands, and a statement that differs
+  from the one expected (the lock).
+- ``compile_file`` runs ``lean`` on the file in a subprocess with time and memory limits and
+  ``#print axioms`` appended; the proof counts only with no error and no axiom beyond
+  propext, Classical.choice and Quot.sound (sorryAx, ofReduceBool and any user axiom are
+  refused), as lean-lsp-mcp's ``lean_verify`` audits them.
+
+On the embedded backend the kernel plays Lean's part: the pool's replay gate runs the
+tactics through the checker, whose independent kernel re-checks the proof term, so the file
+is checked by replaying what ``parse_file`` read from it (``LeanPool.verify_proof``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import anyio
+from pydantic import BaseModel, ConfigDict, Field
+
+from burnqed.lean.config import LeanConfig
+from burnqed.lean.limits import limited_argv
+from burnqed.lean.statement import LeanFile, LeanHeader, StatementError, TheoremDecl, has_sorry, parse_file
+
+__all__ = [
+    "ALLOWED_AXIOMS",
+    "FileRefused",
+    "FileVerdict",
+    "compile_file",
+    "final_check_argv",
+    "refuse_file",
+]
+
+log = logging.getLogger(__name__)
+
+ALLOWED_AXIOMS = frozenset({"propext", "Classical.choice", "Quot.sound"})
+"""Lean's standard axioms: a proof may depend on these and on nothing else."""
+
+_AXIOMS = re.compile(r"'([^']+)' depends on axioms: \[([^\]]*)\]")
+_NO_AXIOMS = re.compile(r"'([^']+)' does not depend on any axioms")
+_ERROR = re.compile(r"(^|:\d+:\d+: )error\b", re.MULTILINE)
+
+
+class FileRefused(StatementError):
+    """A proof file refused on sight: sorry, extra declarations, a changed statement."""
+
+
+class FileVerdict(BaseModel):
+    """The final check's verdict on one file."""
+
+    model_config = ConfigDict(frozen=True)
+
+    ok: bool
+    reason: str = Field(default="", description="why not; empty when ok")
+    checked_by: str = Field(description="lean (compiled) or kernel (embedded replay) or text (refused on sight)")
+    axioms: list[str] | None = Field(default=None, description="axioms the theorem depends on, when compiled")
+    elapsed_s: float = 0.0
+
+
+def refuse_file(
+    text: str, *, statement: TheoremDecl | None = None, header: LeanHeader | None = None
+) -> LeanFile:
+    """The file's header, theorem and tactics, or FileRefused; ``statement``/``header`` are the lock."""
+    if has_sorry(text):
+        raise FileRefused("the file uses sorry (or admit)")
+    try:
+        parsed = parse_file(text)
+    except FileRefused:
+        raise
+    except StatementError as exc:
+        raise FileRefused(str(exc)) from exc
+    if statement is not None and parsed.decl.normalized() != statement.normalized():
+        raise FileRefused(
+            f"the statement changed: the file proves `{parsed.decl.normalized()[:200]}`, "
+            f"the lock says `{statement.normalized()[:200]}`"
+        )
+    if header is not None and (set(parsed.header.imports), parsed.header.commands) != (
+        set(header.imports),
+        header.commands,
+    ):
+        raise FileRefused(
+            f"the header changed: the file has `{parsed.header.render()[:200]}`, the lock says `{header.render()[:200]}`"
+        )
+    return parsed
+
+
+def final_check_argv(config: LeanConfig) -> list[str] | None:
+    """The compiler command for the final check, or None where the kernel replay is the check (embedded)."""
+    if config.final_check_command:
+        return list(config.final_check_command)
+    if config.backend == "pantograph":
+        return ["lean"]
+    return None
+
+
+def _environment(config: LeanConfig) -> dict[str, str]:
+    env = dict(os.environ)
+    if config.lean_path:
+        entries = [str(p) for p in config.lean_path]
+        if env.get("LEAN_PATH"):
+            entries.append(env["LEAN_PATH"])
+        env["LEAN_PATH"] = os.pathsep.join(entries)
+    return env
+
+
+def _axioms(output: str, name: str) -> list[str] | None:
+    for match in _AXIOMS.finditer(output):
+        if match.group(1).split(".")[-1] == name.split(".")[-1]:
+            return [a.strip() for a in match.group(2).split(",") if a.strip()]
+    for match in _NO_AXIOMS.finditer(output):
+        if match.group(1).split(".")[-1] == name.split(".")[-1]:
+            return []
+    return None
+
+
+async def compile_file(text: str, parsed: LeanFile, config: LeanConfig, argv: list[str]) -> FileVerdict:
+    """Compile ``text`` with ``argv`` (``lean``) plus ``#print axioms``; ok with no error and standard axioms only."""
+    name = parsed.decl.name
+    if name is None:
+        return FileVerdict(ok=False, reason="the axiom check needs a named theorem, not an example", checked_by="text")
+    program = shutil.which(argv[0]) if not os.path.sep in argv[0] else argv[0]
+    if program is None or not os.access(program, os.X_OK):
+        return FileVerdict(
+            ok=False, checked_by="lean",
+            reason=f"final check: `{argv[0]}` not found (set lean.final_check_command, e.g. ['lake', 'env', 'lean'])",
+        )  # fmt: skip
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="burnqed-final-") as tmp:
+        path = Path(tmp) / "Check.lean"
+        path.write_text(f"{text.rstrip()}\n\n#print axioms {name}\n", encoding="utf-8")
+        command = limited_argv(
+            [program, *argv[1:], str(path)], memory_limit_mb=config.final_check_memory_mb, cpu_limit_s=None
+        )
+        try:
+            with anyio.fail_after(config.final_check_timeout_s):
+                done = await anyio.run_process(
+                    command, check=False, env=_environment(config), cwd=config.project_dir or None
+                )
+        except TimeoutError:
+            return FileVerdict(
+                ok=False, checked_by="lean", elapsed_s=time.monotonic() - start,
+                reason=f"final check: lean ran past {config.final_check_timeout_s}s",
+            )  # fmt: skip
+    output = done.stdout.decode("utf-8", "replace") + done.stderr.decode("utf-8", "replace")
+    elapsed = time.monotonic() - start
+    if done.returncode != 0 or _ERROR.search(output):
+        first = next((line for line in output.splitlines() if "error" in line), output.strip()[:300])
+        return FileVerdict(
+            ok=False, checked_by="lean", elapsed_s=elapsed,
+            reason=f"final check: lean exited {done.returncode}: {first[:500]}",
+        )  # fmt: skip
+    axioms = _axioms(output, name)
+    if axioms is None:
+        return FileVerdict(
+            ok=False, checked_by="lean", elapsed_s=elapsed, reason="final check: no `#print axioms` answer from lean"
+        )
+    extra = sorted(set(axioms) - ALLOWED_AXIOMS)
+    if extra:
+        return FileVerdict(
+            ok=False, checked_by="lean", axioms=axioms, elapsed_s=elapsed,
+            reason=f"final check: the proof depends on {', '.join(extra)} (allowed: {', '.join(sorted(ALLOWED_AXIOMS))})",
+        )  # fmt: skip
+    return FileVerdict(ok=True, checked_by="lean", axioms=axioms, elapsed_s=elapsed)

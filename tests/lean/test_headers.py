@@ -1,0 +1,111 @@
+"""Theorem form and headers through the pool: frontend.process on the fake Pantograph, import groups."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+
+from burnqed.lean import InvalidStatement, LeanConfig, LeanPool, PoolExhausted, TacticStatus
+from burnqed.lean.protocol import FrontendProcess, FrontendProcessResult, decode_answer, encode_request
+from tests.fixtures.lean import FAKE_REPL, fake_config
+
+pytestmark = pytest.mark.anyio
+
+MINIF2F_HEADER = "import Mathlib\nimport Aesop\n\nset_option maxHeartbeats 400000\n\nopen BigOperators Real Nat Topology Rat\n"
+THEOREM = "theorem mathd_numbertheory_1 (a b : ℕ) (h₀ : a = b) : b = a := by"
+
+
+@pytest.fixture
+def pantograph_config(tmp_path: Path) -> LeanConfig:
+    """The fake REPL launched as backend 'pantograph' (so imports reach its command line)."""
+    script = tmp_path / "repl"
+    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" -S "{FAKE_REPL}" "$@"\n', encoding="utf-8")
+    script.chmod(0o755)
+    return LeanConfig(
+        backend="pantograph", repl_path=script, imports=["Init"], num_workers=1,
+        read_timeout_s=10.0, startup_timeout_s=15.0, acquire_timeout_s=5.0, memory_limit_mb=2048,
+    )  # fmt: skip
+
+
+def cmdline(pid: int) -> list[str]:
+    """The argv a process was started with."""
+    return Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+
+
+def test_frontend_process_request_and_answer_models_match_the_wire() -> None:
+    request = FrontendProcess(file="theorem t : True := by sorry", sorrys=True)
+    line = encode_request(request)
+    assert '"cmd":"frontend.process"' in line and '"sorrys":true' in line and '"readHeader":false' in line
+    answer = decode_answer(
+        request,
+        '{"units":[{"boundary":[0,28],"goalStateId":3,"goals":[{"fragment":"tactic","name":"_uniq.1",'
+        '"target":{"pp":"True"},"vars":[]}],"messages":[{"data":"declaration uses \'sorry\'","severity":"warning"}]}]}',
+    )
+    assert isinstance(answer, FrontendProcessResult)
+    unit = answer.units[0]
+    assert unit.goal_state_id == 3 and unit.boundary == (0, 28) and unit.errors == []
+
+
+async def test_theorem_form_starts_through_frontend_process_with_binders_as_hypotheses() -> None:
+    async with LeanPool(fake_config(num_workers=1)) as pool:
+        async with pool.start_proof(THEOREM, header="open Nat\nset_option maxHeartbeats 400000") as proof:
+            (goal,) = proof.goals
+            assert goal.target.pp == "b = a"
+            assert [(v.user_name, v.type.pp if v.type else None) for v in goal.vars] == [
+                ("a", "ℕ"), ("b", "ℕ"), ("h₀", "a = b"),
+            ]  # fmt: skip
+            out = await proof.run_tactic(proof.state_id, "exact h₀.symm")
+            assert out.status is TacticStatus.SUCCESS and out.goals == []
+        verdict = await pool.verify_proof(THEOREM, ["exact h₀.symm"], header="open Nat")
+        assert verdict.ok, verdict.reason
+        assert not (await pool.verify_proof(THEOREM, ["skip"])).ok
+
+
+async def test_bad_headers_are_refused_before_lean_sees_them() -> None:
+    async with LeanPool(fake_config(num_workers=1)) as pool:
+        for header, why in [
+            ("axiom cheat : False", "not allowed"),
+            ("set_option debug.skipKernelTC true", "debug.skipKernelTC"),
+            ("open Nat\nimport Mathlib", "imports must come first"),
+        ]:
+            with pytest.raises(InvalidStatement, match=why):
+                await pool.open_proof(THEOREM, header=header)
+        with pytest.raises(InvalidStatement, match="must not carry a proof"):
+            await pool.open_proof("theorem t : 1 = 1 := by rfl")
+        with pytest.raises(InvalidStatement, match="nonexistent"):
+            await pool.open_proof("theorem t (n : ℕ) : nonexistent n := by")
+        assert pool.status().requests <= 2  # only the elaboration error reached a worker
+
+
+async def test_header_imports_pick_a_worker_group_started_with_them(pantograph_config: LeanConfig) -> None:
+    async with LeanPool(pantograph_config) as pool:
+        (default_pid,) = pool.worker_pids()
+        assert "Mathlib" not in cmdline(default_pid)
+        async with pool.start_proof(THEOREM, header=MINIF2F_HEADER) as proof:
+            argv = cmdline(proof.worker_pid or 0)
+            assert argv[3:5] == ["Mathlib", "Aesop"]  # python -S fake_repl.py, then the header's imports in order
+            assert pool.import_groups == [("Aesop", "Mathlib")]
+            assert pool.status().workers == 2 and pool.status().open_handles == 1
+            assert pool.get_handle(proof.id) is proof
+        # a header whose imports the pool already has stays on the default workers
+        async with pool.start_proof(THEOREM, header="import Init\nopen Nat") as proof:
+            assert proof.worker_pid == default_pid
+        assert len(pool.worker_pids()) == 2
+    assert pool.status().workers == 0
+
+
+async def test_import_groups_are_bounded_least_recently_used_first(pantograph_config: LeanConfig) -> None:
+    config = pantograph_config.model_copy(update={"max_import_groups": 1})
+    async with LeanPool(config) as pool:
+        held = await pool.open_proof(THEOREM, header="import Mathlib")
+        first_group_pid = held.worker_pid
+        with anyio.fail_after(10), pytest.raises(PoolExhausted, match="max_import_groups"):
+            await pool.open_proof(THEOREM, header="import Std")  # the only group has an open proof
+        await held.close()
+        async with pool.start_proof(THEOREM, header="import Std") as proof:
+            assert "Std" in cmdline(proof.worker_pid or 0)
+            assert pool.import_groups == [("Std",)]
+        assert first_group_pid not in pool.worker_pids()
