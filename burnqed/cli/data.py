@@ -126,15 +126,14 @@ def _automation_share(args: argparse.Namespace, config: BurnqedConfig) -> int:
 
 def _import(args: argparse.Namespace, config: BurnqedConfig) -> int:
     from burnqed.data.leandojo import LeanDojoError, load_leandojo, write_pairs
-    from burnqed.data.minif2f import load_minif2f
-    from burnqed.data.theorems import TheoremSetError, save_theorems
+    from burnqed.data.theorems import TheoremSetError, load_theorems, save_theorems
 
     if args.out.exists() and not args.force:
         print(f"burnqed data import: {args.out} exists (use --force to replace it)", file=sys.stderr)
         return 2
     try:
         if args.format == "minif2f":
-            theorems = load_minif2f(args.file, split=args.split)
+            theorems = load_theorems(args.file, split=args.split)
             if args.limit:
                 theorems = theorems[: args.limit]
             save_theorems(args.out, theorems)

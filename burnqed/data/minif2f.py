@@ -11,21 +11,16 @@ One JSON object per line::
 ``id`` may stand for ``name``. Each line becomes a Theorem that keeps the header and the
 theorem-form statement, so the lock hash covers both; a statement that carries a proof, a
 header with anything but imports and scope commands, or a missing field is refused with
-the line's number.
+the line's number. ``load_theorems`` reads such files as they are (``split=`` keeps one split).
 """
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from burnqed.data.theorems import Theorem, TheoremSetError
 from burnqed.lean.statement import StatementError, parse_header, parse_theorem
 
-__all__ = ["is_minif2f_record", "load_minif2f", "theorem_from_record"]
+__all__ = ["is_minif2f_record", "minif2f_fields"]
 
 
 def is_minif2f_record(obj: Any) -> bool:
@@ -44,8 +39,8 @@ def _informal(text: Any) -> str | None:
     return body.strip() or None
 
 
-def theorem_from_record(obj: Any, *, source: str = "minif2f") -> Theorem:
-    """One benchmark record as a Theorem; ValueError says what is wrong with it."""
+def minif2f_fields(obj: Any, *, source: str = "minif2f") -> dict[str, Any]:
+    """The Theorem fields of one benchmark record; ValueError says what is wrong with it."""
     if not isinstance(obj, dict):
         raise ValueError(f"expected a JSON object, got {type(obj).__name__}")
     name = obj.get("name", obj.get("id"))
@@ -68,48 +63,12 @@ def theorem_from_record(obj: Any, *, source: str = "minif2f") -> Theorem:
     if decl.name is not None and decl.name != name:
         # the lock names the theorem; a mismatch is kept (some sets rename) but must be visible
         source = f"{source}:{decl.name}"
-    try:
-        return Theorem(
-            name=name.strip(),
-            statement=statement.strip(),
-            header=header.strip() if header and header.strip() else None,
-            split=split,
-            informal=_informal(obj.get("informal_prefix")),
-            source=source,
-            tags=[split] if split else [],
-        )
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise ValueError(f"{name}: {'.'.join(str(x) for x in first.get('loc', ()))}: {first.get('msg')}") from exc
-
-
-def load_minif2f(path: str | Path, *, split: str | None = None, source: str | None = None) -> list[Theorem]:
-    """Read a benchmark JSON Lines file; ``split`` keeps only that split. Errors name the line."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise TheoremSetError(f"benchmark file not found: {path}") from exc
-    except UnicodeDecodeError as exc:
-        raise TheoremSetError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-    theorems: list[Theorem] = []
-    seen: set[str] = set()
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except ValueError as exc:
-            raise TheoremSetError(f"{path}:{lineno}: not JSON: {exc}") from exc
-        try:
-            thm = theorem_from_record(obj, source=source or path.stem)
-        except ValueError as exc:
-            raise TheoremSetError(f"{path}:{lineno}: {exc}") from exc
-        if thm.name in seen:
-            raise TheoremSetError(f"{path}:{lineno}: duplicate theorem name {thm.name!r}")
-        seen.add(thm.name)
-        if split is None or thm.split == split:
-            theorems.append(thm)
-    if split is not None and not theorems:
-        raise TheoremSetError(f"{path}: no theorem of split {split!r}")
-    return theorems
+    return {
+        "name": name.strip(),
+        "statement": statement.strip(),
+        "header": header.strip() if header and header.strip() else None,
+        "split": split,
+        "informal": _informal(obj.get("informal_prefix")),
+        "source": source,
+        "tags": [split] if split else [],
+    }

@@ -28,7 +28,6 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-
 __all__ = ["GENERIC_SCRIPTS", "Tally", "falsified", "mutants", "run_campaign"]
 
 GENERIC_SCRIPTS: list[list[str]] = [

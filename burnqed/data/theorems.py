@@ -16,6 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from burnqed.data.minif2f import is_minif2f_record, minif2f_fields
 from burnqed.lean.statement import TheoremDecl, assemble_file, is_theorem_form, lean_name, parse_header, parse_theorem
 
 __all__ = ["Theorem", "TheoremSetError", "load_theorems", "locked_sha", "save_theorems", "statement_sha"]
@@ -80,20 +81,19 @@ class Theorem(BaseModel):
         return locked_sha(self.statement, self.header)
 
 
-def load_theorems(path: str | Path) -> list[Theorem]:
+def load_theorems(path: str | Path, *, split: str | None = None) -> list[Theorem]:
     """Read a theorem set (JSON Lines); blank lines and lines starting with '//' are skipped.
 
     Lines in the field's benchmark format (``formal_statement``, ``header``: burnqed.data.minif2f)
-    are read as such, so a downloaded miniF2F file works as it is.
+    are read as such, so a downloaded miniF2F file works as it is; ``split`` keeps one split.
     """
-    # late: minif2f builds Theorems from this module
-    from burnqed.data.minif2f import is_minif2f_record, theorem_from_record
-
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError as exc:
         raise TheoremSetError(f"theorem set not found: {path}") from exc
+    except UnicodeDecodeError as exc:
+        raise TheoremSetError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     theorems: list[Theorem] = []
     seen: set[str] = set()
     for lineno, line in enumerate(text.splitlines(), start=1):
@@ -101,20 +101,26 @@ def load_theorems(path: str | Path) -> list[Theorem]:
             continue
         try:
             obj = json.loads(line)
-            if is_minif2f_record(obj):
-                thm = theorem_from_record(obj, source=path.stem)
-            else:
-                thm = Theorem.model_validate(obj)
+        except ValueError as exc:
+            raise TheoremSetError(f"{path}:{lineno}: not JSON: {exc}") from exc
+        try:
+            thm = Theorem.model_validate(minif2f_fields(obj, source=path.stem) if is_minif2f_record(obj) else obj)
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(x) for x in first.get("loc", ()))
-            raise TheoremSetError(f"{path}:{lineno}: {where}: {first.get('msg')}") from exc
+            msg = first.get("msg")
+            if where == "statement" and first.get("type") == "missing":
+                msg = "needs a `statement` (or a `formal_statement` in the benchmark format)"
+            raise TheoremSetError(f"{path}:{lineno}: {where}: {msg}") from exc
         except ValueError as exc:
             raise TheoremSetError(f"{path}:{lineno}: {exc}") from exc
         if thm.name in seen:
             raise TheoremSetError(f"{path}:{lineno}: duplicate theorem name {thm.name!r}")
         seen.add(thm.name)
-        theorems.append(thm)
+        if split is None or thm.split == split:
+            theorems.append(thm)
+    if split is not None and not theorems:
+        raise TheoremSetError(f"{path}: no theorem of split {split!r}")
     return theorems
 
 

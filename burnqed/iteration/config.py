@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -45,6 +46,10 @@ class IterationConfig(BaseModel):
     )
     reference_pairs: Literal["first", "always"] = Field(
         default="always", description="train on the reference proofs only in iteration 0, or in every iteration"
+    )
+    extra_pairs: list[Path] = Field(
+        default_factory=list,
+        description="more (state, tactic) pair files (.jsonl or trajectory Parquet) for every iteration's SFT",
     )
     torch_threads: int = Field(
         default=0, ge=0, description="torch CPU threads while iterating; 0 = half the CPU cores (Lean gets the rest)"

@@ -2,8 +2,10 @@
 
 1. ``sft``: fine-tune the policy on (state, tactic) pairs — the replayed reference proofs
    (iteration 0, and every iteration with ``reference_pairs = "always"``) plus the proof
-   paths of all earlier trajectories. With ``fresh_train_set`` the reference proofs are
-   always iteration 0's: a later iteration's fresh set contributes only what search found.
+   paths of all earlier trajectories, plus the ``extra_pairs`` files (e.g. LeanDojo Mathlib
+   pairs, read first so a missing file stops the step before any replay or training). With
+   ``fresh_train_set`` the reference proofs are always iteration 0's: a later iteration's
+   fresh set contributes only what search found.
 2. ``train_ebm``: train the energy head on all earlier trajectories over the new policy's
    embeddings (skipped, with the reason, when there is nothing to learn from yet).
 3. ``search``: search the training theorems with the new policy (and energy head);
@@ -25,6 +27,7 @@ from burnqed.data.theorems import Theorem
 from burnqed.interrupt import run_stoppable
 from burnqed.iteration.config import IterationConfig, IterationRunConfig
 from burnqed.iteration.data import (
+    extra_pairs,
     load_pairs_file,
     reference_pairs,
     save_pairs_file,
@@ -114,6 +117,9 @@ async def sft_step(ctx: IterationContext) -> SFTSummary:
     it, layout = ctx.it, ctx.layout
     pairs: list[tuple[str, str]] = []
     sources: dict[str, int] = {}
+    # read before the reference replay and the training: a missing file fails the step at once
+    # (in a thread: a Mathlib-sized file takes seconds to parse)
+    extra = await anyio.to_thread.run_sync(extra_pairs, it.extra_pairs)
     if ctx.index == 0 or it.reference_pairs == "always":
         ref = await _reference_pairs(ctx)
         sources["reference"] = len(ref)
@@ -123,6 +129,9 @@ async def sft_step(ctx: IterationContext) -> SFTSummary:
         found = trajectory_pairs(earlier)
         sources["trajectories"] = len(found)
         pairs += found
+    if it.extra_pairs:
+        sources["extra"] = len(extra)
+        pairs += extra
     pairs = list(dict.fromkeys(pairs))
     if not pairs:
         raise IterationDataError(f"iteration {ctx.index}: no (state, tactic) pairs to fine-tune on")

@@ -39,7 +39,7 @@ class SFTSummary(StepSummary):
 
     base: str
     pairs: int
-    sources: dict[str, int] = Field(default_factory=dict, description="pairs per source (reference, trajectories)")
+    sources: dict[str, int] = Field(default_factory=dict, description="pairs per source (reference, trajectories, extra)")
     reference_set: str | None = None
     epochs: int
     steps: int

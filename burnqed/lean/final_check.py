@@ -131,7 +131,7 @@ async def compile_file(text: str, parsed: LeanFile, config: LeanConfig, argv: li
     name = parsed.decl.name
     if name is None:
         return FileVerdict(ok=False, reason="the axiom check needs a named theorem, not an example", checked_by="text")
-    program = shutil.which(argv[0]) if not os.path.sep in argv[0] else argv[0]
+    program = shutil.which(argv[0]) if os.path.sep not in argv[0] else argv[0]
     if program is None or not os.access(program, os.X_OK):
         return FileVerdict(
             ok=False, checked_by="lean",

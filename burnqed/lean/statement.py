@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "HEADER_COMMANDS",
+    "NAME_PATTERN",
     "SAFE_OPTIONS",
     "LeanFile",
     "LeanHeader",
@@ -34,7 +35,10 @@ __all__ = [
     "parse_file",
     "parse_header",
     "parse_theorem",
+    "split_decl",
     "split_tactic_block",
+    "strip_comments",
+    "top_level",
 ]
 
 HEADER_COMMANDS = ("open", "set_option", "namespace", "section", "end", "universe", "noncomputable section")
@@ -50,14 +54,15 @@ _DECL_KEYWORDS = ("theorem", "lemma", "example")
 _OPEN = {"(": ")", "{": "}", "[": "]", "⦃": "⦄", "⟨": "⟩"}
 _CLOSE = set(_OPEN.values())
 _SORRY = re.compile(r"(?<![\w.'])(sorry|admit)(?![\w'])")
-_NAME = re.compile(r"[^\s(){}\[\]⦃⦄:]+")
+NAME_PATTERN = re.compile(r"[^\s(){}\[\]⦃⦄:]+")
+"""A declaration or binder name as it stands in source."""
 
 
 class StatementError(ValueError):
     """Text that is not a header, a theorem in theorem form, or a Lean file of the shape burnqed checks."""
 
 
-def _strip_comments(text: str) -> str:
+def strip_comments(text: str) -> str:
     """``text`` with Lean comments (``--`` to end of line, nested ``/- -/``) blanked out, offsets kept."""
     out: list[str] = []
     i, depth, n = 0, 0, len(text)
@@ -94,7 +99,7 @@ def _strip_comments(text: str) -> str:
 
 def has_sorry(text: str) -> bool:
     """Whether ``text`` (comments aside) uses ``sorry`` or ``admit``."""
-    return _SORRY.search(_strip_comments(text)) is not None
+    return _SORRY.search(strip_comments(text)) is not None
 
 
 @dataclass(frozen=True)
@@ -124,7 +129,7 @@ def parse_header(text: str | None) -> LeanHeader:
         return LeanHeader()
     imports: list[str] = []
     commands: list[str] = []
-    for raw in _strip_comments(text).splitlines():
+    for raw in strip_comments(text).splitlines():
         line = raw.strip()
         if not line:
             continue
@@ -169,7 +174,7 @@ class TheoremDecl:
         keyword = "theorem" if self.keyword == "lemma" else self.keyword
         parts = [keyword]
         if keyword != "example":
-            parts.append(name or self.name or "burnqed_goal")
+            parts.append(name or self.name or SNIPPET_NAME)
         if self.binders:
             parts.append(self.binders)
         return " ".join(parts) + f" : {self.type}"
@@ -188,11 +193,11 @@ def lean_name(name: str) -> str:
 
 def is_theorem_form(statement: str) -> bool:
     """Whether ``statement`` starts with ``theorem``, ``lemma`` or ``example``."""
-    first = _strip_comments(statement).lstrip().split(maxsplit=1)
+    first = strip_comments(statement).lstrip().split(maxsplit=1)
     return bool(first) and first[0] in _DECL_KEYWORDS
 
 
-def _top_level(text: str, target: str, start: int = 0) -> int:
+def top_level(text: str, target: str, start: int = 0) -> int:
     """Index of the first ``target`` at bracket depth 0 from ``start``, or -1."""
     depth = 0
     i = start
@@ -213,22 +218,24 @@ def _top_level(text: str, target: str, start: int = 0) -> int:
     return -1
 
 
-def _split_decl(text: str) -> tuple[TheoremDecl, str | None]:
+def split_decl(text: str) -> tuple[TheoremDecl, str | None]:
     """The signature of a declaration and the text after its ``:=`` (None when there is none)."""
-    clean = _strip_comments(text).strip()
+    clean = strip_comments(text).strip()
     keyword, _, rest = clean.partition(" ")
     if keyword not in _DECL_KEYWORDS:
         raise StatementError(f"expected `theorem`, `lemma` or `example`, found `{keyword[:40]}`")
     rest = rest.strip()
+    if top_level(rest + "\0", "\0") < 0:
+        raise StatementError("unbalanced brackets in the declaration")
     name: str | None = None
     if keyword != "example":
-        match = _NAME.match(rest)
+        match = NAME_PATTERN.match(rest)
         if match is None:
             raise StatementError(f"`{keyword}` needs a name")
         name, rest = match.group(0), rest[match.end() :].strip()
-    assign = _top_level(rest, ":=")
+    assign = top_level(rest, ":=")
     signature, proof = (rest, None) if assign < 0 else (rest[:assign], rest[assign + 2 :])
-    colon = _top_level(signature, ":")
+    colon = top_level(signature, ":")
     if colon < 0:
         raise StatementError(f"the signature of {name or 'the example'} has no `:` before its type")
     binders, type_ = " ".join(signature[:colon].split()), signature[colon + 1 :].strip()
@@ -244,7 +251,7 @@ def parse_theorem(statement: str) -> TheoremDecl:
 
     Anything else after ``:=`` is a proof, not a statement, and is refused.
     """
-    decl, proof = _split_decl(statement)
+    decl, proof = split_decl(statement)
     if proof is not None:
         rest = proof.split()
         if rest not in ([], ["by"], ["sorry"], ["by", "sorry"]):
@@ -254,10 +261,14 @@ def parse_theorem(statement: str) -> TheoremDecl:
     return decl
 
 
+SNIPPET_NAME = "burnqed_goal"
+"""The name a theorem takes in a frontend.process snippet: its own name may clash with one in the environment."""
+
+
 def frontend_snippet(header: LeanHeader, decl: TheoremDecl) -> str:
     """The text sent to ``frontend.process``: header commands, the theorem, one ``sorry`` as its proof."""
     parts = [header.body] if header.commands else []
-    parts.append(f"{decl.render()} := by\n  sorry")
+    parts.append(f"{decl.render(SNIPPET_NAME)} := by\n  sorry")
     return "\n\n".join(parts) + "\n"
 
 
@@ -304,7 +315,7 @@ def parse_file(text: str) -> LeanFile:
     A second declaration, an ``axiom``, a ``def`` or any other command is refused: the file
     must say nothing but the theorem and its proof.
     """
-    clean = _strip_comments(text)
+    clean = strip_comments(text)
     lines = clean.splitlines()
     start = next(
         (i for i, line in enumerate(lines) if line.strip().split(maxsplit=1)[:1] and line.split()[0] in _DECL_KEYWORDS),
@@ -319,7 +330,7 @@ def parse_file(text: str) -> LeanFile:
             raise StatementError(
                 f"line {lineno}: `{line.strip()[:60]}` starts a second command; the file must hold one theorem only"
             )
-    decl, proof = _split_decl(decl_text)
+    decl, proof = split_decl(decl_text)
     if proof is None:
         raise StatementError(f"{decl.name or 'the example'} has no proof (`:=` missing)")
     body = proof.lstrip(" \t")

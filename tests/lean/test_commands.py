@@ -8,9 +8,9 @@ from pathlib import Path
 import anyio
 import pytest
 
+from burnqed.bench.lean import bench
 from burnqed.cli import main
 from burnqed.config import BurnqedConfig
-from burnqed.bench.lean import bench
 from tests.fixtures.lean import fake_repl_command
 
 
@@ -51,3 +51,39 @@ def test_bench_lean_quick_reports_throughput_and_overhead() -> None:
     for key in ("child_round_trip_us", "pool_run_tactic_us", "pool_overhead_us"):
         assert set(result[key]) == {"p50_us", "p99_us"}
     json.dumps(result)
+
+
+VERIFY_OK = "theorem add_zero : ∀ (n : Nat), n + 0 = n := by\n  intro n\n  omega\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "why"),
+    [
+        (VERIFY_OK, 0, "ok (checked by kernel)"),
+        (VERIFY_OK.replace("omega", "sorry"), 1, "uses sorry"),
+        (VERIFY_OK.replace("n + 0 = n", "n + 0 = n + 0"), 1, "statement changed"),
+        ("axiom cheat : ∀ (n : Nat), n + 0 = n\n\n" + VERIFY_OK, 1, "not allowed"),
+        (VERIFY_OK + "\naxiom cheat : False\n", 1, "one theorem only"),
+        (VERIFY_OK.replace("omega", "skip"), 1, "goal(s) left"),
+    ],
+)
+def test_verify_file_checks_a_file_against_its_lock(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, code: int, why: str
+) -> None:
+    file = tmp_path / "Proof.lean"
+    file.write_text(text, encoding="utf-8")
+    assert main(["verify-file", str(file), "--theorems", str(_theorems(tmp_path))]) == code
+    assert why in capsys.readouterr().out
+
+
+def test_verify_file_without_a_lock_checks_the_file_alone(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    file = tmp_path / "Proof.lean"
+    file.write_text(VERIFY_OK.replace("n + 0 = n", "n + 1 = n"), encoding="utf-8")
+    assert main(["verify-file", str(file), "--json"]) == 1
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["ok"] is False and "omega" in answer["reason"]
+    assert main(["verify-file", str(tmp_path / "missing.lean")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    file.write_text(VERIFY_OK.replace("add_zero", "unknown_name"), encoding="utf-8")
+    assert main(["verify-file", str(file), "--theorems", str(_theorems(tmp_path))]) == 2
+    assert "no theorem 'unknown_name'" in capsys.readouterr().err

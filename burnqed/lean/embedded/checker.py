@@ -16,13 +16,13 @@ Use it directly to verify many proofs fast, without a child process::
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
 
+from burnqed.lean import kernel
 from burnqed.lean.embedded import (  # noqa: F401 - importing a tactic module registers its tactics
     tactics_auto,
     tactics_basic,
@@ -31,7 +31,6 @@ from burnqed.lean.embedded import (  # noqa: F401 - importing a tactic module re
     tactics_induction,
     tactics_rewrite,
 )
-from burnqed.lean import kernel
 from burnqed.lean.embedded.bridge import (
     KernelReject,
     Step,
@@ -43,8 +42,11 @@ from burnqed.lean.embedded.config import EmbeddedConfig
 from burnqed.lean.embedded.deadline import Deadline, preload
 from burnqed.lean.embedded.elab import ElabError, elab_prop, position
 from burnqed.lean.embedded.engine import Engine, Exhausted, Interrupted, TacticContext
+from burnqed.lean.embedded.frontend import process
 from burnqed.lean.embedded.lemmas import copyable, lemma_instances
 from burnqed.lean.embedded.proofterm import TacticError
+from burnqed.lean.embedded.refusal import FILE_NAME, Refusal, refusal
+from burnqed.lean.embedded.request import decode_request, without_surrogates
 from burnqed.lean.embedded.state import Goal, ProofState, to_wire
 from burnqed.lean.embedded.syntax import Limits, ParseError, parse_statement
 from burnqed.lean.embedded.tactic_syntax import parse_tactic
@@ -70,7 +72,6 @@ from burnqed.lean.protocol import (
 
 __all__ = ["Checker", "KernelStats", "ProofCheck"]
 
-_FILE = "<Pantograph>"
 INTERRUPT: dict[str, Any] = {"desc": "interrupt", "error": "internal"}
 
 
@@ -80,7 +81,7 @@ def _message(severity: str, data: str) -> Message:
     return Message(
         severity=severity,  # type: ignore[arg-type]
         data=data,
-        file_name=_FILE,
+        file_name=FILE_NAME,
         pos=Position(line=1, column=0),
         keep_full_range=False,
         caption="",
@@ -140,23 +141,10 @@ class Checker:
 
     def handle_text(self, line: str) -> dict[str, Any]:
         """Decode a request line (payload form or ``cmd {json}`` form) and answer it."""
-        text = line.strip()
-        if text.startswith("{"):
-            try:
-                obj = json.loads(text)
-            except ValueError as exc:
-                return _err("command", f"Unable to parse json: {exc}")
-            except RecursionError:
-                return _err("command", "Unable to parse json: nested too deeply")
-            return self.handle(obj)
-        cmd, _, rest = text.partition(" ")
-        try:
-            payload = json.loads(rest) if rest.strip() else {}
-        except ValueError as exc:
-            return _err("command", f"Unable to parse json: {exc}")
-        except RecursionError:
-            return _err("command", "Unable to parse json: nested too deeply")
-        return self.handle({"cmd": cmd, "payload": payload})
+        request = decode_request(line)
+        if isinstance(request, ReplErrorAnswer):
+            return request.wire()
+        return self.handle(request)
 
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
         """Answer one request ``{"cmd": ..., "payload": {...}}`` as a dict."""
@@ -170,7 +158,7 @@ class Checker:
                 "command",
                 f"Unable to parse json: missing field 'payload' in command {request['cmd']}",
             )
-        cmd, payload = request["cmd"], _without_surrogates(request["payload"])
+        cmd, payload = request["cmd"], without_surrogates(request["payload"])
         handler = _COMMANDS.get(cmd)
         if handler is None:
             return _err("command", f"Unknown command {cmd}")
@@ -215,24 +203,43 @@ class Checker:
             self.handle({"cmd": "goal.delete", "payload": {"stateIds": created}})
 
     # ---------------------------------------------------------------- commands
-    def _new_state(self, state: ProofState) -> int:
+    def new_state(self, state: ProofState) -> int:
+        """Register a state under the next id."""
         sid = self.next_state
         self.next_state += 1
         self.states[sid] = state
         return sid
 
-    def _statement(self, text: str) -> Term | dict[str, Any]:
-        """The proposition ``text`` elaborates to, or the REPL's parsing / elab error answer."""
+    def elaborate(self, text: str) -> Term | Refusal:
+        """The proposition ``text`` elaborates to (a term, or binders ``(a : ℕ) ... : P`` whose
+        ∀-closure it is), or why it is refused."""
         try:
             return elab_prop(parse_statement(text, self.limits), {})
         except ParseError as exc:
-            line, col = position(text, exc.pos)
-            return _err("parsing", f"{_FILE}:{line}:{col}: {exc.message}")
+            return refusal("parsing", exc, text)
         except ElabError as exc:
-            line, col = position(text, exc.pos)
-            return _err("elab", f"{_FILE}:{line}:{col}: {exc.message}")
+            return refusal("elab", exc, text)
         except RecursionError:  # last resort: the parser bounds nesting before Python's stack
-            return _err("parsing", f"{_FILE}:1:0: maximum nesting depth exceeded")
+            return Refusal("parsing", 0, "maximum nesting depth exceeded")
+
+    def _statement(self, text: str) -> Term | dict[str, Any]:
+        """The proposition ``text`` elaborates to, or the REPL's parsing / elab error answer."""
+        term = self.elaborate(text)
+        if isinstance(term, Refusal):
+            return _err(term.error, term.desc(text))
+        return term
+
+    def start_state(self, target: Term) -> tuple[int, Goal] | dict[str, Any]:
+        """A new state proving ``target``: its id and root goal, or the elab error answer when
+        the kernel cannot read the statement."""
+        goal = Goal(self.fresh(), (), target, None)
+        try:  # the kernel reads the statement itself and sort-checks it
+            if kernel.sort_of(sequent(goal), sequent(goal).target) != "Prop":
+                raise kernel.KernelError("not a proposition")
+        except (KernelReject, kernel.KernelError) as exc:
+            return _err("elab", f"{FILE_NAME}:1:0: the kernel cannot read this statement: {exc}")
+        sid = self.new_state(ProofState((goal,), frozenset({goal.uid}), False, root=goal))
+        return sid, goal
 
     def goal_start(self, payload: dict[str, Any]) -> dict[str, Any]:
         """goal.start: from an expression or a built-in lemma."""
@@ -247,16 +254,11 @@ class Checker:
             target = self._statement(req.expr or "")
             if isinstance(target, dict):
                 return target
-        goal = Goal(self.fresh(), (), target, None)
-        try:  # the kernel reads the statement itself and sort-checks it
-            if kernel.sort_of(sequent(goal), sequent(goal).target) != "Prop":
-                raise kernel.KernelError("not a proposition")
-        except (KernelReject, kernel.KernelError) as exc:
-            return _err("elab", f"{_FILE}:1:0: the kernel cannot read this statement: {exc}")
-        sid = self._new_state(
-            ProofState((goal,), frozenset({goal.uid}), False, root=goal)
-        )
-        return GoalStartResult(state_id=sid, root=f"_uniq.{goal.uid}").wire()
+        started = self.start_state(target)
+        if isinstance(started, dict):
+            return started
+        sid, root = started
+        return GoalStartResult(state_id=sid, root=f"_uniq.{root.uid}").wire()
 
     def goal_tactic(self, payload: dict[str, Any]) -> dict[str, Any]:
         """goal.tactic: run a tactic on one goal of a state."""
@@ -298,13 +300,13 @@ class Checker:
         except ParseError as exc:
             line, col = position(text, exc.pos)
             return GoalTacticResult(
-                parse_error=f"{_FILE}:{line}:{col}: {exc.message}",
+                parse_error=f"{FILE_NAME}:{line}:{col}: {exc.message}",
                 has_sorry=False,
                 has_unsafe=False,
             ).wire()
         except RecursionError:
             return GoalTacticResult(
-                parse_error=f"{_FILE}:1:0: maximum nesting depth exceeded",
+                parse_error=f"{FILE_NAME}:1:0: maximum nesting depth exceeded",
                 has_sorry=False,
                 has_unsafe=False,
             ).wire()
@@ -337,29 +339,16 @@ class Checker:
                 has_sorry=False,
                 has_unsafe=False,
             ).wire()
-        verdict = self._kernel_check(state, goal, new_goals, ctx)
-        if isinstance(verdict, str):
+        successor = self.successor(state, goal_id, new_goals, ctx)
+        if isinstance(successor, str):
             return GoalTacticResult(
                 messages=[
-                    _message("error", verdict)
+                    _message("error", successor)
                 ],
                 has_sorry=False,
                 has_unsafe=False,
             ).wire()
-        steps, kernel_sorry = verdict
-        ctx.used_sorry = ctx.used_sorry or kernel_sorry
-        others = [g for i, g in enumerate(state.goals) if i != goal_id]
-        visible = tuple(new_goals) + (tuple(others) if self.automatic_mode else ())
-        open_goals = (state.open_goals - {goal.uid}) | {g.uid for g in new_goals}
-        sid = self._new_state(
-            ProofState(
-                visible,
-                frozenset(open_goals),
-                state.has_sorry or ctx.used_sorry,
-                root=state.root,
-                steps=steps,
-            )
-        )
+        sid = self.new_state(successor)
         messages = (
             [_message("warning", "declaration uses 'sorry'")]
             if ctx.used_sorry
@@ -367,11 +356,33 @@ class Checker:
         )
         return GoalTacticResult(
             next_state_id=sid,
-            goals=[to_wire(g) for g in visible],
+            goals=[to_wire(g) for g in successor.goals],
             messages=messages,
             has_sorry=ctx.used_sorry,
             has_unsafe=False,
         ).wire()
+
+    def successor(
+        self, state: ProofState, goal_id: int, new_goals: list[Goal], ctx: TacticContext
+    ) -> ProofState | str:
+        """The state after goal ``goal_id`` of ``state`` was replaced by ``new_goals`` (the
+        steps in ``ctx`` kernel-checked), or the error text of the kernel's refusal."""
+        goal = state.goals[goal_id]
+        verdict = self._kernel_check(state, goal, new_goals, ctx)
+        if isinstance(verdict, str):
+            return verdict
+        steps, kernel_sorry = verdict
+        ctx.used_sorry = ctx.used_sorry or kernel_sorry
+        others = [g for i, g in enumerate(state.goals) if i != goal_id]
+        visible = tuple(new_goals) + (tuple(others) if self.automatic_mode else ())
+        open_goals = (state.open_goals - {goal.uid}) | {g.uid for g in new_goals}
+        return ProofState(
+            visible,
+            frozenset(open_goals),
+            state.has_sorry or ctx.used_sorry,
+            root=state.root,
+            steps=steps,
+        )
 
     def _kernel_check(
         self, state: ProofState, goal: Goal, new_goals: list[Goal], ctx: TacticContext
@@ -397,6 +408,10 @@ class Checker:
             if mode == "enforce":
                 return f"kernel: the embedded checker's independent kernel refused this step: {exc}"
             return state.steps, False
+
+    def frontend_process(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """frontend.process: a snippet of commands, one compilation unit each (frontend.py)."""
+        return process(self, payload)
 
     def goal_delete(self, payload: dict[str, Any]) -> dict[str, Any]:
         """goal.delete: forget states (unknown ids are fine)."""
@@ -478,23 +493,5 @@ _COMMANDS = {
     "stat": Checker.stat,
     "reset": Checker.reset,
     "expr.echo": Checker.expr_echo,
+    "frontend.process": Checker.frontend_process,
 }
-
-
-def _without_surrogates(payload: dict[str, Any]) -> dict[str, Any]:
-    """The payload with lone surrogates in its strings (and lists of strings) replaced by
-    U+FFFD: a JSON escape like ``\\ud800`` decodes to one, which no answer could echo in
-    UTF-8 (stdin itself is read with errors="replace"). Deeper values are never read."""
-
-    def clean(value: Any) -> Any:
-        if isinstance(value, str):
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:
-                return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in value)
-        return value
-
-    return {
-        clean(k): [clean(x) for x in v] if isinstance(v, list) else clean(v)
-        for k, v in payload.items()
-    }

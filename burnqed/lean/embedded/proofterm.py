@@ -36,8 +36,8 @@ from burnqed.lean.embedded.terms import (
     type_of,
 )
 from burnqed.lean.embedded.unify import (
-    defeq_head,
     closes_by_rfl,
+    defeq_head,
     fresh_mvar,
     instantiate_mvars,
     peel_implicit,

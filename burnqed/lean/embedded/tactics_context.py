@@ -9,8 +9,8 @@ from burnqed.lean.embedded.engine import Engine, register, render
 from burnqed.lean.embedded.proofterm import TacticError, dvd_exists, elab_witness, unify
 from burnqed.lean.embedded.state import Goal, Hyp, goal_scope
 from burnqed.lean.embedded.tactic_syntax import Tac
-from burnqed.lean.embedded.terms import Binder, Conn, Const, Rel, Term, instantiate, mvars
 from burnqed.lean.embedded.tactics_basic import add_hyp, discharge_proof, elab_in_goal, prop_in_goal, show
+from burnqed.lean.embedded.terms import Binder, Conn, Const, Rel, Term, instantiate, mvars
 
 __all__: list[str] = []
 

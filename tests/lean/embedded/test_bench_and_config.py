@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
+from burnqed.bench.embedded import bench
 from burnqed.config import BurnqedConfig
 from burnqed.lean.embedded import EmbeddedConfig
-from burnqed.bench.embedded import bench
 
 
 @pytest.mark.anyio

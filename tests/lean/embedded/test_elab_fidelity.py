@@ -16,7 +16,7 @@ from burnqed.lean.embedded.config import EmbeddedConfig
 from burnqed.lean.embedded.elab import ElabError, elab_prop
 from burnqed.lean.embedded.proofterm import fresh_mvar, unify
 from burnqed.lean.embedded.syntax import Limits, ParseError, parse_statement
-from burnqed.lean.embedded.terms import BVar, Binder, Num, Op, Rel, pp
+from burnqed.lean.embedded.terms import Binder, BVar, Num, Op, Rel, pp
 from tests.lean.embedded.util import Session
 
 

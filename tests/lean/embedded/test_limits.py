@@ -52,7 +52,7 @@ def test_unsupported_constructs_name_themselves() -> None:
     ans = s.start("∀ (x : ℝ), x = x")
     assert ans == {
         "error": "elab",
-        "desc": "<Pantograph>:1:7: unsupported type 'ℝ' (the fragment has Nat, Int and Prop)",
+        "desc": "<Pantograph>:1:7: outside the embedded fragment: unsupported type 'ℝ' (the fragment has Nat, Int and Prop)",
     }
     ans = s.start("∀ n : Nat, -n = 0")
     assert ans["error"] == "elab" and "Neg Nat" in ans["desc"]

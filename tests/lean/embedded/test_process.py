@@ -87,7 +87,7 @@ async def test_goal_start_errors(repl: Repl) -> None:
     elab = await repl.send("goal.start", expr="∀ (n : Nat), foo = n")
     assert elab == {
         "error": "elab",
-        "desc": "<Pantograph>:1:13: unknown identifier 'foo'",
+        "desc": "<Pantograph>:1:13: outside the embedded fragment: unknown identifier 'foo'",
     }
     both = await repl.send("goal.start", expr="True", copyFrom="Nat.add_comm")
     assert both["error"] == "arguments"
@@ -172,7 +172,7 @@ async def test_timeout_answers_interrupt_and_process_lives_on(repl: Repl) -> Non
 async def test_escaped_lone_surrogate_is_answered_and_process_lives_on(repl: Repl) -> None:
     line = json.dumps({"cmd": "goal.start", "payload": {"expr": "«\ud800» = 1"}})
     ans = json.loads(await repl.raw(line))
-    assert ans == {"desc": "<Pantograph>:1:0: unknown identifier '\ufffd'", "error": "elab"}
+    assert ans == {"desc": "<Pantograph>:1:0: outside the embedded fragment: unknown identifier '\ufffd'", "error": "elab"}
     ans = json.loads(await repl.raw('{"cmd":"stat","payload":' + "[" * 5000 + "]" * 5000 + "}"))
     assert ans["error"] == "command"
     assert "nGoals" in await repl.send("stat")

@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from burnqed.lean.embedded import Checker
 from burnqed.data.soundness import alpha_renamed, falsified, mutants, run_campaign
+from burnqed.lean.embedded import Checker
 
 
 @pytest.mark.parametrize(

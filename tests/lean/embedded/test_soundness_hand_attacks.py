@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from burnqed.lean.embedded import Checker
 from burnqed.data.soundness import GENERIC_SCRIPTS, falsified
+from burnqed.lean.embedded import Checker
 
 # (false statement, proof scripts aimed at it)
 ATTACKS: list[tuple[str, list[list[str]]]] = [

@@ -1,0 +1,114 @@
+"""The whole-file final check: refusals on sight, the compile with its axiom audit, the embedded kernel."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from burnqed.lean import LeanConfig, LeanPool
+from burnqed.lean.final_check import ALLOWED_AXIOMS, FileRefused, refuse_file
+from burnqed.lean.statement import parse_header, parse_theorem
+from tests.fixtures.lean import fake_config
+
+pytestmark = pytest.mark.anyio
+
+FAKE_LEAN = [sys.executable, "-S", str(Path(__file__).parents[1] / "fixtures" / "fake_lean.py")]
+STATEMENT = "∀ (n : Nat), n + 0 = n"
+GOOD = "import Mathlib\n\nopen Nat\n\ntheorem t (a : ℕ) : a + 0 = a := by\n  simp\n"
+
+
+def test_a_clean_file_is_read_back_into_header_theorem_and_tactics() -> None:
+    parsed = refuse_file(GOOD, statement=parse_theorem("theorem t (a : ℕ) : a + 0 = a := by"),
+                         header=parse_header("import Mathlib\nopen Nat"))  # fmt: skip
+    assert parsed.decl.name == "t" and parsed.tactics == ("simp",)
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        (GOOD.replace("simp", "sorry"), "sorry"),
+        (GOOD.replace("simp", "admit"), "sorry"),
+        (GOOD.replace("simp", "simp -- fine\n  exact sorry"), "sorry"),
+        ("axiom cheat : False\n\n" + GOOD, "not allowed"),
+        (GOOD + "\ntheorem u : False := by\n  exact cheat\n", "one theorem only"),
+        (GOOD + "\naxiom cheat : False\n", "one theorem only"),
+        (GOOD.replace("open Nat", "set_option debug.skipKernelTC true"), "debug.skipKernelTC"),
+        (GOOD.replace("a + 0 = a", "a + 0 = a ∨ True"), "statement changed"),
+        (GOOD.replace("(a : ℕ)", "(a : ℕ) (h : False)"), "statement changed"),
+        (GOOD.replace("open Nat", "open Nat Real"), "header changed"),
+        ("theorem t (a : ℕ) : a + 0 = a := by\n  simp\n", "header changed"),
+    ],
+)
+def test_files_refused_on_sight(text: str, why: str) -> None:
+    with pytest.raises(FileRefused, match=why):
+        refuse_file(text, statement=parse_theorem("theorem t (a : ℕ) : a + 0 = a := by"),
+                    header=parse_header("import Mathlib\nopen Nat"))  # fmt: skip
+
+
+def test_a_comment_mentioning_sorry_is_not_a_sorry() -> None:
+    text = GOOD.replace("  simp", "  -- no sorry needed here\n  simp")
+    assert refuse_file(text).tactics == ("simp",)
+
+
+def _compiled(**fields: object) -> LeanConfig:
+    return fake_config(num_workers=1, final_check_command=FAKE_LEAN, **fields)
+
+
+async def test_the_compile_passes_a_proof_with_standard_axioms_only() -> None:
+    async with LeanPool(_compiled()) as pool:
+        verdict = await pool.verify_proof(STATEMENT, ["intro n", "exact uses_choice"])
+        assert verdict.ok, verdict.reason
+        assert verdict.checked_by == "lean" and set(verdict.axioms or []) == ALLOWED_AXIOMS
+        assert verdict.file is not None and "theorem burnqed_goal : ∀ (n : Nat), n + 0 = n := by" in verdict.file
+        clean = await pool.verify_proof(STATEMENT, ["intro n", "rfl"])
+        assert clean.ok and clean.axioms == []
+
+
+@pytest.mark.parametrize(
+    ("tactic", "why"),
+    [
+        ("exact native", "Lean.ofReduceBool"),
+        ("exact cheat", "depends on cheat"),
+        ("exact error_here", "lean exited 1"),
+    ],
+)
+async def test_the_compile_refuses_extra_axioms_and_errors(tactic: str, why: str) -> None:
+    async with LeanPool(_compiled()) as pool:
+        verdict = await pool.verify_proof(STATEMENT, ["intro n", tactic])
+    assert not verdict.ok and why in verdict.reason and verdict.checked_by == "lean"
+
+
+async def test_the_compile_has_a_time_limit() -> None:
+    async with LeanPool(_compiled(final_check_timeout_s=1.0)) as pool:
+        verdict = await pool.verify_proof(STATEMENT, ["intro n", "exact slow"])
+    assert not verdict.ok and "ran past 1.0s" in verdict.reason
+
+
+async def test_a_missing_compiler_refuses_rather_than_passes() -> None:
+    async with LeanPool(fake_config(num_workers=1, final_check_command=["/nonexistent/lean"])) as pool:
+        verdict = await pool.verify_proof(STATEMENT, ["intro n", "rfl"])
+    assert not verdict.ok and "not found" in verdict.reason
+
+
+async def test_on_the_embedded_backend_the_kernel_replay_is_the_final_check() -> None:
+    config = LeanConfig(backend="embedded", num_workers=1, startup_timeout_s=60.0, memory_limit_mb=4096)
+    async with LeanPool(config) as pool:
+        ok = await pool.verify_proof("theorem t (a b : ℕ) (h : a = b) : b = a := by", ["omega"], header="open Nat")
+        assert ok.ok and ok.checked_by == "kernel", ok.reason
+        assert ok.file is not None and ok.file.startswith("open Nat\n\ntheorem t (a b : ℕ) (h : a = b) : b = a := by")
+        bad = await pool.verify_proof("theorem t (a : ℕ) : a + 1 = a := by", ["omega"])
+        assert not bad.ok
+        outside = await pool.verify_proof("theorem r (x : ℝ) : x ^ 2 ≥ 0 := by", ["positivity"])
+        assert not outside.ok and outside.outside_fragment
+
+
+@pytest.mark.lean
+async def test_real_lean_compiles_and_audits_axioms() -> None:
+    config = LeanConfig(backend="pantograph", imports=["Init"], num_workers=1, read_timeout_s=60.0)
+    async with LeanPool(config) as pool:
+        ok = await pool.verify_proof("theorem t (a b : Nat) (h : a = b) : b = a := by", ["exact h.symm"])
+        assert ok.ok and ok.checked_by == "lean" and set(ok.axioms or []) <= ALLOWED_AXIOMS, ok.reason
+        native = await pool.verify_proof("theorem n : 10 < 20 := by", ["native_decide"])
+        assert not native.ok and "ofReduceBool" in native.reason
