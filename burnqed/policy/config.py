@@ -57,6 +57,11 @@ class ServiceConfig(BaseModel):
     max_batch_size: int = Field(default=16, ge=1, description="states per model call")
     max_wait_s: float = Field(default=0.005, ge=0, description="how long a batch waits for company")
     max_queue: int = Field(default=64, ge=1, description="queued requests before callers are held back")
+    runner: Literal["thread", "process"] = Field(
+        default="thread",
+        description="where a local model runs: the service's one model thread, or a dedicated child process "
+        "(no contention with the event loop's thread: the GPU setting)",
+    )
 
 
 class PolicyConfig(BaseModel):
@@ -64,7 +69,27 @@ class PolicyConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
+    backend: Literal["local", "openai"] = Field(
+        default="local",
+        description="local: a Hugging Face model loaded here; openai: a vLLM / SGLang server's OpenAI-compatible "
+        "completions API (base_url, model)",
+    )
     model_dir: Path | None = Field(default=None, description="local HF causal-LM dir; None = the tiny model")
+    base_url: str | None = Field(default=None, description="openai backend: the server's API root, e.g. http://localhost:8000/v1")
+    model: str | None = Field(default=None, description="openai backend: the served model name (default: the server's only one)")
+    api_key_env: str = Field(default="OPENAI_API_KEY", description="openai backend: environment variable holding the API key, if any")
+    tokenizer_dir: Path | None = Field(
+        default=None,
+        description="openai backend: a local tokenizer directory for the chat template and the prompt budget "
+        "(default: model_dir when set, else characters are budgeted)",
+    )
+    max_concurrency: int = Field(default=4, ge=1, description="openai backend: requests in flight at once")
+    request_timeout_s: float = Field(default=300.0, gt=0, description="openai backend: time limit of one request")
+    decode: Literal["eager", "static", "cuda_graph"] = Field(
+        default="eager",
+        description="local decoding: eager (dynamic KV cache), static (preallocated KV cache), cuda_graph (static "
+        "cache with CUDA-graph captured decode steps; falls back to static off CUDA)",
+    )
     prompt_format: Literal["plain", "deepseek-v2"] = "plain"
     device: str = Field(default="auto", description="auto | cpu | cuda | cuda:N")
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = "auto"

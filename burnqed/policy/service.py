@@ -1,15 +1,20 @@
-"""The generation service: one model thread behind an async front that micro-batches.
+"""The generation service: one model behind an async front that micro-batches.
 
 Concurrent searches call ``await service.generate(states, n)``; requests wait in a bounded
 queue (a full queue holds callers back: back-pressure), a dispatcher task gathers them
 into micro-batches of at most ``max_batch_size`` states, waiting at most ``max_wait_s`` for
-company, and runs each batch on the model thread. The model runs on exactly one thread at
-a time (a capacity limiter of one); it is the only thread burnqed uses. A caller cancelled
-while its request is queued is skipped; one cancelled mid-batch has its answer dropped.
+company, and runs each batch on the model. A synchronous model (``SyncPolicy``, e.g.
+``PolicyModel``) runs on the one model thread, one batch at a time; it is the only thread
+burnqed uses. An asynchronous model (``AsyncPolicy``: a server client, a model in a child
+process) is awaited on the event loop, with up to its ``max_concurrency`` batches in
+flight. A batch is gathered only when a slot is free, so batches grow while the model is
+busy. A caller cancelled while its request is queued is skipped; one cancelled mid-batch
+has its answer dropped.
 """
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections import deque
 from collections.abc import Sequence
@@ -33,7 +38,7 @@ from burnqed.policy.types import TacticCandidate
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["GenerationService", "ServiceStats", "SyncPolicy"]
+__all__ = ["AsyncPolicy", "GenerationService", "ServiceStats", "SyncPolicy", "is_async_policy"]
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +53,25 @@ class SyncPolicy(Protocol):
     def encode(self, states: Sequence[str]) -> torch.Tensor:
         """One embedding row per state."""
         ...
+
+
+class AsyncPolicy(Protocol):
+    """A model the service awaits on the event loop (no thread): ``max_concurrency`` batches at once."""
+
+    max_concurrency: int
+
+    async def generate(self, states: Sequence[str], n: int) -> list[list[TacticCandidate]]:
+        """Candidates per state."""
+        ...
+
+    async def encode(self, states: Sequence[str]) -> torch.Tensor:
+        """One embedding row per state."""
+        ...
+
+
+def is_async_policy(model: object) -> bool:
+    """Whether ``model`` is awaited (AsyncPolicy) rather than run on the model thread."""
+    return inspect.iscoroutinefunction(getattr(model, "generate", None))
 
 
 @dataclass
@@ -77,7 +101,7 @@ class GenerationService:
 
     def __init__(
         self,
-        model: SyncPolicy,
+        model: SyncPolicy | AsyncPolicy,
         config: ServiceConfig | None = None,
         *,
         max_batch_size: int | None = None,
@@ -98,6 +122,9 @@ class GenerationService:
         self._group: TaskGroup | None = None
         self._carry: deque[_Request] = deque()
         self._limiter = anyio.CapacityLimiter(1)
+        self._async = is_async_policy(model)
+        # batches in flight: one on the model thread; an async model says how many it takes
+        self._slots = anyio.Semaphore(max(1, int(getattr(model, "max_concurrency", 1))) if self._async else 1)
         self._closed = False
 
     async def __aenter__(self) -> Self:
@@ -207,22 +234,35 @@ class GenerationService:
             return None
 
     async def _dispatch(self) -> None:
-        """Gather micro-batches of one kind (and one n) and run them on the model thread."""
-        if self._recv is None:
+        """Gather micro-batches of one kind (and one n) whenever the model has a free slot, and run them."""
+        if self._recv is None or self._group is None:
             return
         while True:
-            first = await self._next()
-            if first is None:
-                return
-            if first.cancelled:
-                continue
-            batch = [first]
+            await self._slots.acquire()
             try:
-                await self._gather(batch)
-            except anyio.get_cancelled_exc_class():
-                self._carry.extendleft(reversed(batch))  # shutdown: __aexit__ refuses them
+                first = await self._next()
+                if first is None:
+                    self._slots.release()
+                    return
+                if first.cancelled:
+                    self._slots.release()
+                    continue
+                batch = [first]
+                try:
+                    await self._gather(batch)
+                except anyio.get_cancelled_exc_class():
+                    self._carry.extendleft(reversed(batch))  # shutdown: __aexit__ refuses them
+                    raise
+            except BaseException:
+                self._slots.release()
                 raise
+            self._group.start_soon(self._run_in_slot, batch)
+
+    async def _run_in_slot(self, batch: list[_Request]) -> None:
+        try:
             await self._run(batch)
+        finally:
+            self._slots.release()
 
     async def _gather(self, batch: list[_Request]) -> None:
         """Add compatible queued requests to ``batch`` until it is full or ``max_wait_s`` passed."""
@@ -254,9 +294,12 @@ class GenerationService:
         self.stats.states += len(states)
         self.stats.largest_batch = max(self.stats.largest_batch, len(states))
         try:
-            # shielded: a batch on the model thread finishes and is delivered even at shutdown
+            # shielded: a batch on the model finishes and is delivered even at shutdown
             with anyio.CancelScope(shield=True):
-                output = await anyio.to_thread.run_sync(self._call, kind, states, n, limiter=self._limiter)
+                if self._async:
+                    output = await self._acall(kind, states, n)
+                else:
+                    output = await anyio.to_thread.run_sync(self._call, kind, states, n, limiter=self._limiter)
         except PolicyError as exc:
             for req in batch:
                 self._finish(req, error=exc)
@@ -271,6 +314,12 @@ class GenerationService:
         for req in batch:
             self._finish(req, result=output[start : start + len(req.states)])
             start += len(req.states)
+
+    async def _acall(self, kind: str, states: list[str], n: int) -> Any:
+        """Awaits an AsyncPolicy on the event loop."""
+        if kind == "generate":
+            return await self.model.generate(states, n)  # type: ignore[misc]
+        return await self.model.encode(states)  # type: ignore[misc]
 
     def _call(self, kind: str, states: list[str], n: int) -> Any:
         """Runs on the model thread."""

@@ -298,3 +298,43 @@ async def test_a_request_waiting_for_batchmates_at_shutdown_is_not_lost(greedy: 
                 tg.start_soon(one)
                 await anyio.wait_all_tasks_blocked()  # the dispatcher waits for company
     assert outcomes in (["closed"], ["answered"])  # never left waiting: fail_after would fire
+
+
+class _AsyncModel:
+    """An awaited model (as a server client is): records how many batches are in flight."""
+
+    max_concurrency = 2
+
+    def __init__(self) -> None:
+        self.in_flight = 0
+        self.most = 0
+        self.threads: set[int] = set()
+
+    async def generate(self, states: Sequence[str], n: int) -> list[list[TacticCandidate]]:
+        self.threads.add(threading.get_ident())
+        self.in_flight += 1
+        self.most = max(self.most, self.in_flight)
+        await anyio.sleep(0.05)
+        self.in_flight -= 1
+        return [[TacticCandidate(tactic=f"exact {s}", log_prob=-1.0)] for s in states]
+
+    async def encode(self, states: Sequence[str]) -> torch.Tensor:
+        return torch.ones(len(states), 3)
+
+
+async def test_an_async_model_is_awaited_on_the_loop_with_its_concurrency_bound() -> None:
+    model = _AsyncModel()
+    answers: dict[str, str] = {}
+    async with GenerationService(model, max_batch_size=1, max_wait_s=0) as service:
+
+        async def one(state: str) -> None:
+            (cands,) = await service.generate([state], 2)
+            answers[state] = cands[0].tactic
+
+        async with anyio.create_task_group() as tg:
+            for i in range(6):
+                tg.start_soon(one, f"s{i}")
+        assert (await service.encode(["a", "b"])).shape == (2, 3)
+    assert answers == {f"s{i}": f"exact s{i}" for i in range(6)}
+    assert model.most == 2  # two batches overlapped, never three
+    assert model.threads == {threading.get_ident()}  # no model thread
