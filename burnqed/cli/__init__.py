@@ -66,8 +66,19 @@ def _load(name: str) -> Any:
 
 
 def _bench_command(args: argparse.Namespace, config: BurnqedConfig) -> int:
-    func = _load(BENCHES[args.name])
-    result = anyio.run(func, config, args.quick)
+    shape = getattr(args, "shape", None)
+    if shape is not None and args.name != "policy":
+        print(f"burnqed bench: --shape applies to `bench policy` only, not {args.name}", file=sys.stderr)
+        return 2
+    refused = _load("burnqed.bench.policy_shape:BenchRefused")
+    try:
+        if shape is not None:
+            result = anyio.run(_load("burnqed.bench.policy_shape:bench"), config, args.quick, shape)
+        else:
+            result = anyio.run(_load(BENCHES[args.name]), config, args.quick)
+    except refused as exc:
+        print(f"burnqed bench {args.name}: {exc}", file=sys.stderr)
+        return 2
     print(json.dumps(result, indent=2, sort_keys=True, default=str))
     return 0
 
@@ -86,6 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", parents=[parent], help="run a benchmark and print JSON")
     bench.add_argument("name", choices=sorted(BENCHES))
     bench.add_argument("--quick", action="store_true", help="smaller sizes (for smoke tests)")
+    bench.add_argument(
+        "--shape", choices=("7b",), default=None, help="policy only: a real model's shape with random weights on CUDA"
+    )
     bench.set_defaults(handler=_bench_command)
     return parser
 

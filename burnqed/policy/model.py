@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from burnqed.policy.config import PolicyConfig
+from burnqed.policy.decode import StaticDecoder
 from burnqed.policy.errors import PolicyGenerationError, PolicyLoadError
 from burnqed.policy.prompts import extract_first_tactic, fit_state, format_prompt
 from burnqed.policy.types import TacticCandidate
@@ -117,6 +118,7 @@ class PolicyModel:
         self.config = config
         self.path = path
         self._fingerprint: str | None = None
+        self._decoder: StaticDecoder | None = None
 
     @classmethod
     def load(cls, path: str | Path, config: PolicyConfig | None = None) -> PolicyModel:
@@ -224,44 +226,67 @@ class PolicyModel:
             out = self.model(
                 input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True, logits_to_keep=1
             )
-            cache = out.past_key_values
-            logits = out.logits[:, -1, :].float()  # (B, V)
-            if n > 1:  # one prefill per state; the cache is shared out to its n samples
-                cache.batch_repeat_interleave(n)
-                logits = logits.repeat_interleave(n, dim=0)
-                mask = mask.repeat_interleave(n, dim=0)
-                positions = positions.repeat_interleave(n, dim=0)
+            logits = out.logits[:, -1, :].float().repeat_interleave(n, dim=0)  # (R, V): n samples per prompt
+            step = self._stepper(out.past_key_values, mask, positions[:, -1:], n)
             rows = logits.shape[0]
             eos = self._eos_ids()
             finished = torch.zeros(rows, dtype=torch.bool, device=ids.device)
             total = torch.zeros(rows, dtype=torch.float32, device=ids.device)
             generated: list[torch.Tensor] = []
-            next_pos = positions[:, -1:] + 1  # (R, 1)
-            for step in range(cfg.max_new_tokens):
+            for i in range(cfg.max_new_tokens):
                 logp = torch.log_softmax(logits, dim=-1)  # (R, V): the model's own distribution
                 token = self._choose(logits)  # (R,)
                 token = torch.where(finished, torch.full_like(token, self.tokenizer.pad_token_id), token)
                 total += torch.where(finished, 0.0, logp.gather(1, token[:, None]).squeeze(1))
                 generated.append(token)
                 finished |= torch.isin(token, eos)
-                if bool(finished.all()) or step == cfg.max_new_tokens - 1:
+                if bool(finished.all()) or i == cfg.max_new_tokens - 1:
                     break
-                mask = torch.cat([mask, torch.ones_like(mask[:, :1])], dim=1)
-                out = self.model(
-                    input_ids=token[:, None],
-                    attention_mask=mask,
-                    position_ids=next_pos,
-                    past_key_values=cache,
-                    use_cache=True,
-                )
-                cache = out.past_key_values
-                logits = out.logits[:, -1, :].float()
-                next_pos = next_pos + 1
+                logits = step(token)
             tokens = torch.stack(generated, dim=1).tolist()  # (R, L)
         eos_set = set(eos.tolist())
         kept = [row[: next((k + 1 for k, t in enumerate(row) if t in eos_set), len(row))] for row in tokens]
         texts = [self.tokenizer.decode(row, skip_special_tokens=True) for row in kept]
         return kept, texts, total.tolist()
+
+    def _stepper(self, cache: Any, mask: torch.Tensor, last: torch.Tensor, n: int) -> Callable[[torch.Tensor], torch.Tensor]:
+        """The decode step after a prefill (``cache`` of the B prompts, their mask and last
+        positions): token per row in, next logits (R, V) out, in the configured decode mode."""
+        import torch
+
+        if self.config.decode != "eager":
+            if self._decoder is None:
+                self._decoder = StaticDecoder(self.model, self.config.decode)
+            slot = self._decoder.slot(mask.shape[0] * n, mask.shape[1] + self.config.max_new_tokens)
+            slot.load(cache, mask, last, n)
+            return slot.step
+        if n > 1:  # one prefill per state; the cache is shared out to its n samples
+            cache.batch_repeat_interleave(n)
+        state = {"mask": mask.repeat_interleave(n, dim=0), "pos": last.repeat_interleave(n, dim=0) + 1, "cache": cache}
+
+        def step(token: torch.Tensor) -> torch.Tensor:
+            state["mask"] = torch.cat([state["mask"], torch.ones_like(state["mask"][:, :1])], dim=1)
+            out = self.model(
+                input_ids=token[:, None],
+                attention_mask=state["mask"],
+                position_ids=state["pos"],
+                past_key_values=state["cache"],
+                use_cache=True,
+            )
+            state["cache"] = out.past_key_values
+            state["pos"] = state["pos"] + 1
+            return out.logits[:, -1, :].float()
+
+        return step
+
+    @property
+    def decode_mode(self) -> str:
+        """How decode steps run: eager, static, or cuda_graph (static when CUDA graphs are unavailable)."""
+        if self.config.decode == "eager":
+            return "eager"
+        if self._decoder is None:
+            self._decoder = StaticDecoder(self.model, self.config.decode)
+        return self._decoder.mode
 
     def _eos_ids(self) -> torch.Tensor:
         import torch
