@@ -6,6 +6,12 @@ micro-batches (``max_batch_size = 8``) and one that serves a request at a time
 (``max_batch_size = 1``). The model is ``policy.model_dir`` if set, else a freshly built
 tiny model (random weights: every sample runs to about ``max_new_tokens``, so both modes
 decode the same lengths).
+
+``service_vs_direct`` (issue 16) times ``generate(8 states, n=4)`` called directly on the
+main thread against the same call through the generation service, for each runner: the
+service's model thread (``thread``) and a child process (``process``, ProcessPolicy). Direct
+and service calls alternate round by round, so drift hits both alike; the target on a GPU is
+``service_direct_ratio <= 1.1``.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import anyio
 
 from burnqed.config import BurnqedConfig
 
-__all__ = ["BENCH_STATES", "bench"]
+__all__ = ["BENCH_STATES", "RATIO_TARGET", "bench", "service_vs_direct"]
 
 BENCH_STATES = [
     "n : ℕ\n⊢ n + 0 = n",
@@ -69,6 +75,64 @@ async def _measure(model: Any, batch_size: int, kind: str, n: int, rounds: int) 
     }
 
 
+RATIO_STATES = 8
+"""States in the service-vs-direct call (issue 16's figure)."""
+RATIO_SAMPLES = 4
+"""Samples per state in that call."""
+RATIO_TARGET = 1.1
+"""Most a call through the service may cost, relative to the direct call (on a GPU)."""
+_RATIO_ROUNDS = 10
+_RATIO_QUICK_ROUNDS = 3
+
+
+async def _runner_ratio(model: Any, policy: Any, states: list[str], rounds: int) -> dict[str, Any]:
+    """Alternating direct ``model.generate`` (main thread) and service calls over ``policy``."""
+    from burnqed.policy.service import GenerationService
+
+    direct_s = through_s = 0.0
+    async with GenerationService(policy, max_batch_size=len(states), max_wait_s=0.0) as service:
+        model.generate(states, RATIO_SAMPLES)  # warm-up, both ways
+        await service.generate(states, RATIO_SAMPLES)
+        for _ in range(rounds):
+            start = time.perf_counter()
+            model.generate(states, RATIO_SAMPLES)
+            direct_s += time.perf_counter() - start
+            start = time.perf_counter()
+            await service.generate(states, RATIO_SAMPLES)
+            through_s += time.perf_counter() - start
+    samples = len(states) * RATIO_SAMPLES * rounds
+    ratio = through_s / direct_s
+    return {
+        "direct_s": direct_s / rounds,
+        "service_s": through_s / rounds,
+        "service_direct_ratio": ratio,
+        "direct_samples_per_s": samples / direct_s,
+        "service_samples_per_s": samples / through_s,
+        "meets_target": ratio <= RATIO_TARGET,
+    }
+
+
+async def service_vs_direct(model: Any, directory: Path, policy_config: Any, quick: bool) -> dict[str, Any]:
+    """``generate(8 states, n=4)`` direct vs through the service, per runner (thread, process)."""
+    from burnqed.policy.process_runner import ProcessPolicy
+
+    rounds = _RATIO_QUICK_ROUNDS if quick else _RATIO_ROUNDS
+    states = (BENCH_STATES * RATIO_STATES)[:RATIO_STATES]
+    thread = await _runner_ratio(model, model, states, rounds)
+    async with ProcessPolicy(directory, policy_config) as child:
+        process = await _runner_ratio(model, child, states, rounds)
+        child_device = child.device
+    return {
+        "states": len(states),
+        "samples_per_state": RATIO_SAMPLES,
+        "rounds": rounds,
+        "target_ratio": RATIO_TARGET,
+        "process_device": child_device,
+        "thread": thread,
+        "process": process,
+    }
+
+
 async def bench(config: BurnqedConfig, quick: bool) -> dict[str, Any]:
     """Measure the policy through the generation service; returns a JSON-able dict."""
     import torch
@@ -90,6 +154,7 @@ async def bench(config: BurnqedConfig, quick: bool) -> dict[str, Any]:
         gen_single = await _measure(model, 1, "generate", n, rounds)
         enc_batched = await _measure(model, len(BENCH_STATES), "encode", n, rounds * 4)
         enc_single = await _measure(model, 1, "encode", n, rounds * 4)
+        ratios = await service_vs_direct(model, directory, policy_config, quick)
     return {
         "model": which,
         "device": str(model.device),
@@ -113,4 +178,5 @@ async def bench(config: BurnqedConfig, quick: bool) -> dict[str, Any]:
             "single_states_per_s": enc_single["items_per_s"],
             "speedup": enc_single["seconds"] / enc_batched["seconds"],
         },
+        "service_vs_direct": ratios,
     }

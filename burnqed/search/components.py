@@ -1,8 +1,9 @@
 """Building what a search command needs: the policy (model or rules) and the energy head.
 
 ``open_components`` is an async context manager: a model policy runs behind the policy's
-generation service (one model thread that batches requests from concurrent searches),
-which lives exactly as long as the block. Heavy imports happen only when a model is used.
+generation service (one model thread, or a child process with ``policy.service.runner =
+"process"``, batching requests from concurrent searches), which lives exactly as long as
+the block. Heavy imports happen only when a model is used.
 """
 
 from __future__ import annotations
@@ -54,22 +55,34 @@ async def open_components(
             yield Components(RuleGenerator(), None, "none", None, "automation")
         return
 
-    from burnqed.policy.model import PolicyModel
     from burnqed.policy.tiny import ensure_tiny_model
 
     # building and loading take seconds: off the event loop, so servers stay responsive
     directory = model_dir or policy_config.model_dir or await anyio.to_thread.run_sync(
         ensure_tiny_model, paths, policy_config.tiny
     )
-    model = await anyio.to_thread.run_sync(PolicyModel.load, directory, policy_config)
-    policy_id = f"{directory} ({model.fingerprint})"
-    async with _service(model, policy_config) as generator:
+    async with _local_model(directory, policy_config) as model, _service(model, policy_config) as generator:
+        policy_id = f"{directory} ({model.fingerprint})"
         scorer: StateScorer | None = None
         ebm_id: str | None = None
         if ebm is not None:
             source = generator if hasattr(generator, "encode") else model
             scorer, ebm_id = await _load_scorer(source, model, ebm)
         yield Components(generator, scorer, policy_id, ebm_id, "with_ebm" if scorer else "no_ebm")
+
+
+@asynccontextmanager
+async def _local_model(directory: Path, policy_config: PolicyConfig) -> AsyncIterator[Any]:
+    """The local model: a PolicyModel here, or a ProcessPolicy child (``policy.service.runner = "process"``)."""
+    if policy_config.service.runner == "process":
+        from burnqed.policy.process_runner import ProcessPolicy
+
+        async with ProcessPolicy(directory, policy_config) as child:
+            yield child
+        return
+    from burnqed.policy.model import PolicyModel
+
+    yield await anyio.to_thread.run_sync(PolicyModel.load, directory, policy_config)
 
 
 @asynccontextmanager
