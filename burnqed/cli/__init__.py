@@ -180,10 +180,22 @@ def _user_error(exc: BaseException) -> BaseException | None:
     """The error in ``exc`` (or in its exception group) that names an unusable input."""
     from burnqed.data.theorems import TheoremSetError
     from burnqed.ebm.errors import EBMCheckpointError
-    from burnqed.policy.errors import PolicyLoadError
+    from burnqed.policy.errors import (
+        PolicyEmbeddingsUnavailable,
+        PolicyLoadError,
+        PolicyServerError,
+    )
     from burnqed.trajectory.writer import TrajectoryWriteError
 
-    kinds = (PolicyLoadError, EBMCheckpointError, TheoremSetError, TrajectoryWriteError)
+    # a policy server that cannot be reached or refuses counts as an unusable input: policy.base_url / model
+    kinds = (
+        PolicyLoadError,
+        PolicyServerError,
+        PolicyEmbeddingsUnavailable,
+        EBMCheckpointError,
+        TheoremSetError,
+        TrajectoryWriteError,
+    )
     if isinstance(exc, kinds):
         return exc
     if isinstance(exc, BaseExceptionGroup):

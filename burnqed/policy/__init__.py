@@ -1,9 +1,13 @@
 """burnqed.policy: tactic generation and state embeddings (transformers).
 
 Importing this package is cheap: torch and transformers load when a model is built,
-loaded or fine-tuned.
+loaded or fine-tuned, and the HTTP client when ``OpenAIPolicy`` (a vLLM / SGLang server)
+is first used.
 """
 
+from typing import TYPE_CHECKING
+
+from burnqed.lazy import lazy_exports
 from burnqed.policy.config import (
     PolicyConfig,
     ServiceConfig,
@@ -11,9 +15,13 @@ from burnqed.policy.config import (
     TinyModelConfig,
 )
 from burnqed.policy.errors import (
+    PolicyEmbeddingsUnavailable,
     PolicyError,
     PolicyGenerationError,
     PolicyLoadError,
+    PolicyModelNotServed,
+    PolicyServerError,
+    PolicyServerUnavailable,
     ServiceClosed,
     ServiceError,
     ServiceNotRunning,
@@ -37,13 +45,24 @@ from burnqed.policy.tiny import (
 )
 from burnqed.policy.types import TacticCandidate
 
+if TYPE_CHECKING:
+    from burnqed.policy.openai_api import OpenAIPolicy
+
+# httpx2 loads on first use of the served backend (dir() stays the module's own)
+__getattr__ = lazy_exports(__name__, {"OpenAIPolicy": "burnqed.policy.openai_api"})[0]
+
 __all__ = [
     "GenerationService",
+    "OpenAIPolicy",
     "PolicyConfig",
+    "PolicyEmbeddingsUnavailable",
     "PolicyError",
     "PolicyGenerationError",
     "PolicyLoadError",
     "PolicyModel",
+    "PolicyModelNotServed",
+    "PolicyServerError",
+    "PolicyServerUnavailable",
     "PromptFormat",
     "SFTConfig",
     "SFTError",

@@ -3,7 +3,9 @@
 ``open_components`` is an async context manager: a model policy runs behind the policy's
 generation service (one model thread, or a child process with ``policy.service.runner =
 "process"``, batching requests from concurrent searches), which lives exactly as long as
-the block. Heavy imports happen only when a model is used.
+the block. With ``policy.backend = "openai"`` the policy is a vLLM / SGLang server: the
+service sends each micro-batch as one completions request, ``policy.max_concurrency`` at
+once. Heavy imports happen only when a model is used.
 """
 
 from __future__ import annotations
@@ -55,6 +57,12 @@ async def open_components(
             yield Components(RuleGenerator(), None, "none", None, "automation")
         return
 
+    if policy_config.backend == "openai":
+        # the served model is policy.model; model_dir (--model, an iteration's fine-tuned folder) is not used
+        async with _served_components(policy_config, ebm=ebm) as served:
+            yield served
+        return
+
     from burnqed.policy.tiny import ensure_tiny_model
 
     # building and loading take seconds: off the event loop, so servers stay responsive
@@ -86,6 +94,39 @@ async def _local_model(directory: Path, policy_config: PolicyConfig) -> AsyncIte
 
 
 @asynccontextmanager
+async def _served_components(policy_config: PolicyConfig, *, ebm: Path | None) -> AsyncIterator[Components]:
+    """A vLLM / SGLang server's policy behind the service; an energy head only on the hashing encoder."""
+    from burnqed.policy.openai_api import OpenAIPolicy
+
+    # a served model gives no embeddings: refuse a head trained on a policy's before connecting
+    encoder = _served_encoder(ebm) if ebm is not None else None
+    async with OpenAIPolicy.connect(policy_config) as model, _service(model, policy_config) as generator:
+        policy_id = f"openai {model.model} at {model.base_url}"
+        scorer: StateScorer | None = None
+        ebm_id: str | None = None
+        if ebm is not None and encoder is not None:
+            scorer, ebm_id = await _load_scorer(encoder, encoder, ebm)
+        yield Components(generator, scorer, policy_id, ebm_id, "with_ebm" if scorer else "no_ebm")
+
+
+def _served_encoder(ckpt: Path) -> Any:
+    """The hashing encoder the head at ``ckpt`` was trained on; PolicyEmbeddingsUnavailable otherwise."""
+    from burnqed.ebm.checkpoint import check_head_dir
+    from burnqed.ebm.encoder import HashingEncoder
+    from burnqed.policy.errors import PolicyEmbeddingsUnavailable
+
+    trained_on = check_head_dir(ckpt).encoder_fingerprint
+    encoder = HashingEncoder.from_fingerprint(trained_on)
+    if encoder is None:
+        raise PolicyEmbeddingsUnavailable(
+            f"the energy head {ckpt} was trained on the policy's embeddings ({trained_on}), which a served policy "
+            'does not give: search with policy.backend = "local", or train a head on the hashing encoder '
+            "(burnqed train-ebm --encoder hashing:256)"
+        )
+    return encoder
+
+
+@asynccontextmanager
 async def _service(model: Any, policy_config: PolicyConfig) -> AsyncIterator[Any]:
     """The generation service over ``model``."""
     from burnqed.policy.service import GenerationService
@@ -102,6 +143,8 @@ async def _load_scorer(encoder_source: Any, model: Any, ckpt: Path) -> tuple[Sta
     if encoder_source is None:
         # no model: the energy head must have been trained on the hashing encoder
         encoder: Any = HashingEncoder()
+    elif isinstance(encoder_source, HashingEncoder):
+        encoder = encoder_source
     else:
         encoder = PolicyEncoder(encoder_source, fingerprint=model.fingerprint, dim=model.hidden_size)
     scorer = await anyio.to_thread.run_sync(EBMScorer.load, ckpt, encoder)
