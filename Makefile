@@ -11,7 +11,7 @@ STAMP := $(VENV)/.burnqed-installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q "$(TORCH_SPEC)"
-	$(BIN)/pip install -q -e ".[dev]"
+	$(BIN)/pip install -q -e ".[dev,cluster]"
 	touch $(STAMP)
 
 venv: $(STAMP)

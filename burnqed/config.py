@@ -49,7 +49,7 @@ class ConfigError(ValueError):
 class BurnqedConfig(CoordinationRunConfig):
     """Every component's configuration.
 
-    The layers compose upwards: IterationRunConfig (lean, policy, ebm, search, iteration,
+    The layers compose upwards: IterationRunConfig (lean, policy, ebm, search, cluster, iteration,
     data, blueprint, paths) ⊂ ToolsRunConfig (+ tools) ⊂ CoordinationRunConfig
     (+ coordinator) ⊂ BurnqedConfig. Each layer takes its own model, so nothing below the
     CLI imports this module; the audit gets its slice through ``audit()``.

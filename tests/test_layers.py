@@ -19,6 +19,7 @@ FLOORS: list[set[str]] = [
     {"policy"},
     {"ebm"},
     {"search"},
+    {"cluster"},  # Ray actors over the search: Lean actors, the policy actor, shards
     {"blueprint"},
     {"iteration"},
     {"tools"},

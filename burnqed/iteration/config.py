@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from burnqed.blueprint.config import BlueprintConfig
+from burnqed.cluster.config import ClusterConfig
 from burnqed.data.config import DataConfig
 from burnqed.ebm.config import EBMConfig
 from burnqed.lean.config import LeanConfig
@@ -74,4 +75,5 @@ class IterationRunConfig(BaseModel):
     iteration: IterationConfig = Field(default_factory=IterationConfig)
     data: DataConfig = Field(default_factory=DataConfig)
     blueprint: BlueprintConfig = Field(default_factory=BlueprintConfig)
+    cluster: ClusterConfig = Field(default_factory=ClusterConfig)
     paths: PathsConfig = Field(default_factory=PathsConfig)

@@ -76,6 +76,10 @@ class LeanReplError(LeanError):
         self.error = error
         self.desc = desc
 
+    def __reduce__(self) -> tuple[type[LeanReplError], tuple[str, str]]:
+        """Pickled with both fields, so the error crosses a process boundary (a Ray actor) as itself."""
+        return (type(self), (self.error, self.desc))
+
 
 class InvalidStatement(LeanReplError):
     """The REPL refused a goal.start: the statement does not parse or elaborate, or no such name."""

@@ -1,0 +1,58 @@
+"""Ray for the cluster tests: a local instance per module, or a cluster of raylets on this machine.
+
+Every test here skips cleanly when Ray (the ``cluster`` extra) is not installed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+# logical CPUs of the local Ray: scheduling tokens, not cores (CI has 2)
+LOCAL_CPUS = 8
+# a dead raylet is noticed within about half a second
+FAST_HEALTH_CHECKS = {
+    "health_check_initial_delay_ms": 0,
+    "health_check_period_ms": 100,
+    "health_check_timeout_ms": 100,
+    "health_check_failure_threshold": 5,
+}
+
+
+def _ray() -> Any:
+    os.environ.setdefault("RAY_DEDUP_LOGS", "0")
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    return pytest.importorskip("ray")
+
+
+@pytest.fixture(scope="module")
+def local_ray() -> Iterator[Any]:
+    """A local Ray instance for one test module."""
+    ray = _ray()
+    ray.init(num_cpus=LOCAL_CPUS, include_dashboard=False, log_to_driver=False, namespace="burnqed-tests")
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+@pytest.fixture
+def ray_cluster() -> Iterator[Any]:
+    """A head (no Lean resources) and three raylets that each hold one Lean actor, on this machine."""
+    ray = _ray()
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(
+        initialize_head=True,
+        head_node_args={"num_cpus": 2, "include_dashboard": False, "_system_config": FAST_HEALTH_CHECKS},
+    )
+    cluster.lean_nodes = [cluster.add_node(num_cpus=1, resources={"lean": 1}) for _ in range(3)]
+    ray.init(address=cluster.address, log_to_driver=False, namespace="burnqed-tests")
+    try:
+        yield cluster
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
