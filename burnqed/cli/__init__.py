@@ -178,6 +178,7 @@ def _run_dir_problem(args: argparse.Namespace, config: BurnqedConfig) -> str | N
 
 def _user_error(exc: BaseException) -> BaseException | None:
     """The error in ``exc`` (or in its exception group) that names an unusable input."""
+    from burnqed.cluster.errors import ClusterError
     from burnqed.data.theorems import TheoremSetError
     from burnqed.ebm.errors import EBMCheckpointError
     from burnqed.policy.errors import (
@@ -195,6 +196,7 @@ def _user_error(exc: BaseException) -> BaseException | None:
         EBMCheckpointError,
         TheoremSetError,
         TrajectoryWriteError,
+        ClusterError,  # Ray missing (names the extra) or not reachable at cluster.address
     )
     if isinstance(exc, kinds):
         return exc

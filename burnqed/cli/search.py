@@ -89,6 +89,9 @@ def _set_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--limit", type=int, metavar="N", help="only the first N theorems")
     p.add_argument("--concurrency", type=int, help="theorems searched at once (search.concurrency)")
     p.add_argument("--iteration", type=int, default=0, help="expert-iteration number recorded in the rows")
+    p.add_argument(
+        "--cluster", action="store_true", help="spread the statements over Ray Lean actors ([cluster]; extra 'cluster')"
+    )
 
 
 def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
@@ -297,6 +300,10 @@ async def _search(args: argparse.Namespace, config: BurnqedConfig) -> int:
     from burnqed.trajectory.writer import TrajectoryWriter, parts_dir, written_theorems
 
     theorems = _checked_inputs(args, config)
+    if args.cluster:
+        from burnqed.cli.cluster_run import cluster_search
+
+        return await cluster_search(args, config, theorems)
     exists = args.output.exists() or parts_dir(args.output).exists()
     if exists and not (args.resume or args.force):
         print(f"burnqed: {args.output} exists; use --resume to continue it or --force to replace it", file=sys.stderr)
@@ -340,7 +347,14 @@ async def _eval(args: argparse.Namespace, config: BurnqedConfig) -> int:
     open_writer = (lambda: TrajectoryWriter(trajectories)) if trajectories is not None else None
     started = anyio.current_time()
     try:
-        results, backend, comps, interrupt = await _run_set(args, config, theorems, open_writer, set())
+        if args.cluster:
+            from burnqed.cli.cluster_run import run_cluster_set
+
+            results, backend, comps, interrupt, _ = await run_cluster_set(
+                args, config, theorems, trajectories, resume=False
+            )
+        else:
+            results, backend, comps, interrupt = await _run_set(args, config, theorems, open_writer, set())
     except LeanError as exc:
         print(f"burnqed: Lean failed: {exc}", file=sys.stderr)
         return 1

@@ -56,6 +56,7 @@ class CampaignReport(BaseModel):
     duplicates_refused: int = Field(description="results dropped because their statement was already committed")
     wall_s: float
     by_actor: dict[int, int] = Field(description="statements committed per Lean actor")
+    policy_batch: BatchStats | None = Field(default=None, description="the policy actor's batching, when asked for")
 
 
 @dataclass(slots=True)

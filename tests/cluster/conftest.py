@@ -28,6 +28,17 @@ def _ray() -> Any:
     return pytest.importorskip("ray")
 
 
+@pytest.fixture
+def local_ray_absent() -> Iterator[Any]:
+    """Ray installed and not initialised in this process (a command starts its own)."""
+    ray = _ray()
+    if ray.is_initialized():
+        ray.shutdown()
+    yield ray
+    if ray.is_initialized():
+        ray.shutdown()
+
+
 @pytest.fixture(scope="module")
 def local_ray() -> Iterator[Any]:
     """A local Ray instance for one test module."""
