@@ -39,7 +39,7 @@ COMMAND_MODULES: tuple[str, ...] = tuple(
 # name -> "module:function"; the function is ``async def bench(config, quick) -> dict``.
 BENCHES: dict[str, str] = {
     name: f"burnqed.bench.{name}:bench"
-    for name in ("lean", "embedded", "soundness", "policy", "ebm", "search", "mcp")
+    for name in ("lean", "embedded", "soundness", "policy", "ebm", "search", "mcp", "cluster")
 }
 
 

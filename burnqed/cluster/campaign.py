@@ -228,7 +228,7 @@ class _Run:
                             log.error("Lean actor %d did not come back; its slot retires", index)
                             return
                         continue
-                    self._finish(item, outcome.result, outcome.table, outcome.actor, outcome.node_id)
+                    self._finish(item, outcome.result, outcome.table(), outcome.actor, outcome.node_id)
         finally:
             self.live_slots -= 1
             if self.live_slots == 0:

@@ -60,14 +60,23 @@ class OpenedProof(BaseModel):
 
 @dataclass(frozen=True, slots=True)
 class StatementOutcome:
-    """One statement's search, as a Lean actor returns it: the result (records moved into
-    ``table``, an Arrow table of the trajectory schema, None when no state was explored)."""
+    """One statement's search, as a Lean actor returns it: the result, its records moved into
+    ``rows`` (an Arrow IPC stream of the trajectory schema, cheaper to ship than a pickled
+    table; None when no state was explored)."""
 
     result: SearchResult
-    table: Any
+    rows: bytes | None
     actor: int
     node_id: str
     actor_s: float
+
+    def table(self) -> Any:
+        """The records as an Arrow table (None without rows)."""
+        if self.rows is None:
+            return None
+        import pyarrow as pa
+
+        return pa.ipc.open_stream(self.rows).read_all()
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +85,16 @@ class _Resources:
     generator: TacticGenerator | None
     scorer: StateScorer | None
     policy: PolicyInfo
+
+
+def _ipc(table: Any) -> bytes:
+    """``table`` as one Arrow IPC stream."""
+    import pyarrow as pa
+
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return bytes(sink.getvalue().to_pybytes())
 
 
 def _node_id() -> str:
@@ -133,10 +152,9 @@ class LeanActor:
         result = await BestFirstSearch(res.pool, res.generator, res.scorer, self._spec.search).prove(
             theorem, iteration=iteration
         )
-        table = records_to_table(result.records) if result.records else None
         return StatementOutcome(
             result=result.model_copy(update={"records": []}),
-            table=table,
+            rows=_ipc(records_to_table(result.records)) if result.records else None,
             actor=self._index,
             node_id=_node_id(),
             actor_s=time.perf_counter() - t0,

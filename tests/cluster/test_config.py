@@ -45,3 +45,10 @@ def test_a_refused_statement_survives_pickling_as_itself(desc: str) -> None:
     assert type(back) is type(error) and isinstance(back, InvalidStatement)
     assert (back.error, back.desc, str(back)) == (error.error, error.desc, str(error))
     assert isinstance(back, OutsideFragment) == ("outside" in desc)
+
+
+def test_the_cluster_bench_reports_p50_and_p99() -> None:
+    from burnqed.bench.cluster import percentiles
+
+    assert percentiles([float(v) for v in range(1, 101)]) == {"p50": 50.5, "p99": 99.0}
+    assert percentiles([]) == {"p50": 0.0, "p99": 0.0}
