@@ -14,8 +14,10 @@ This module does the file's side:
   refused), as lean-lsp-mcp's ``lean_verify`` audits them.
 
 On the embedded backend the kernel plays Lean's part: the pool's replay gate runs the
-tactics through the checker, whose independent kernel re-checks the proof term, so the file
-is checked by replaying what ``parse_file`` read from it (``LeanPool.verify_proof``).
+tactics through the checker, whose independent kernel re-checks the proof term, and then
+``process_file`` hands the whole file text to the checker's ``frontend.process``, which
+elaborates it as Lean would (header, theorem, tactic block as indented) with every step
+kernel-checked: the file must come out without an error or a ``sorry`` warning.
 """
 
 from __future__ import annotations
@@ -27,12 +29,15 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
+from typing import Any, Protocol
 
 import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
 from burnqed.lean.config import LeanConfig
+from burnqed.lean.errors import LeanError
 from burnqed.lean.limits import limited_argv
+from burnqed.lean.protocol import FrontendProcess, FrontendProcessResult
 from burnqed.lean.statement import LeanFile, LeanHeader, StatementError, TheoremDecl, has_sorry, parse_file
 
 __all__ = [
@@ -41,6 +46,7 @@ __all__ = [
     "FileVerdict",
     "compile_file",
     "final_check_argv",
+    "process_file",
     "refuse_file",
 ]
 
@@ -174,3 +180,25 @@ async def compile_file(text: str, parsed: LeanFile, config: LeanConfig, argv: li
             reason=f"final check: the proof depends on {', '.join(extra)} (allowed: {', '.join(sorted(ALLOWED_AXIOMS))})",
         )  # fmt: skip
     return FileVerdict(ok=True, checked_by="lean", axioms=axioms, elapsed_s=elapsed)
+
+
+class _Worker(Protocol):
+    async def request(self, request: FrontendProcess, *, timeout: float | None = None) -> Any: ...
+
+
+async def process_file(worker: _Worker, text: str) -> FileVerdict:
+    """The whole file through the embedded checker's frontend.process: ok when no unit has an error or a sorry."""
+    start = time.monotonic()
+    try:
+        result: FrontendProcessResult = await worker.request(FrontendProcess(file=text, read_header=True))
+    except LeanError as exc:
+        return FileVerdict(ok=False, checked_by="kernel", reason=f"final check: the file could not be processed: {exc}")
+    elapsed = time.monotonic() - start
+    for unit in result.units:
+        for message in unit.messages:
+            if message.severity == "error" or "sorry" in message.data:
+                return FileVerdict(
+                    ok=False, checked_by="kernel", elapsed_s=elapsed,
+                    reason=f"final check: {message.severity}: {message.data[:500]}",
+                )  # fmt: skip
+    return FileVerdict(ok=True, checked_by="kernel", elapsed_s=elapsed)

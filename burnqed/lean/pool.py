@@ -35,8 +35,9 @@ from burnqed.lean.groups import ImportGroups
 from burnqed.lean.handle import ProofHandle, input_problem
 from burnqed.lean.launch import LaunchSpec, build_launch
 from burnqed.lean.results import PoolStatus, ProofVerdict
-from burnqed.lean.final_check import FileRefused, compile_file, final_check_argv, refuse_file
+from burnqed.lean.final_check import FileRefused, compile_file, final_check_argv, process_file, refuse_file
 from burnqed.lean.statement import (
+    SNIPPET_NAME,
     LeanHeader,
     StatementError,
     TheoremDecl,
@@ -455,10 +456,18 @@ class LeanPool:
         except FileRefused as exc:
             return ProofVerdict(ok=False, reason=f"final check: {exc}", steps=steps, file=text, checked_by="text")
         argv = final_check_argv(self.config)
-        if argv is None:  # the embedded replay was the kernel check; another child's replay is all there is
-            return ProofVerdict(
-                ok=True, steps=steps, file=text, checked_by="kernel" if self.backend == "embedded" else "replay"
-            )
+        if argv is None and self.backend != "embedded":  # the command backend: its replay is all there is
+            return ProofVerdict(ok=True, steps=steps, file=text, checked_by="replay")
+        if argv is None:  # the embedded checker elaborates the file itself, every step kernel-checked
+            # its library is loaded whatever the header imports, so a theorem named like one of its
+            # lemmas (core's `Nat.add_zero`) would clash there though not in Lean: the name is a label
+            kernel_text = assemble_file(parsed_header, decl, tactics, name=SNIPPET_NAME)
+            worker = await self._acquire()
+            try:
+                verdict = await process_file(worker, kernel_text)
+            finally:
+                self._release(worker)
+            return ProofVerdict(ok=verdict.ok, reason=verdict.reason, steps=steps, file=text, checked_by="kernel")
         verdict = await compile_file(text, parsed, self.config, argv)
         return ProofVerdict(
             ok=verdict.ok, reason=verdict.reason, steps=steps, file=text, checked_by="lean", axioms=verdict.axioms

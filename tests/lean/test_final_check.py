@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from burnqed.lean import LeanConfig, LeanPool
-from burnqed.lean.final_check import ALLOWED_AXIOMS, FileRefused, refuse_file
+from burnqed.lean.final_check import ALLOWED_AXIOMS, FileRefused, process_file, refuse_file
 from burnqed.lean.statement import parse_header, parse_theorem
 from tests.fixtures.lean import fake_config
 
@@ -102,6 +102,27 @@ async def test_on_the_embedded_backend_the_kernel_replay_is_the_final_check() ->
         assert not bad.ok
         outside = await pool.verify_proof("theorem r (x : ℝ) : x ^ 2 ≥ 0 := by", ["positivity"])
         assert not outside.ok and outside.outside_fragment
+
+
+async def test_on_the_embedded_backend_the_file_itself_is_elaborated() -> None:
+    """process_file gives the checker the file text, not the tactic list: what the file says is what counts."""
+    config = LeanConfig(backend="embedded", num_workers=1, startup_timeout_s=60.0, memory_limit_mb=4096)
+    async with LeanPool(config) as pool:
+        worker = await pool._acquire()
+        try:
+            good = await process_file(worker, "import Mathlib\n\ntheorem t (a : ℕ) : a + 0 = a := by\n  simp\n")
+            assert good.ok and good.checked_by == "kernel", good.reason
+            wrong = await process_file(worker, "theorem t (a : ℕ) : a + 1 = a := by\n  simp\n")
+            assert not wrong.ok and "error" in wrong.reason
+            # the second tactic, outdented, is no longer part of the proof: Lean sees an unfinished proof
+            split = await process_file(
+                worker, "theorem t (a b : ℕ) (h : a = b) : b = a ∧ a = b := by\n  constructor\n  omega\nomega\n"
+            )
+            assert not split.ok
+            sorry = await process_file(worker, "theorem t (a : ℕ) : a = a + 1 := by\n  sorry\n")
+            assert not sorry.ok and "sorry" in sorry.reason
+        finally:
+            pool._release(worker)
 
 
 @pytest.mark.lean
