@@ -104,7 +104,7 @@ def _build(torch: Any, shape: dict[str, Any], tokenizer_dir: Path, policy: Any) 
 
 def _step_ms(torch: Any, policy_model: Any, mode: str, rows: int, steps: int) -> float:
     """Milliseconds per decode step at ``rows`` rows after a prompt of _PROMPT_TOKENS tokens."""
-    from burnqed.policy.decode import StaticDecoder
+    from burnqed.policy.decode import StaticDecoder, cache_of
 
     model = policy_model.model
     with torch.inference_mode():
@@ -114,10 +114,10 @@ def _step_ms(torch: Any, policy_model: Any, mode: str, rows: int, steps: int) ->
         out = model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True, logits_to_keep=1)
         token = out.logits[:, -1].argmax(-1)
         if mode == "eager":
-            step = policy_model._stepper(out.past_key_values, mask, positions[:, -1:], 1)
+            step = policy_model._stepper(cache_of(out), mask, positions[:, -1:], 1)
         else:
             slot = StaticDecoder(model, mode).slot(rows, _PROMPT_TOKENS + steps + 4)  # type: ignore[arg-type]
-            slot.load(out.past_key_values, mask, positions[:, -1:], 1)
+            slot.load(cache_of(out), mask, positions[:, -1:], 1)
             step = slot.step
         step(token)  # warm-up (and capture, for graphs)
         torch.cuda.synchronize()

@@ -19,6 +19,7 @@ to one cached position so they stay finite; their outputs are never read.
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Literal
@@ -26,7 +27,16 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["LENGTH_QUANTUM", "MAX_SLOTS", "ROW_BUCKETS", "DecodeSlot", "StaticDecoder", "row_bucket"]
+__all__ = [
+    "LENGTH_QUANTUM",
+    "MAX_SLOTS",
+    "ROW_BUCKETS",
+    "DecodeSlot",
+    "StaticDecoder",
+    "cache_kwargs",
+    "cache_of",
+    "row_bucket",
+]
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +47,32 @@ LENGTH_QUANTUM = 256
 MAX_SLOTS = 6
 """Buckets kept at once (each holds a KV cache, and on CUDA a captured graph)."""
 _WARMUP_STEPS = 2  # eager runs on a side stream before capture, as torch.cuda.graphs requires
+
+
+def cache_kwargs(model: Any, cache: Any) -> dict[str, Any]:
+    """The forward keyword that carries a KV cache: ``cache`` in transformers >= 5.24, ``past_key_values`` before."""
+    return {_cache_name(model): cache}
+
+
+def cache_of(out: Any) -> Any:
+    """The KV cache a forward returned, under either name (``cache``, or ``past_key_values`` before 5.24)."""
+    if "cache" in out:
+        return out["cache"]
+    return out["past_key_values"]
+
+
+def _cache_name(model: Any) -> str:
+    # checked once per model class: the old name still works in 5.24 but warns on every step
+    cls = type(model)
+    name = _CACHE_NAMES.get(cls)
+    if name is None:
+        params = inspect.signature(cls.forward).parameters
+        name = "cache" if "cache" in params else "past_key_values"
+        _CACHE_NAMES[cls] = name
+    return name
+
+
+_CACHE_NAMES: dict[type, str] = {}
 
 
 def row_bucket(rows: int) -> int:
@@ -113,8 +149,8 @@ class DecodeSlot:
             input_ids=self.ids,
             attention_mask=self.mask,
             position_ids=self.positions,
-            past_key_values=self.cache,
             use_cache=True,
+            **cache_kwargs(self.model, self.cache),
         )
         return out.logits
 

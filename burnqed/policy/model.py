@@ -5,6 +5,11 @@ the tiny Llama in f32 on the CPU). Generation prefills every prompt of a batch o
 padding, attention masks, explicit position ids), then repeats the key/value cache ``n``
 times and samples ``n`` continuations per state. A candidate's log-prob is the model's own
 (untempered) log-probability of the generated tokens, summed up to and including EOS.
+
+Sampling is per row: with ``config.seed`` set, sample ``j`` of a state draws its uniforms
+from a generator seeded by (seed, temperature, n, j, state text), never from the global
+RNG, so the candidates a state gets do not depend on which other states share its batch
+(the service batches concurrent searches together) nor on what ran before.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from burnqed.policy.config import PolicyConfig
-from burnqed.policy.decode import StaticDecoder
+from burnqed.policy.decode import StaticDecoder, cache_kwargs, cache_of
 from burnqed.policy.errors import PolicyGenerationError, PolicyLoadError
 from burnqed.policy.prompts import extract_first_tactic, fit_state, format_prompt
 from burnqed.policy.types import TacticCandidate
@@ -24,7 +29,7 @@ from burnqed.policy.types import TacticCandidate
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["PolicyModel", "checkpoint_fingerprint"]
+__all__ = ["PolicyModel", "checkpoint_fingerprint", "row_seed"]
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +95,12 @@ def checkpoint_fingerprint(path: str | Path) -> str:
                 fh.seek(max(0, size - _SAMPLE_BYTES))
                 digest.update(fh.read(_SAMPLE_BYTES))
     return digest.hexdigest()[:16]
+
+
+def row_seed(seed: int, temperature: float, n: int, index: int, state: str) -> int:
+    """The 63-bit seed of sample ``index`` of ``n`` for ``state`` (a pure function of its inputs)."""
+    key = f"{seed}\x00{temperature!r}\x00{n}\x00{index}\x00{state}".encode()
+    return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little") >> 1
 
 
 def _resolve_device(name: str) -> str:
@@ -198,7 +209,7 @@ class PolicyModel:
         if n < 1:
             raise ValueError("n must be at least 1")
         try:
-            _, texts, log_probs = self._sample([self.prompt(s) for s in states], n)
+            _, texts, log_probs = self._sample([self.prompt(s) for s in states], n, keys=states)
         except (RuntimeError, ValueError) as exc:
             raise PolicyGenerationError(f"generation failed: {exc}") from exc
         # chat models answer in a lean4 fence; their prose is not a tactic
@@ -214,11 +225,15 @@ class PolicyModel:
             results.append([TacticCandidate(tactic=t, log_prob=lp) for t, lp in ranked])
         return results
 
-    def _sample(self, prompts: Sequence[str], n: int) -> tuple[list[list[int]], list[str], list[float]]:
-        """Token ids up to EOS, decoded continuations and summed log-probs (B*n rows, grouped by prompt)."""
+    def _sample(
+        self, prompts: Sequence[str], n: int, keys: Sequence[str] | None = None
+    ) -> tuple[list[list[int]], list[str], list[float]]:
+        """Token ids up to EOS, decoded continuations and summed log-probs (B*n rows, grouped by
+        prompt); row noise is seeded by ``keys`` (default: the prompts)."""
         import torch
 
         cfg = self.config
+        noise = self._noise(list(keys if keys is not None else prompts), n)  # (R, L) uniforms
         with torch.inference_mode():
             enc = self._batch(prompts)
             ids, mask = enc["input_ids"], enc["attention_mask"]  # (B, T)
@@ -227,7 +242,7 @@ class PolicyModel:
                 input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True, logits_to_keep=1
             )
             logits = out.logits[:, -1, :].float().repeat_interleave(n, dim=0)  # (R, V): n samples per prompt
-            step = self._stepper(out.past_key_values, mask, positions[:, -1:], n)
+            step = self._stepper(cache_of(out), mask, positions[:, -1:], n)
             rows = logits.shape[0]
             eos = self._eos_ids()
             finished = torch.zeros(rows, dtype=torch.bool, device=ids.device)
@@ -235,7 +250,7 @@ class PolicyModel:
             generated: list[torch.Tensor] = []
             for i in range(cfg.max_new_tokens):
                 logp = torch.log_softmax(logits, dim=-1)  # (R, V): the model's own distribution
-                token = self._choose(logits)  # (R,)
+                token = self._choose(logits, noise[:, i])  # (R,)
                 token = torch.where(finished, torch.full_like(token, self.tokenizer.pad_token_id), token)
                 total += torch.where(finished, 0.0, logp.gather(1, token[:, None]).squeeze(1))
                 generated.append(token)
@@ -270,10 +285,10 @@ class PolicyModel:
                 input_ids=token[:, None],
                 attention_mask=state["mask"],
                 position_ids=state["pos"],
-                past_key_values=state["cache"],
                 use_cache=True,
+                **cache_kwargs(self.model, state["cache"]),
             )
-            state["cache"] = out.past_key_values
+            state["cache"] = cache_of(out)
             state["pos"] = state["pos"] + 1
             return out.logits[:, -1, :].float()
 
@@ -297,8 +312,27 @@ class PolicyModel:
         ids = [ids] if isinstance(ids, int) else list(ids)
         return torch.tensor(ids, device=self.device)
 
-    def _choose(self, logits: torch.Tensor) -> torch.Tensor:
-        """Greedy at temperature 0, else top-k then nucleus sampling at the configured temperature."""
+    def _noise(self, keys: list[str], n: int) -> torch.Tensor:
+        """One uniform per (row, step): (len(keys)·n, max_new_tokens), on the model's device."""
+        import torch
+
+        cfg = self.config
+        rows, steps = len(keys) * n, cfg.max_new_tokens
+        if cfg.temperature == 0:  # greedy reads no noise
+            return torch.zeros(rows, steps, device=self.device)
+        if cfg.seed is None:  # unseeded: the global RNG, as before per-row seeds existed
+            return torch.rand(rows, steps).to(self.device)
+        gen = torch.Generator()
+        out = torch.empty(rows, steps)
+        for r in range(rows):
+            # a CPU generator per row: the same numbers on every device and in every batch
+            gen.manual_seed(row_seed(cfg.seed, cfg.temperature, n, r % n, keys[r // n]))
+            out[r] = torch.rand(steps, generator=gen)
+        return out.to(self.device)
+
+    def _choose(self, logits: torch.Tensor, uniform: torch.Tensor) -> torch.Tensor:
+        """Greedy at temperature 0, else top-k then nucleus sampling at the configured temperature,
+        by inverse CDF on the row's own uniform (R,) so no row's draw depends on another's."""
         import torch
 
         cfg = self.config
@@ -311,7 +345,10 @@ class PolicyModel:
         probs = torch.softmax(values, dim=-1)
         if cfg.top_p < 1.0:
             probs = probs * (probs.cumsum(-1) - probs < cfg.top_p)  # always keeps the top token
-        choice = torch.multinomial(probs, 1)  # (R, 1)
+        cdf = probs.cumsum(-1)  # (R, k), unnormalised after top-p
+        threshold = uniform.to(cdf.dtype)[:, None] * cdf[:, -1:]  # (R, 1)
+        # the first token whose cumulative mass passes the threshold (never a zeroed one)
+        choice = (cdf <= threshold).sum(-1, keepdim=True).clamp(max=k - 1)  # (R, 1)
         return index.gather(1, choice).squeeze(1)
 
     def encode(self, states: Sequence[str]) -> torch.Tensor:
