@@ -6,7 +6,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["PathsConfig"]
+__all__ = ["DEMO_RUN_DIR", "PathsConfig"]
+
+DEMO_RUN_DIR = Path("runs/demo")
+"""Where `burnqed demo` runs (and where `burnqed prove` looks for a trained checkpoint)."""
 
 
 class PathsConfig(BaseModel):

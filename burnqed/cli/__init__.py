@@ -32,7 +32,8 @@ log = logging.getLogger("burnqed")
 COMMAND_MODULES: tuple[str, ...] = tuple(
     f"burnqed.cli.{name}"
     for name in (
-        "lean", "data", "policy", "ebm", "search", "trajectory", "iterate", "blueprint", "serve", "coordinator", "audit",
+        "lean", "data", "policy", "ebm", "search", "trajectory", "iterate", "report", "blueprint", "serve",
+        "coordinator", "audit",
     )
 )
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from burnqed.config import BurnqedConfig
+from burnqed.paths import DEMO_RUN_DIR
 
 __all__ = ["register"]
 
@@ -197,7 +198,7 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     logs.add_argument("-n", "--lines", type=int, default=20)
 
     demo = sub.add_parser("demo", parents=[parent], help="the main job: a few expert iterations on the embedded benchmark")
-    demo.add_argument("--run-dir", default="runs/demo")
+    demo.add_argument("--run-dir", default=str(DEMO_RUN_DIR))
     demo.add_argument("--sessions", type=int, default=3, help="coordinator sessions (one iteration each)")
     demo.add_argument("--fresh", action="store_true", help="start over instead of resuming the run dir")
     demo.add_argument(

@@ -16,9 +16,11 @@ from burnqed.config import BurnqedConfig
 from burnqed.interrupt import INTERRUPTED_EXIT, SignalInterrupt
 from burnqed.data.theorems import Theorem, TheoremSetError, load_theorems
 from burnqed.lean.errors import LeanError
+from burnqed.paths import DEMO_RUN_DIR
 
 if TYPE_CHECKING:  # pyarrow stays out of `burnqed --help`
     from burnqed.trajectory.writer import TrajectoryWriter
+    from burnqed.iteration.best import BestCheckpoint
     from burnqed.search.results import SearchResult
 
 __all__ = ["register"]
@@ -100,6 +102,11 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     prove.add_argument("statement", help="a Lean 4 proposition, e.g. '∀ (n : Nat), n + 0 = n'")
     prove.add_argument("--name", default="statement", help="theorem name recorded in the result")
     prove.add_argument("--json", action="store_true", help="print the result (without records) as JSON")
+    prove.add_argument(
+        "--run-dir", type=Path, metavar="DIR",
+        help="take the best evaluated checkpoint of this expert-iteration run (default: paths.run_dir, then runs/demo)",
+    )  # fmt: skip
+    prove.add_argument("--base", action="store_true", help="use the base model, not a run's best checkpoint")
     _search_flags(prove)
     prove.set_defaults(handler=_prove)
 
@@ -236,6 +243,11 @@ async def _prove(args: argparse.Namespace, config: BurnqedConfig) -> int:
     from burnqed.search.engine import BestFirstSearch
 
     theorem = Theorem(name=args.name, statement=args.statement)
+    best = _best_checkpoint(args, config)
+    if best is not None:
+        args.model = best.model_dir
+        args.ebm = args.ebm if args.ebm is not None else best.ebm_dir
+        print(f"using {best.describe()}", file=sys.stderr if args.json else sys.stdout)
     # before the pool starts or the default model is built: a bad --model / --ebm writes nothing
     _check_inputs(args)
     try:
@@ -260,6 +272,25 @@ async def _prove(args: argparse.Namespace, config: BurnqedConfig) -> int:
     detail = f": {result.detail}" if result.detail else ""
     print(f"not proved ({result.reason}{detail}) {where}")
     return 1
+
+
+def _best_checkpoint(args: argparse.Namespace, config: BurnqedConfig) -> BestCheckpoint | None:
+    """The run checkpoint ``prove`` uses when no model was named: --run-dir, else paths.run_dir, else runs/demo."""
+    from burnqed.iteration.best import best_checkpoint
+    from burnqed.policy.errors import PolicyLoadError
+
+    if args.base or args.model is not None or args.policy != "model" or config.policy.backend != "local":
+        return None
+    if args.run_dir is not None:
+        found = best_checkpoint(args.run_dir)
+        if found is None:
+            raise PolicyLoadError(f"no evaluated checkpoint in {args.run_dir} (run burnqed iterate there, or drop --run-dir)")
+        return found
+    for run_dir in (config.paths.run_dir, DEMO_RUN_DIR):
+        found = best_checkpoint(run_dir)
+        if found is not None:
+            return found
+    return None
 
 
 def _checked_inputs(args: argparse.Namespace, config: BurnqedConfig) -> list[Theorem]:

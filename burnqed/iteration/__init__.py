@@ -13,11 +13,15 @@ from burnqed.lazy import lazy_exports
 if TYPE_CHECKING:
     from burnqed.iteration.config import IterationConfig, IterationRunConfig
     from burnqed.iteration.errors import (
+        EvalReportMissing,
         IterationDataError,
         IterationError,
+        ReportError,
+        StatementSetMismatch,
         StepInterrupted,
     )
     from burnqed.iteration.layout import STEPS, RunLayout
+    from burnqed.iteration.report import RunReport, run_report, write_chart
     from burnqed.iteration.runner import (
         IterationReport,
         IterationRunner,
@@ -25,9 +29,20 @@ if TYPE_CHECKING:
         apply_plan,
         plan_of,
     )
+    from burnqed.iteration.statistics import PairedComparison, compare_paired, mcnemar_exact, paired_bootstrap
 
 _WHERE: dict[str, str] = {
     "STEPS": "burnqed.iteration.layout",
+    "EvalReportMissing": "burnqed.iteration.errors",
+    "PairedComparison": "burnqed.iteration.statistics",
+    "ReportError": "burnqed.iteration.errors",
+    "RunReport": "burnqed.iteration.report",
+    "StatementSetMismatch": "burnqed.iteration.errors",
+    "compare_paired": "burnqed.iteration.statistics",
+    "mcnemar_exact": "burnqed.iteration.statistics",
+    "paired_bootstrap": "burnqed.iteration.statistics",
+    "run_report": "burnqed.iteration.report",
+    "write_chart": "burnqed.iteration.report",
     "IterationConfig": "burnqed.iteration.config",
     "IterationRunConfig": "burnqed.iteration.config",
     "IterationDataError": "burnqed.iteration.errors",
@@ -43,6 +58,16 @@ _WHERE: dict[str, str] = {
 
 __all__ = [
     "STEPS",
+    "EvalReportMissing",
+    "PairedComparison",
+    "ReportError",
+    "RunReport",
+    "StatementSetMismatch",
+    "compare_paired",
+    "mcnemar_exact",
+    "paired_bootstrap",
+    "run_report",
+    "write_chart",
     "IterationConfig",
     "IterationRunConfig",
     "IterationDataError",

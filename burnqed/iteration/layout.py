@@ -17,6 +17,7 @@ Run directory::
     logs/tool_calls.jsonl             the MCP tool-call log
     coordinator/                      the daemon's pid, lock, state and session logs
     solve_rates.html, solve_rates.json   the demo's chart and rows
+    report.png                        `burnqed report`'s chart (solve rate per iteration, intervals)
 
 Every reader and writer of a run directory asks RunLayout for its paths.
 """
@@ -111,6 +112,11 @@ class RunLayout:
     def chart_rows(self) -> Path:
         """The demo's solve-rate rows (JSON)."""
         return self.root / "solve_rates.json"
+
+    @property
+    def report_chart(self) -> Path:
+        """`burnqed report`'s default PNG chart."""
+        return self.root / "report.png"
 
     def llm(self, index: int) -> Path:
         """Policy checkpoint of iteration ``index``."""

@@ -1,0 +1,61 @@
+"""``burnqed report RUN [--seeds RUN2 ...] [--chart PATH] [--json]``: held-out results with statistics."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from burnqed.config import BurnqedConfig
+
+__all__ = ["register"]
+
+
+def _report(args: argparse.Namespace, config: BurnqedConfig) -> int:
+    from rich.console import Console
+
+    from burnqed.iteration.errors import ReportError
+    from burnqed.iteration.layout import RunLayout
+    from burnqed.iteration.report import render_tables, run_report, write_chart
+
+    runs = [args.run, *(args.seeds or [])]
+    try:
+        report = run_report(runs, resamples=args.resamples, seed=args.bootstrap_seed)
+    except ReportError as exc:
+        print(f"burnqed report: {exc}", file=sys.stderr)
+        return 2
+    chart = write_chart(report, Path(args.chart) if args.chart else RunLayout(args.run).report_chart)
+    report = report.model_copy(update={"chart": str(chart)})
+    if args.json:
+        print(report.model_dump_json(indent=2))
+        return 0
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=220)  # piped: keep each row on one line
+    for table in render_tables(report):
+        console.print(table)
+    console.print(f"chart: {chart}")
+    return 0
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
+    """Add ``burnqed report``."""
+    p = sub.add_parser(
+        "report",
+        parents=[parent],
+        help="held-out solve rate per iteration of runs, with paired bootstrap intervals and McNemar p-values",
+    )
+    p.add_argument("run", help="run directory (eval_results/iter_N[_no_ebm].json inside)")
+    p.add_argument("--seeds", nargs="+", metavar="RUN", help="more run directories of the same experiment (other seeds)")
+    p.add_argument("--chart", metavar="PATH", help="where to write the PNG chart (default: RUN/report.png)")
+    p.add_argument("--json", action="store_true", help="print the whole report as JSON")
+    p.add_argument("--resamples", type=_positive, default=10000, help="bootstrap resamples (default 10000)")
+    p.add_argument("--bootstrap-seed", type=int, default=0, help="seed of the bootstrap resampling (default 0)")
+    p.set_defaults(handler=_report)

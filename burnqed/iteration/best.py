@@ -1,0 +1,67 @@
+"""The best checkpoint of an expert-iteration run: the iteration whose held-out evaluation solved most.
+
+``burnqed prove`` uses it by default, so a statement is searched with what the run learnt
+rather than with the untrained tiny model. Only evaluated iterations count: a checkpoint
+without a held-out report has no claim to be the best.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from burnqed.iteration.layout import RunLayout
+
+__all__ = ["BestCheckpoint", "best_checkpoint"]
+
+
+class BestCheckpoint(BaseModel):
+    """Where the best policy (and, when it was evaluated with one, energy head) of a run is."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_dir: Path
+    iteration: int
+    model_dir: Path
+    ebm_dir: Path | None
+    solve_rate: float
+
+    def describe(self) -> str:
+        """One line for people: which run, which iteration, how it did."""
+        head = "with its energy head" if self.ebm_dir is not None else "without an energy head"
+        return (
+            f"the best checkpoint of {self.run_dir}: iteration {self.iteration} "
+            f"({self.solve_rate:.1%} held-out, {head})"
+        )
+
+
+def best_checkpoint(run_dir: str | Path) -> BestCheckpoint | None:
+    """The evaluated iteration with the highest held-out solve rate (ties: the later one); None if none."""
+    from burnqed.search.evaluation import load_report
+
+    layout = RunLayout(run_dir)
+    if not layout.eval_results_dir.is_dir():
+        return None
+    best: BestCheckpoint | None = None
+    index = 0
+    while layout.llm(index).exists() or layout.eval_result(index, False).exists():
+        model = layout.llm(index)
+        for with_ebm in (False, True):
+            path = layout.eval_result(index, with_ebm)
+            if not path.is_file() or not (model / "config.json").is_file():
+                continue
+            try:
+                report = load_report(path)
+            except (OSError, ValueError, ValidationError):
+                continue  # a torn or foreign file is no evidence
+            head = layout.ebm(index) if with_ebm and report.ebm else None
+            if head is not None and not head.is_dir():
+                head = None
+            if best is None or report.solve_rate >= best.solve_rate:
+                best = BestCheckpoint(
+                    run_dir=Path(run_dir), iteration=index, model_dir=model, ebm_dir=head,
+                    solve_rate=report.solve_rate,
+                )  # fmt: skip
+        index += 1
+    return best

@@ -1,0 +1,283 @@
+"""Paired statistics of two evaluations of the same statements (pure Python, no scipy).
+
+Two evaluations of one held-out set are paired: each statement is solved or not by A (the
+baseline) and by B (the candidate). What tells them apart are the discordant statements:
+``b`` solved only by A, ``c`` solved only by B.
+
+- ``mcnemar_exact(b, c)``: the two-sided exact McNemar test, i.e. a binomial test of
+  ``min(b, c)`` out of ``b + c`` at p = 1/2 (p = 1 when there is no discordant pair).
+- ``paired_bootstrap(a, b)``: the difference in solve rate, B − A, with a percentile
+  interval from resampling statements (both outcomes of a statement travel together;
+  each resample is drawn as its multinomial counts, see ``_bootstrap_mean``).
+- ``compare_paired(report_a, report_b)``: both, for two ``EvalReport``s matched by theorem
+  name, as a ``PairedComparison``. Statements ``outside_fragment`` (the checker cannot
+  express them; never searched) are left out and counted; ``time_limit`` outcomes stay in
+  (unsolved at this budget) but are counted apart, because a wall-clock limit depends on
+  the machine's load rather than on the policy alone.
+"""
+
+from __future__ import annotations
+
+import random
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from math import comb, exp, lgamma, log, log1p
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from burnqed.iteration.errors import ReportError, StatementSetMismatch
+from burnqed.search.evaluation import EvalReport
+
+__all__ = [
+    "PairedComparison",
+    "PairedOutcomes",
+    "bootstrap_rate",
+    "compare_paired",
+    "compare_pairs",
+    "mcnemar_exact",
+    "pair_reports",
+    "paired_bootstrap",
+    "pool_pairs",
+]
+
+# outcomes that are not the policy failing: a worker died, an error, an interrupted run
+_INFRASTRUCTURE = ("lost", "error", "cancelled")
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Two-sided exact McNemar p-value for ``b`` pairs solved only by A and ``c`` only by B.
+
+    p = min(1, 2 · P[X ≤ min(b, c)]) with X ~ Binomial(b + c, 1/2), computed exactly.
+    """
+    if b < 0 or c < 0:
+        raise ValueError(f"discordant counts must be ≥ 0, got b={b}, c={c}")
+    n = b + c
+    if n == 0:
+        return 1.0
+    tail = sum(comb(n, i) for i in range(min(b, c) + 1))
+    return float(min(Fraction(1), Fraction(2 * tail, 2**n)))
+
+
+def _quantile(ordered: Sequence[float], q: float) -> float:
+    """The q-quantile of sorted values, interpolated linearly between order statistics."""
+    position = q * (len(ordered) - 1)
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+class _Binomial:
+    """Draws from Binomial(N, p) by inverting its CDF; one table per (N, p), built once."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.tables: dict[tuple[int, float], list[float]] = {}
+
+    def draw(self, trials: int, p: float) -> int:
+        if trials == 0 or p <= 0.0:
+            return 0
+        if p >= 1.0:
+            return trials
+        cdf = self.tables.get((trials, p))
+        if cdf is None:
+            log_p, log_q = log(p), log1p(-p)
+            head = lgamma(trials + 1)
+            total = 0.0
+            cdf = []
+            for k in range(trials + 1):
+                total += exp(head - lgamma(k + 1) - lgamma(trials - k + 1) + k * log_p + (trials - k) * log_q)
+                cdf.append(total)
+            self.tables[(trials, p)] = cdf
+        return min(bisect_left(cdf, self.rng.random() * cdf[-1]), trials)
+
+
+def _bootstrap_mean(values: Sequence[int], resamples: int, seed: int, level: float) -> tuple[float, float, float]:
+    """Mean of ``values`` and the percentile interval of the means of resamples with replacement.
+
+    A resample of n values drawn with replacement is, in distribution, its multinomial
+    counts of each distinct value; they are drawn as successive binomials (value 1 of n,
+    value 2 of the rest, …). That is the same bootstrap as drawing n indices, at a cost per
+    resample that does not grow with n (the outcomes take at most three values here).
+    """
+    n = len(values)
+    if n == 0:
+        raise ValueError("nothing to resample: no statements")
+    if resamples < 1:
+        raise ValueError(f"resamples must be ≥ 1, got {resamples}")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    mean = sum(values) / n
+    counts = sorted(Counter(values).items())
+    if len(counts) == 1:
+        return mean, mean, mean  # every resample has the same mean
+    binomial = _Binomial(random.Random(seed))
+    means = []
+    for _ in range(resamples):
+        left, remaining, total = n, n, 0
+        for value, count in counts[:-1]:
+            drawn = binomial.draw(left, count / remaining)
+            total += value * drawn
+            left -= drawn
+            remaining -= count
+        total += counts[-1][0] * left
+        means.append(total / n)
+    means.sort()
+    alpha = (1 - level) / 2
+    return mean, _quantile(means, alpha), _quantile(means, 1 - alpha)
+
+
+def paired_bootstrap(
+    a: Sequence[bool], b: Sequence[bool], *, resamples: int = 10000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float, float]:
+    """Difference in solve rate (B − A, a fraction) and its percentile bootstrap interval.
+
+    ``a[i]`` and ``b[i]`` are one statement's outcomes; each resample draws ``len(a)``
+    statements with replacement and keeps both outcomes of each, so the interval accounts
+    for the pairing. Deterministic for a given ``seed``.
+    """
+    if len(a) != len(b):
+        raise ValueError(f"paired outcomes differ in length: {len(a)} vs {len(b)}")
+    return _bootstrap_mean([int(y) - int(x) for x, y in zip(a, b, strict=True)], resamples, seed, level)
+
+
+def bootstrap_rate(
+    solved: Sequence[bool], *, resamples: int = 10000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float, float]:
+    """Solve rate of one evaluation and its percentile bootstrap interval (fractions)."""
+    return _bootstrap_mean([int(x) for x in solved], resamples, seed, level)
+
+
+@dataclass(frozen=True)
+class PairedOutcomes:
+    """Two evaluations lined up statement by statement (statements outside the fragment removed)."""
+
+    baseline: str
+    candidate: str
+    a: tuple[bool, ...]
+    b: tuple[bool, ...]
+    outside_fragment: int = 0
+    time_limit_a: int = 0
+    time_limit_b: int = 0
+    infrastructure_a: int = 0
+    infrastructure_b: int = 0
+
+
+class PairedComparison(BaseModel):
+    """Candidate B against baseline A on the same statements."""
+
+    model_config = ConfigDict(frozen=True)
+
+    baseline: str = Field(description="label of A")
+    candidate: str = Field(description="label of B")
+    n: int = Field(description="statements compared (outside_fragment left out)")
+    rate_a: float = Field(description="A's solve rate on the n statements")
+    rate_b: float = Field(description="B's solve rate on the n statements")
+    diff_points: float = Field(description="100 · (rate_b − rate_a)")
+    ci_lo: float = Field(description="lower end of the paired bootstrap interval, in points")
+    ci_hi: float = Field(description="upper end of the paired bootstrap interval, in points")
+    level: float = Field(default=0.95, description="coverage of the interval")
+    b: int = Field(description="statements solved by A only")
+    c: int = Field(description="statements solved by B only")
+    p_value: float = Field(description="two-sided exact McNemar p-value on b and c")
+    outside_fragment: int = Field(default=0, description="statements left out: the checker cannot express them")
+    time_limit_a: int = Field(default=0, description="A's outcomes that ran out of wall-clock time (counted unsolved)")
+    time_limit_b: int = Field(default=0, description="B's outcomes that ran out of wall-clock time (counted unsolved)")
+    infrastructure_a: int = Field(default=0, description="A's outcomes lost, errored or cancelled (counted unsolved)")
+    infrastructure_b: int = Field(default=0, description="B's outcomes lost, errored or cancelled (counted unsolved)")
+
+
+def pair_reports(
+    report_a: EvalReport, report_b: EvalReport, *, baseline: str | None = None, candidate: str | None = None
+) -> PairedOutcomes:
+    """Line two reports up by theorem name; StatementSetMismatch unless they cover the same statements."""
+    name_a = baseline or report_a.label
+    name_b = candidate or report_b.label
+    by_a = {o.name: o for o in report_a.outcomes}
+    by_b = {o.name: o for o in report_b.outcomes}
+    only_a = sorted(set(by_a) - set(by_b))
+    only_b = sorted(set(by_b) - set(by_a))
+    changed = sorted(n for n in set(by_a) & set(by_b) if by_a[n].statement_sha != by_b[n].statement_sha)
+    if only_a or only_b or changed:
+        raise StatementSetMismatch(name_a, name_b, only_a, only_b, changed)
+    names = [o.name for o in report_a.outcomes]
+    outside = {n for n in names if "outside_fragment" in (by_a[n].reason, by_b[n].reason)}
+    kept = [n for n in names if n not in outside]
+    return PairedOutcomes(
+        baseline=name_a,
+        candidate=name_b,
+        a=tuple(by_a[n].proved for n in kept),
+        b=tuple(by_b[n].proved for n in kept),
+        outside_fragment=len(outside),
+        time_limit_a=sum(by_a[n].reason == "time_limit" for n in kept),
+        time_limit_b=sum(by_b[n].reason == "time_limit" for n in kept),
+        infrastructure_a=sum(by_a[n].reason in _INFRASTRUCTURE for n in kept),
+        infrastructure_b=sum(by_b[n].reason in _INFRASTRUCTURE for n in kept),
+    )
+
+
+def pool_pairs(parts: Sequence[PairedOutcomes], *, baseline: str, candidate: str) -> PairedOutcomes:
+    """Concatenate the pairs of several runs (seeds) into one sample."""
+    return PairedOutcomes(
+        baseline=baseline,
+        candidate=candidate,
+        a=tuple(x for p in parts for x in p.a),
+        b=tuple(x for p in parts for x in p.b),
+        outside_fragment=sum(p.outside_fragment for p in parts),
+        time_limit_a=sum(p.time_limit_a for p in parts),
+        time_limit_b=sum(p.time_limit_b for p in parts),
+        infrastructure_a=sum(p.infrastructure_a for p in parts),
+        infrastructure_b=sum(p.infrastructure_b for p in parts),
+    )
+
+
+def compare_pairs(
+    pairs: PairedOutcomes, *, resamples: int = 10000, seed: int = 0, level: float = 0.95
+) -> PairedComparison:
+    """Rates, paired bootstrap interval and McNemar p-value of lined-up outcomes."""
+    n = len(pairs.a)
+    if n == 0:
+        raise ReportError(f"cannot compare {pairs.baseline} with {pairs.candidate}: no statement inside the fragment")
+    diff, lo, hi = paired_bootstrap(pairs.a, pairs.b, resamples=resamples, seed=seed, level=level)
+    b = sum(x and not y for x, y in zip(pairs.a, pairs.b, strict=True))
+    c = sum(y and not x for x, y in zip(pairs.a, pairs.b, strict=True))
+    return PairedComparison(
+        baseline=pairs.baseline,
+        candidate=pairs.candidate,
+        n=n,
+        rate_a=sum(pairs.a) / n,
+        rate_b=sum(pairs.b) / n,
+        diff_points=100 * diff,
+        ci_lo=100 * lo,
+        ci_hi=100 * hi,
+        level=level,
+        b=b,
+        c=c,
+        p_value=mcnemar_exact(b, c),
+        outside_fragment=pairs.outside_fragment,
+        time_limit_a=pairs.time_limit_a,
+        time_limit_b=pairs.time_limit_b,
+        infrastructure_a=pairs.infrastructure_a,
+        infrastructure_b=pairs.infrastructure_b,
+    )
+
+
+def compare_paired(
+    report_a: EvalReport,
+    report_b: EvalReport,
+    *,
+    baseline: str | None = None,
+    candidate: str | None = None,
+    resamples: int = 10000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> PairedComparison:
+    """Compare report B (candidate) with report A (baseline) statement by statement.
+
+    Raises StatementSetMismatch when the two reports do not cover the same statements (by
+    name and statement hash), and ReportError when no statement is left to compare.
+    """
+    pairs = pair_reports(report_a, report_b, baseline=baseline, candidate=candidate)
+    return compare_pairs(pairs, resamples=resamples, seed=seed, level=level)

@@ -1,0 +1,186 @@
+"""`burnqed report`: run dirs with hand-made EvalReports, read back as tables, JSON and a PNG."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from burnqed.cli import main
+from burnqed.iteration import RunLayout
+from burnqed.iteration.errors import EvalReportMissing
+from burnqed.iteration.report import RunReport, run_report, write_chart
+from burnqed.iteration.statistics import mcnemar_exact
+from burnqed.search.config import SearchConfig
+from burnqed.search.evaluation import BudgetUsed, EvalReport, TheoremOutcome
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+NAMES = [f"t{i}" for i in range(10)]
+
+
+def _report(proved: set[str], *, names: list[str] = NAMES, ebm: str | None = None, iteration: int = 0,
+            label: str = "no_ebm", max_nodes: int = 32) -> EvalReport:
+    outcomes = [
+        TheoremOutcome(name=n, statement_sha=f"sha-{n}", proved=n in proved, nodes=3, wall_s=0.1,
+                       reason="proved" if n in proved else "exhausted")
+        for n in names
+    ]
+    solved = sum(o.proved for o in outcomes)
+    return EvalReport(label=label, backend="embedded", iteration=iteration, total=len(outcomes), solved=solved,
+                      solve_rate=solved / len(outcomes), outcomes=outcomes, budget=BudgetUsed(),
+                      search=SearchConfig(max_nodes=max_nodes), policy="tiny", ebm=ebm)
+
+
+def _write(path: Path, report: EvalReport) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(report.model_dump_json(indent=2), encoding="utf-8")
+
+
+def _first(k: int) -> set[str]:
+    return set(NAMES[:k])
+
+
+def _run(root: Path, *, shift: int = 0) -> Path:
+    """Iteration 0: 5/10, no head; 1: 8/10 without, 7/10 with; 2 missing; 3: 10/10 without, with-EBM missing.
+
+    ``shift`` moves iteration 1's result by one statement, so two seeds differ.
+    """
+    layout = RunLayout(root)
+    base = _report(_first(5))
+    _write(layout.eval_result(0, False), base)
+    _write(layout.eval_result(0, True), base.model_copy(update={"label": "no_ebm (no energy head in this iteration)"}))
+    _write(layout.eval_result(1, False), _report(_first(8 - shift), iteration=1))
+    _write(layout.eval_result(1, True), _report(_first(6) | {"t8"}, iteration=1, ebm="ckpt/iter_1", label="with_ebm"))
+    _write(layout.eval_result(3, False), _report(_first(10), iteration=3))
+    return root
+
+
+def test_report_table_shows_rates_deltas_intervals_and_p_values(tmp_path: Path, capsys) -> None:
+    run = _run(tmp_path / "run")
+    assert main(["report", str(run), "--resamples", "500"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    row1 = next(line for line in lines if line.lstrip("│ ").startswith("1 "))
+    # iteration 1: 80% without, 70% with; +30 points vs iteration 0 (0 lost, 3 gained), McNemar p = 0.25
+    assert "80.0% (8/10)" in row1 and "70.0% (7/10)" in row1
+    assert "+30.0 [" in row1 and "(-0/+3)" in row1 and "0.250" in row1
+    # ablation: with the head loses t6, t7 and gains t8: −10 points, p = 1
+    assert "-10.0 [" in row1 and "(-2/+1)" in row1 and "1.000" in row1
+    row0 = next(line for line in lines if line.lstrip("│ ").startswith("0 "))
+    assert "50.0% (5/10)" in row0 and "baseline" in row0 and "no head" in row0
+    row2 = next(line for line in lines if line.lstrip("│ ").startswith("2 "))
+    assert "not evaluated" in row2
+    row3 = next(line for line in lines if line.lstrip("│ ").startswith("3 "))
+    assert "100.0% (10/10)" in row3 and "+50.0 [" in row3 and "0.062" in row3 and "iter_3.json not evaluated" in row3
+    assert "no head" not in row3 and row3.count("not evaluated") == 2
+    chart = run / "report.png"
+    assert f"chart: {chart}" in out
+    assert chart.read_bytes()[:8] == PNG_MAGIC
+
+
+def test_report_json_is_the_run_report(tmp_path: Path, capsys) -> None:
+    run = _run(tmp_path / "run")
+    chart = tmp_path / "charts" / "curve.png"
+    assert main(["report", str(run), "--json", "--chart", str(chart), "--resamples", "500"]) == 0
+    report = RunReport.model_validate_json(capsys.readouterr().out)
+    assert report.chart == str(chart) and chart.read_bytes()[:8] == PNG_MAGIC
+    assert report.iterations == [0, 1, 2, 3] and report.seeds == ["run"]
+    rows = {r.iteration: r for r in report.rows}
+    assert rows[0].vs_iter0 is None and not rows[0].energy_head
+    one = rows[1]
+    assert one.no_ebm is not None and (one.no_ebm.solved, one.no_ebm.n) == (8, 10)
+    assert one.vs_iter0 is not None and one.vs_iter0.diff_points == pytest.approx(30.0)
+    assert (one.vs_iter0.b, one.vs_iter0.c) == (0, 3) and one.vs_iter0.p_value == pytest.approx(0.25)
+    assert one.vs_iter0.ci_lo <= 30.0 <= one.vs_iter0.ci_hi
+    assert one.ebm_ablation is not None and one.ebm_ablation.diff_points == pytest.approx(-10.0)
+    assert one.ebm_ablation.p_value == pytest.approx(mcnemar_exact(2, 1))
+    assert not rows[2].evaluated and rows[2].notes == ["not evaluated"]
+    assert rows[3].ebm is None and rows[3].vs_iter0 is not None and rows[3].vs_iter0.c == 5
+
+
+def test_report_is_deterministic(tmp_path: Path) -> None:
+    run = _run(tmp_path / "run")
+    assert run_report([run], resamples=300) == run_report([run], resamples=300)
+
+
+def test_several_seeds_get_a_row_each_and_a_pooled_row(tmp_path: Path, capsys) -> None:
+    a = _run(tmp_path / "seed0")
+    b = _run(tmp_path / "seed1", shift=1)
+    assert main(["report", str(a), "--seeds", str(b), "--json", "--resamples", "500"]) == 0
+    report = RunReport.model_validate_json(capsys.readouterr().out)
+    assert report.seeds == ["seed0", "seed1"] and report.chart == str(a / "report.png")
+    ones = {r.seed: r for r in report.rows if r.iteration == 1}
+    assert set(ones) == {"seed0", "seed1", "pooled"}
+    pooled = ones["pooled"]
+    # pooled = the pairs of both seeds concatenated: 20 statements, 0 lost, 3 + 2 gained
+    assert pooled.vs_iter0 is not None and pooled.vs_iter0.n == 20
+    assert (pooled.vs_iter0.b, pooled.vs_iter0.c) == (0, 5)
+    assert pooled.vs_iter0.diff_points == pytest.approx(25.0)
+    assert pooled.vs_iter0.p_value == pytest.approx(mcnemar_exact(0, 5))
+    assert pooled.no_ebm is not None and (pooled.no_ebm.solved, pooled.no_ebm.n) == (15, 20)
+    assert pooled.ebm_ablation is not None and pooled.ebm_ablation.n == 20
+    assert ones["seed1"].vs_iter0 is not None and ones["seed1"].vs_iter0.c == 2
+
+
+def test_pooled_table_row_is_printed(tmp_path: Path, capsys) -> None:
+    a = _run(tmp_path / "seed0")
+    b = _run(tmp_path / "seed1", shift=1)
+    assert main(["report", str(a), "--seeds", str(b), "--resamples", "200"]) == 0
+    out = capsys.readouterr().out
+    pooled = [line for line in out.splitlines() if "pooled" in line]
+    assert any("75.0% (15/20)" in line and "+25.0 [" in line for line in pooled)
+
+
+def test_extra_reports_become_rows_paired_by_suffix(tmp_path: Path, capsys) -> None:
+    run = _run(tmp_path / "run")
+    wide = [f"w{i}" for i in range(20)]
+    results = RunLayout(run).eval_results_dir
+    _write(results / "iter_0_full.json", _report(set(wide[:10]), names=wide))
+    _write(results / "iter_3_full.json", _report(set(wide[:16]), names=wide, iteration=3))
+    _write(results / "iter_1_rerun.json", _report(_first(7), iteration=1))  # same statements as iteration 0
+    (results / "iter_1_no_ebm.json.partial.jsonl").write_text("{}\n", encoding="utf-8")  # not a report
+    report = run_report([run], resamples=300)
+    extra = {r.name: r for r in report.extra}
+    assert set(extra) == {"iter_0_full", "iter_1_rerun", "iter_3_full"}
+    full = extra["iter_3_full"]
+    assert full.vs_iter0 is not None and full.vs_iter0.baseline == "iter_0_full"
+    assert (full.vs_iter0.n, full.vs_iter0.c, full.vs_iter0.diff_points) == (20, 6, pytest.approx(30.0))
+    rerun = extra["iter_1_rerun"]
+    assert rerun.vs_iter0 is not None and rerun.vs_iter0.baseline == "iter_0_no_ebm" and rerun.vs_iter0.c == 2
+    assert extra["iter_0_full"].vs_iter0 is None and extra["iter_0_full"].notes == ["baseline of the iter_N_full reports"]
+    assert main(["report", str(run), "--resamples", "200"]) == 0
+    out = capsys.readouterr().out
+    assert "other evaluations" in out and "iter_3_full" in out and "80.0% (16/20)" in out
+
+
+def test_a_run_without_evaluations_is_one_line_naming_the_file(tmp_path: Path, capsys) -> None:
+    run = tmp_path / "empty"
+    run.mkdir()
+    assert main(["report", str(run)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("burnqed report:")
+    assert str(RunLayout(run).eval_result(0, False)) in err
+    assert not (run / "report.png").exists()
+
+
+def test_a_run_without_its_baseline_is_refused(tmp_path: Path) -> None:
+    run = _run(tmp_path / "run")
+    RunLayout(run).eval_result(0, False).unlink()
+    with pytest.raises(EvalReportMissing, match="iter_0_no_ebm.json"):
+        run_report([run])
+
+
+def test_a_missing_run_directory_and_a_corrupt_report_are_one_line(tmp_path: Path, capsys) -> None:
+    assert main(["report", str(tmp_path / "nowhere")]) == 2
+    assert "no such run directory" in capsys.readouterr().err
+    run = _run(tmp_path / "run")
+    RunLayout(run).eval_result(1, False).write_text("{not json", encoding="utf-8")
+    assert main(["report", str(run)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "iter_1_no_ebm.json" in err and "not an eval report" in err
+
+
+def test_write_chart_writes_a_png(tmp_path: Path) -> None:
+    run = _run(tmp_path / "run")
+    path = write_chart(run_report([run], resamples=100), tmp_path / "c.png")
+    assert path.read_bytes()[:8] == PNG_MAGIC

@@ -1,0 +1,191 @@
+"""Paired statistics: exact McNemar, paired bootstrap, and the pairing of two EvalReports."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from math import comb, sqrt
+
+import pytest
+
+from burnqed.iteration.errors import ReportError, StatementSetMismatch
+from burnqed.iteration.statistics import (
+    bootstrap_rate,
+    compare_paired,
+    mcnemar_exact,
+    pair_reports,
+    paired_bootstrap,
+    pool_pairs,
+)
+from burnqed.search.evaluation import BudgetUsed, EvalReport, TheoremOutcome
+from burnqed.search.config import SearchConfig
+
+
+def _binomial_two_sided(b: int, c: int) -> float:
+    """The reference: 2 · P[X ≤ min(b, c)], X ~ Binomial(b + c, 1/2), summed term by term, capped at 1."""
+    n = b + c
+    tail = sum(Fraction(comb(n, i), 2**n) for i in range(min(b, c) + 1))
+    return float(min(Fraction(1), 2 * tail))
+
+
+def test_mcnemar_known_values() -> None:
+    assert mcnemar_exact(0, 6) == pytest.approx(0.03125)
+    assert mcnemar_exact(6, 0) == pytest.approx(0.03125)
+    assert mcnemar_exact(0, 0) == 1.0
+    assert mcnemar_exact(1, 9) == pytest.approx(2 * 11 / 1024)  # 2·(1 + 10)/2^10
+    assert mcnemar_exact(2, 8) == pytest.approx(0.109375)
+
+
+@pytest.mark.parametrize("k", [1, 2, 5, 17, 40])
+def test_mcnemar_is_one_when_discordant_pairs_balance(k: int) -> None:
+    assert mcnemar_exact(k, k) == 1.0
+
+
+@pytest.mark.parametrize(("b", "c"), [(0, 1), (3, 7), (10, 25), (31, 18), (100, 130), (4, 5)])
+def test_mcnemar_matches_a_direct_binomial_sum(b: int, c: int) -> None:
+    assert mcnemar_exact(b, c) == pytest.approx(_binomial_two_sided(b, c), rel=1e-12)
+    assert mcnemar_exact(b, c) == mcnemar_exact(c, b)
+
+
+def test_mcnemar_refuses_negative_counts() -> None:
+    with pytest.raises(ValueError):
+        mcnemar_exact(-1, 3)
+
+
+def _paired_sample(n: int, p_a: float, p_b: float, seed: int) -> tuple[list[bool], list[bool]]:
+    rng = random.Random(seed)
+    a, b = [], []
+    for _ in range(n):
+        u = rng.random()  # correlated outcomes: both read the same uniform
+        a.append(u < p_a)
+        b.append(u < p_b)
+    return a, b
+
+
+def test_bootstrap_is_deterministic_under_its_seed() -> None:
+    a, b = _paired_sample(200, 0.5, 0.6, seed=1)
+    first = paired_bootstrap(a, b, resamples=2000, seed=7)
+    assert paired_bootstrap(a, b, resamples=2000, seed=7) == first
+    # with many resamples the ends sit on the same points of the 1/n grid whatever the seed;
+    # with few, the seed shows
+    assert len({paired_bootstrap(a, b, resamples=20, seed=s) for s in range(6)}) > 1
+
+
+def test_bootstrap_interval_contains_the_observed_and_the_true_difference() -> None:
+    a, b = _paired_sample(400, 0.5, 0.6, seed=3)
+    diff, lo, hi = paired_bootstrap(a, b, resamples=4000, seed=0)
+    assert diff == pytest.approx((sum(b) - sum(a)) / 400)
+    assert lo < diff < hi
+    assert lo < 0.1 < hi  # the population difference
+
+
+def test_bootstrap_interval_covers_the_true_difference_in_most_samples() -> None:
+    covered = 0
+    for seed in range(20):
+        a, b = _paired_sample(150, 0.55, 0.65, seed=100 + seed)
+        _, lo, hi = paired_bootstrap(a, b, resamples=800, seed=seed)
+        covered += lo <= 0.1 <= hi
+    assert covered >= 17  # 95% nominal: 19 expected
+
+
+def test_bootstrap_interval_matches_the_normal_approximation() -> None:
+    a, b = _paired_sample(600, 0.4, 0.5, seed=5)
+    n = len(a)
+    d = [int(y) - int(x) for x, y in zip(a, b)]
+    mean = sum(d) / n
+    se = sqrt(sum((x - mean) ** 2 for x in d) / n / n)
+    _, lo, hi = paired_bootstrap(a, b, resamples=5000, seed=1)
+    assert lo == pytest.approx(mean - 1.96 * se, abs=0.01)
+    assert hi == pytest.approx(mean + 1.96 * se, abs=0.01)
+
+
+def test_bootstrap_agrees_with_resampling_indices_directly() -> None:
+    """The multinomial draw is the same bootstrap as drawing n statement indices with replacement."""
+    a, b = _paired_sample(250, 0.45, 0.55, seed=9)
+    d = [int(y) - int(x) for x, y in zip(a, b)]
+    rng = random.Random(4)
+    naive = sorted(sum(rng.choices(d, k=len(d))) / len(d) for _ in range(4000))
+    _, lo, hi = paired_bootstrap(a, b, resamples=4000, seed=2)
+    assert lo == pytest.approx(naive[int(0.025 * 3999)], abs=0.008)
+    assert hi == pytest.approx(naive[int(0.975 * 3999)], abs=0.008)
+    _, rate_lo, rate_hi = bootstrap_rate(b, resamples=4000, seed=2)
+    naive_rate = sorted(sum(rng.choices(b, k=len(b))) / len(b) for _ in range(4000))
+    assert rate_lo == pytest.approx(naive_rate[int(0.025 * 3999)], abs=0.01)
+    assert rate_hi == pytest.approx(naive_rate[int(0.975 * 3999)], abs=0.01)
+
+
+def test_bootstrap_without_discordant_pairs_is_a_point() -> None:
+    assert paired_bootstrap([True, False, True], [True, False, True]) == (0.0, 0.0, 0.0)
+    assert bootstrap_rate([True, True]) == (1.0, 1.0, 1.0)
+
+
+def test_bootstrap_refuses_unpaired_or_empty_input() -> None:
+    with pytest.raises(ValueError):
+        paired_bootstrap([True], [True, False])
+    with pytest.raises(ValueError):
+        paired_bootstrap([], [])
+    with pytest.raises(ValueError):
+        paired_bootstrap([True, False], [False, True], level=1.0)
+
+
+def _report(label: str, outcomes: dict[str, str], sha: dict[str, str] | None = None) -> EvalReport:
+    """An EvalReport whose outcomes are name → reason ("proved", "exhausted", "time_limit", …)."""
+    rows = [
+        TheoremOutcome(name=name, statement_sha=(sha or {}).get(name, f"sha-{name}"), proved=reason == "proved",
+                       nodes=1, wall_s=0.1, reason=reason)  # type: ignore[arg-type]
+        for name, reason in outcomes.items()
+    ]
+    solved = sum(o.proved for o in rows)
+    return EvalReport(label=label, backend="embedded", total=len(rows), solved=solved,
+                      solve_rate=solved / len(rows), outcomes=rows, budget=BudgetUsed(), search=SearchConfig(),
+                      policy="test")
+
+
+def test_compare_paired_counts_discordant_statements_and_leaves_out_the_fragment() -> None:
+    a = _report("A", {"t1": "proved", "t2": "proved", "t3": "exhausted", "t4": "time_limit", "t5": "outside_fragment",
+                      "t6": "exhausted", "t7": "lost"})
+    b = _report("B", {"t1": "proved", "t2": "exhausted", "t3": "proved", "t4": "proved", "t5": "outside_fragment",
+                      "t6": "time_limit", "t7": "proved"})
+    cmp = compare_paired(a, b, resamples=500)
+    assert (cmp.baseline, cmp.candidate) == ("A", "B")
+    assert cmp.n == 6 and cmp.outside_fragment == 1
+    assert cmp.rate_a == pytest.approx(2 / 6) and cmp.rate_b == pytest.approx(4 / 6)
+    assert cmp.diff_points == pytest.approx(100 * 2 / 6)
+    assert (cmp.b, cmp.c) == (1, 3)
+    assert cmp.p_value == pytest.approx(mcnemar_exact(1, 3)) == pytest.approx(0.625)
+    assert cmp.ci_lo <= cmp.diff_points <= cmp.ci_hi
+    assert (cmp.time_limit_a, cmp.time_limit_b) == (1, 1)
+    assert (cmp.infrastructure_a, cmp.infrastructure_b) == (1, 0)
+
+
+def test_compare_paired_six_gains_and_no_losses_is_significant() -> None:
+    names = [f"t{i}" for i in range(10)]
+    a = _report("A", {n: "proved" if i < 3 else "exhausted" for i, n in enumerate(names)})
+    b = _report("B", {n: "proved" if i < 9 else "exhausted" for i, n in enumerate(names)})
+    cmp = compare_paired(a, b, baseline="iter_0", candidate="iter_1", resamples=1000)
+    assert (cmp.baseline, cmp.candidate, cmp.b, cmp.c) == ("iter_0", "iter_1", 0, 6)
+    assert cmp.p_value == pytest.approx(0.03125)
+    assert cmp.diff_points == pytest.approx(60.0)
+
+
+def test_compare_paired_refuses_different_statement_sets() -> None:
+    a = _report("A", {"t1": "proved", "t2": "proved"})
+    with pytest.raises(StatementSetMismatch, match="only in A") as info:
+        compare_paired(a, _report("B", {"t1": "proved"}))
+    assert info.value.only_a == ["t2"]
+    with pytest.raises(StatementSetMismatch, match="different statement"):
+        compare_paired(a, _report("B", {"t1": "proved", "t2": "proved"}, sha={"t2": "other"}))
+
+
+def test_compare_paired_refuses_when_nothing_is_inside_the_fragment() -> None:
+    a = _report("A", {"t1": "outside_fragment"})
+    with pytest.raises(ReportError, match="no statement inside the fragment"):
+        compare_paired(a, a)
+
+
+def test_pooled_pairs_concatenate_the_seeds() -> None:
+    a = _report("A", {"t1": "proved", "t2": "exhausted"})
+    b = _report("B", {"t1": "proved", "t2": "proved"})
+    one = pair_reports(a, b)
+    pooled = pool_pairs([one, one, one], baseline="A", candidate="B")
+    assert pooled.a == one.a * 3 and pooled.b == one.b * 3
