@@ -14,13 +14,29 @@ import json
 import math
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
 from burnqed.coordination.config import CoordinationRunConfig
 from burnqed.iteration.layout import RunLayout
 
-__all__ = ["DemoRow", "collect_rows", "register_benchmark_targets", "render_chart", "run_demo", "verdict"]
+if TYPE_CHECKING:
+    from burnqed.iteration.report import RunReport
+
+__all__ = [
+    "DemoRow",
+    "collect_rows",
+    "register_benchmark_targets",
+    "render_chart",
+    "run_demo",
+    "statistics_section",
+    "significance_verdict",
+    "verdict",
+]
+
+SIGNIFICANCE = 0.05
+"""The level at which the demo calls a held-out change significant (McNemar's exact test)."""
 
 
 class DemoRow(BaseModel):
@@ -206,4 +222,39 @@ async def run_demo(config: CoordinationRunConfig, run_dir: Path, *, sessions: in
     console.print(f"chart: {chart}")
     eval_size = config.iteration.eval_size or None
     console.print(verdict(rows, eval_size))
+    test = statistics_section(run_dir, console)
+    if test is not None:
+        console.print(test)
     return code
+
+
+def statistics_section(run_dir: Path, console: Any) -> str | None:
+    """Print the paired statistics of the run (burnqed report) and chart them; the test's verdict, or None."""
+    from burnqed.iteration.errors import ReportError
+    from burnqed.iteration.report import render_tables, run_report, write_chart
+
+    try:
+        report = run_report([run_dir])
+    except ReportError as exc:  # no evaluated iteration 0: nothing to pair against
+        return f"No paired statistics: {exc}"
+    for table in render_tables(report):
+        console.print(table)
+    chart = write_chart(report, RunLayout(run_dir).report_chart)
+    console.print(f"curve with 95% intervals: {chart}")
+    return significance_verdict(report)
+
+
+def significance_verdict(report: RunReport) -> str | None:
+    """The last evaluated iteration against iteration 0 (no energy head), as a sentence with its test."""
+    rows = [r for r in report.rows if r.seed != "pooled" and r.vs_iter0 is not None and r.iteration > 0]
+    if not rows:
+        return None
+    last = rows[-1].vs_iter0
+    assert last is not None
+    significant = last.p_value < SIGNIFICANCE
+    return (
+        f"Iteration {rows[-1].iteration} vs iteration 0 (held-out, no energy head, {last.n} statements paired): "
+        f"{last.diff_points:+.1f} points, 95% interval [{last.ci_lo:+.1f}, {last.ci_hi:+.1f}], "
+        f"{last.c} gained / {last.b} lost, McNemar p = {last.p_value:.3g}: "
+        + ("a significant change." if significant else f"not significant at p < {SIGNIFICANCE}.")
+    )

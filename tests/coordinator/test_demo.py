@@ -32,3 +32,27 @@ def test_chart_is_an_html_page_with_one_line_per_series(tmp_path: Path) -> None:
     assert html.count("<polyline") == 3
     assert "iter_2" in html and "70.0%" in html
     assert "embedded checker" in html
+
+
+def test_the_demo_ends_with_the_paired_test_and_the_curve(tmp_path: Path) -> None:
+    from rich.console import Console
+
+    from burnqed.coordination.demo import statistics_section
+    from burnqed.iteration import RunLayout
+    from tests.iteration.test_report import PNG_MAGIC, _report, _write
+
+    names = [f"t{i}" for i in range(40)]
+    layout = RunLayout(tmp_path / "run")
+    _write(layout.eval_result(0, False), _report(set(names[:10]), names=names))
+    _write(layout.eval_result(1, False), _report(set(names[:14]), names=names, iteration=1))
+    console = Console(record=True, width=200)
+    text = statistics_section(layout.root, console)
+    assert text is not None and "Iteration 1 vs iteration 0" in text and "+10.0 points" in text
+    assert "4 gained / 0 lost" in text and "McNemar p = 0.125" in text and "not significant" in text
+    _write(layout.eval_result(2, False), _report(set(names[:25]), names=names, iteration=2))
+    text = statistics_section(layout.root, console)
+    assert text is not None and "Iteration 2" in text and "a significant change" in text
+    assert layout.report_chart.read_bytes().startswith(PNG_MAGIC)
+    assert "95%" in console.export_text()
+    # without an evaluated iteration 0 there is nothing to pair against, said so
+    assert "No paired statistics" in (statistics_section(tmp_path / "empty", console) or "")
