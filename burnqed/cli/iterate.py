@@ -7,9 +7,13 @@ import json
 import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from burnqed.config import BurnqedConfig
 from burnqed.interrupt import INTERRUPTED_EXIT, cancel_on_signal
+
+if TYPE_CHECKING:
+    from burnqed.iteration.runner import IterationReport
 
 __all__ = ["register"]
 
@@ -49,23 +53,46 @@ async def _iterate(args: argparse.Namespace, config: BurnqedConfig) -> int:
               file=sys.stderr)
         return INTERRUPTED_EXIT
     if args.json:
-        print(json.dumps([{"iteration": r.index, **r.results()} for r in reports], indent=2))
+        print(json.dumps([{"iteration": r.index, **r.results(), **_curriculum_fields(r)} for r in reports], indent=2))
         return 0
+    curriculum = any(r.steps.search is not None and r.steps.search.band is not None for r in reports)
     table = Table(title=f"expert iteration in {run_dir} (held-out solve rate)")
-    for column in ("iteration", "with EBM", "without EBM", "train proved", "SFT pairs", "steps run"):
+    columns = ["iteration", "with EBM", "without EBM", "train proved", "SFT pairs"]
+    if curriculum:
+        columns += ["train set", "band untried/sometimes/failing/always/never", "new pairs"]
+    for column in (*columns, "steps run"):
         table.add_column(column)
     for r in reports:
         res = r.results()
-        table.add_row(
+        row = [
             str(r.index),
             _pct(res["solve_rate"]),
             _pct(res["solve_rate_no_ebm"]),
             f"{res['train_proved']}/{res['train_total']}",
             str(res["sft_pairs"]),
-            ", ".join(r.executed) or "-",
-        )
+        ]
+        if curriculum:
+            extra = _curriculum_fields(r)
+            band = extra.get("band") or {}
+            row += [
+                str(extra.get("train_set") or "-"),
+                "/".join(str(band.get(b, "-")) for b in ("untried", "sometimes", "failing", "always", "never")),
+                str(extra.get("new_pairs") if extra.get("new_pairs") is not None else "-"),
+            ]
+        table.add_row(*row, ", ".join(r.executed) or "-")
     Console().print(table)
     return 0
+
+
+def _curriculum_fields(report: IterationReport) -> dict[str, object]:
+    """The training set searched and, with the curriculum, its band counts and new pairs."""
+    search = report.steps.search
+    if search is None:
+        return {}
+    fields: dict[str, object] = {"train_set": search.train_set}
+    if search.band is not None:
+        fields |= {"frontier": search.frontier, "band": search.band, "picked": search.picked, "new_pairs": search.new_pairs}
+    return fields
 
 
 def _pct(value: float | None) -> str:

@@ -31,6 +31,24 @@ class IterationConfig(BaseModel):
         default=False,
         description="iteration N searches benchmark-train generated with seed data.train_seed + N (new theorems)",
     )
+    curriculum: bool = Field(
+        default=False,
+        description="search a difficulty band of an unlabeled pool; learn from a small seed plus what search found",
+    )
+    pool_size: int = Field(default=1500, ge=1, description="curriculum: statements in the unlabeled pool (levels 1 … 6)")
+    seed_size: int = Field(default=40, ge=1, description="curriculum: pool statements whose reference proofs are the seed")
+    seed_max_level: int = Field(default=3, ge=1, le=6, description="curriculum: highest level of a seed statement")
+    explore_share: float = Field(
+        default=0.5, ge=0.0, le=1.0, description="curriculum: share of the sample drawn from untried statements"
+    )
+    give_up_after: int = Field(
+        default=2, ge=1, description="curriculum: attempts without a proof after which a statement is 'never'"
+    )
+    band_width: int = Field(default=1, ge=0, description="curriculum: untried statements up to frontier + this level")
+    frontier_rate: float = Field(
+        default=0.5, gt=0.0, le=1.0, description="curriculum: solve rate that puts a level behind the frontier"
+    )
+    start_level: int = Field(default=2, ge=1, le=6, description="curriculum: the frontier before any history")
     eval_set: str = Field(default="benchmark-test", description="held-out set name or a .jsonl path")
     eval_size: int = Field(default=60, ge=0, description="held-out theorems evaluated (evenly spaced); 0 = all")
     seed: int = Field(default=0, description="seed of subsets and of fine-tuning")

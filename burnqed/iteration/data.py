@@ -11,6 +11,7 @@ import logging
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import anyio
 
@@ -162,13 +163,14 @@ def extra_pairs(paths: Sequence[Path]) -> list[Pair]:
     return list(dict.fromkeys(pairs))
 
 
-def save_pairs_file(path: Path, pairs: Sequence[Pair]) -> None:
-    """Write pairs as JSON Lines (``state``, ``tactic``) atomically."""
+def save_pairs_file(path: Path, pairs: Sequence[Pair], sources: Sequence[dict[str, Any]] | None = None) -> None:
+    """Write pairs as JSON Lines (``state``, ``tactic``, and each pair's ``sources`` entry) atomically."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
     with tmp.open("w", encoding="utf-8") as fh:
-        for state, tactic in pairs:
-            fh.write(json.dumps({"state": state, "tactic": tactic}, ensure_ascii=False) + "\n")
+        for i, (state, tactic) in enumerate(pairs):
+            extra = sources[i] if sources is not None else {}
+            fh.write(json.dumps({"state": state, "tactic": tactic, **extra}, ensure_ascii=False) + "\n")
     os.replace(tmp, path)
 
 

@@ -10,6 +10,8 @@ Run directory::
     eval_results/iter_N_no_ebm.json   … and without it
     data/reference_pairs.jsonl        (state, tactic) pairs of the replayed reference proofs
     data/pairs_iter_N.jsonl           what iteration N fine-tuned on
+    data/seed_pairs.jsonl             curriculum: pairs of the seed set's replayed reference proofs
+    data/curriculum_history.json      curriculum: pool statements searched and proved per iteration
     cache/embeddings/                 state embeddings per encoder checkpoint
     state/iter_N/<step>.json          a step's marker: written atomically when it finished
     iterate.jsonl                     one JSON line per step event (machine-read log)
@@ -52,6 +54,16 @@ class RunLayout:
     def reference_pairs(self) -> Path:
         """Cached pairs of the replayed reference proofs."""
         return self.root / "data" / "reference_pairs.jsonl"
+
+    @property
+    def seed_pairs(self) -> Path:
+        """Curriculum: cached pairs of the seed set's replayed reference proofs."""
+        return self.root / "data" / "seed_pairs.jsonl"
+
+    @property
+    def curriculum_history(self) -> Path:
+        """Curriculum: which pool statements each iteration searched and proved."""
+        return self.root / "data" / "curriculum_history.json"
 
     @property
     def embeddings(self) -> Path:

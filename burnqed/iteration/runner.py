@@ -15,10 +15,12 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
 from burnqed.blueprint import BlueprintStore, Entry, IterationSpec, iteration_index
 from burnqed.iteration.config import IterationRunConfig
+from burnqed.iteration.curriculum import CurriculumHistory, curriculum_sample
 from burnqed.iteration.data import load_set, training_set
 from burnqed.iteration.errors import IterationError
 from burnqed.iteration.layout import STEPS, RunLayout
@@ -192,14 +194,20 @@ class IterationRunner:
     async def _steps(self, config: IterationRunConfig, index: int, label: str | None) -> IterationReport:
         it = config.iteration
         started = time.perf_counter()
+        sample = None
+        if it.curriculum:
+            # a function of (seed, index, history before index): a resumed iteration gets the same sample
+            history = CurriculumHistory.load(self.layout.curriculum_history)
+            sample = await anyio.to_thread.run_sync(curriculum_sample, config, history, index)
         ctx = IterationContext(
             config=config,
             layout=self.layout,
             index=index,
             pool=self.pool,
-            train=training_set(config, index),
+            train=sample.theorems if sample is not None else training_set(config, index),
             held_out=load_set(it.eval_set, it.eval_size, config),
             progress=self.progress,
+            sample=sample,
         )
         executed: list[str] = []
         skipped: list[str] = []

@@ -5,11 +5,14 @@
    paths of all earlier trajectories, plus the ``extra_pairs`` files (e.g. LeanDojo Mathlib
    pairs, read first so a missing file stops the step before any replay or training). With
    ``fresh_train_set`` the reference proofs are always iteration 0's: a later iteration's
-   fresh set contributes only what search found.
+   fresh set contributes only what search found. With ``curriculum`` the pairs are the seed
+   set's reference proofs plus the shortest proof search found per pool statement
+   (burnqed.iteration.curriculum), each line of the pairs file labelled with its source.
 2. ``train_ebm``: train the energy head on all earlier trajectories over the new policy's
    embeddings (skipped, with the reason, when there is nothing to learn from yet).
 3. ``search``: search the training theorems with the new policy (and energy head);
-   resumable per theorem through the trajectory writer.
+   resumable per theorem through the trajectory writer; with ``curriculum`` it records
+   the band, the new pairs and the solve history (before its marker).
 4. ``evaluate_no_ebm`` / ``evaluate``: the held-out theorems without and with the energy head.
 """
 
@@ -26,6 +29,13 @@ import anyio
 from burnqed.data.theorems import Theorem
 from burnqed.interrupt import run_stoppable
 from burnqed.iteration.config import IterationConfig, IterationRunConfig
+from burnqed.iteration.curriculum import (
+    CurriculumHistory,
+    CurriculumSample,
+    seed_set,
+    seed_set_label,
+    shortest_proof_pairs,
+)
 from burnqed.iteration.data import (
     extra_pairs,
     load_pairs_file,
@@ -60,6 +70,7 @@ class IterationContext:
     held_out: list[Theorem]
     progress: Any = None  # rich.progress.Progress or None
     summaries: dict[str, StepSummary] = field(default_factory=dict)
+    sample: CurriculumSample | None = None  # the curriculum's band sample (train), when curriculum is on
 
     @property
     def it(self) -> IterationConfig:
@@ -117,25 +128,35 @@ async def sft_step(ctx: IterationContext) -> SFTSummary:
     it, layout = ctx.it, ctx.layout
     pairs: list[tuple[str, str]] = []
     sources: dict[str, int] = {}
+    origins: list[dict[str, Any]] | None = None
     # read before the reference replay and the training: a missing file fails the step at once
     # (in a thread: a Mathlib-sized file takes seconds to parse)
     extra = await anyio.to_thread.run_sync(extra_pairs, it.extra_pairs)
-    if ctx.index == 0 or it.reference_pairs == "always":
+    if it.curriculum:
+        pairs, sources, origins = await _curriculum_pairs(ctx)
+    elif ctx.index == 0 or it.reference_pairs == "always":
         ref = await _reference_pairs(ctx)
         sources["reference"] = len(ref)
         pairs += ref
     earlier = ctx.earlier_trajectories()
-    if earlier:
+    if earlier and not it.curriculum:
         found = trajectory_pairs(earlier)
         sources["trajectories"] = len(found)
         pairs += found
     if it.extra_pairs:
         sources["extra"] = len(extra)
+        if origins is not None:
+            origins += [{"source": "extra"}] * len(extra)
         pairs += extra
-    pairs = list(dict.fromkeys(pairs))
+    if origins is not None:
+        first = dict(zip(reversed(pairs), reversed(origins), strict=True))  # the first source of a pair wins
+        pairs = list(dict.fromkeys(pairs))
+        origins = [first[p] for p in pairs]
+    else:
+        pairs = list(dict.fromkeys(pairs))
     if not pairs:
         raise IterationDataError(f"iteration {ctx.index}: no (state, tactic) pairs to fine-tune on")
-    save_pairs_file(layout.pairs(ctx.index), pairs)
+    save_pairs_file(layout.pairs(ctx.index), pairs, origins)
     previous = layout.llm(ctx.index - 1)
     from_previous = ctx.index > 0 and it.sft_from == "previous" and (previous / "config.json").is_file()
     base = previous if from_previous else ctx.base_model()
@@ -155,7 +176,11 @@ async def sft_step(ctx: IterationContext) -> SFTSummary:
         base=str(base),
         pairs=len(pairs),
         sources=sources,
-        reference_set=training_set_label(ctx.config, 0) if "reference" in sources else None,
+        reference_set=(
+            seed_set_label(ctx.config) if it.curriculum
+            else training_set_label(ctx.config, 0) if "reference" in sources else None
+        ),
+        reference_theorems=it.seed_size if it.curriculum else None,
         epochs=epochs,
         steps=report.steps,
         first_loss=report.epoch_losses[0],
@@ -163,6 +188,30 @@ async def sft_step(ctx: IterationContext) -> SFTSummary:
         seconds=round(report.seconds, 2),
         checkpoint=str(layout.llm(ctx.index)),
     )
+
+
+async def _curriculum_pairs(ctx: IterationContext) -> tuple[list[tuple[str, str]], dict[str, int], list[dict[str, Any]]]:
+    """Curriculum supervision: the seed set's reference pairs plus the shortest proof the search
+    found per statement in iterations 0 … N-1 (each pair with its source)."""
+    path = ctx.layout.seed_pairs
+    seeds = seed_set(ctx.config)
+    if path.is_file():
+        seed_pairs = load_pairs_file(path)
+    else:
+        seed_pairs = await reference_pairs(ctx.pool, seeds, concurrency=ctx.config.lean.num_workers)
+        if not seed_pairs:
+            raise IterationDataError("no reference proof of the curriculum seed set replayed")
+        save_pairs_file(path, seed_pairs)
+    pairs = list(seed_pairs)
+    origins: list[dict[str, Any]] = [{"source": "seed"}] * len(seed_pairs)
+    sources = {"seed_reference": len(seed_pairs)}
+    earlier = ctx.earlier_trajectories()
+    if earlier:
+        found, found_origins = shortest_proof_pairs(earlier)
+        sources["search"] = len(found)
+        pairs += found
+        origins += found_origins
+    return pairs, sources, origins
 
 
 async def _reference_pairs(ctx: IterationContext) -> list[tuple[str, str]]:
@@ -254,9 +303,24 @@ async def search_step(ctx: IterationContext) -> SearchSummary:
         writer.finalize()
     table = read_trajectories(path, ["theorem", "label"])
     total = len(pc.unique(table.column("theorem")))
-    proved = len(pc.unique(table.filter(pc.equal(table.column("label"), 1)).column("theorem")))
+    proved_names = pc.unique(table.filter(pc.equal(table.column("label"), 1)).column("theorem")).to_pylist()
+    proved = len(proved_names)
+    curriculum: dict[str, Any] = {}
+    if ctx.sample is not None:
+        # the history is written before the marker: a crash in between rewrites the same record
+        history = CurriculumHistory.load(ctx.layout.curriculum_history)
+        searched = {t.name for t in ctx.train}
+        history.record(ctx.index, searched, set(proved_names) & searched).save(ctx.layout.curriculum_history)
+        earlier = set(trajectory_pairs(ctx.earlier_trajectories()))
+        curriculum = {
+            "frontier": ctx.sample.frontier,
+            "band": ctx.sample.band,
+            "picked": ctx.sample.picked,
+            "new_pairs": len(set(trajectory_pairs([path])) - earlier),
+        }
     return SearchSummary(
-        train_set=training_set_label(ctx.config, ctx.index),
+        **curriculum,
+        train_set=ctx.sample.label(ctx.config, ctx.index) if ctx.sample is not None else training_set_label(ctx.config, ctx.index),
         theorems=total,
         proved=proved,
         proved_rate=proved / total if total else 0.0,

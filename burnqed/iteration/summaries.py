@@ -41,6 +41,9 @@ class SFTSummary(StepSummary):
     pairs: int
     sources: dict[str, int] = Field(default_factory=dict, description="pairs per source (reference, trajectories, extra)")
     reference_set: str | None = None
+    reference_theorems: int | None = Field(
+        default=None, description="curriculum: statements whose reference proofs were trained on (the seed set)"
+    )
     epochs: int
     steps: int
     first_loss: float
@@ -72,6 +75,14 @@ class SearchSummary(StepSummary):
     rows: int
     energy_head: str | None = None
     trajectories: str
+    frontier: int | None = Field(default=None, description="curriculum: the frontier level of the sample")
+    band: dict[str, int] | None = Field(
+        default=None, description="curriculum: pool statements per bucket before this iteration"
+    )
+    picked: dict[str, int] | None = Field(default=None, description="curriculum: sampled statements per bucket")
+    new_pairs: int | None = Field(
+        default=None, description="proof-path pairs of this search not found by an earlier iteration"
+    )
 
 
 class EvalSummary(StepSummary):
