@@ -15,7 +15,9 @@ class SearchConfig(BaseModel):
     num_candidates: int = Field(default=4, ge=1, description="policy candidates per expanded state")
     max_nodes: int = Field(default=100, ge=1, description="expanded states per theorem")
     max_depth: int = Field(default=12, ge=1, description="longest tactic sequence explored")
-    time_limit_s: float = Field(default=60.0, gt=0, description="wall-clock budget per theorem")
+    # the node budget is the budget: a wall-clock limit that binds makes outcomes depend on machine load,
+    # so it is only a safety cap, set high enough never to trigger in a normal search
+    time_limit_s: float = Field(default=300.0, gt=0, description="wall-clock safety cap per theorem (not a budget)")
     energy_weight: float = Field(default=1.0, ge=0, description="λ in priority = logprob + λ·(−energy)")
     automation_tactics: list[str] = Field(
         default_factory=lambda: ["omega", "simp", "norm_num", "decide", "rfl", "linarith"],
@@ -23,6 +25,13 @@ class SearchConfig(BaseModel):
     )
     automation_log_prob: float = Field(
         default=-2.0, le=0, description="log-prob credited to an automation tactic (its priority cost)"
+    )
+    min_new_children: int = Field(
+        default=2, ge=0, description="resample the policy when an expansion yields fewer new open states than this"
+    )
+    resample_rounds: int = Field(default=1, ge=0, description="extra policy rounds per expansion at most")
+    resample_factor: int = Field(
+        default=2, ge=2, description="each extra round asks for this many times more samples (fresh seeds)"
     )
     concurrency: int = Field(default=4, ge=1, description="theorems searched at once")
     lost_retries: int = Field(default=1, ge=0, description="re-searches of a theorem whose worker died")

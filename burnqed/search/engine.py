@@ -8,6 +8,13 @@ expanded by running the policy's candidates and the automation tactics on its fi
 the proof counts only once the replay gate (``pool.verify_proof``) accepts it in a fresh
 handle. A REPL error answered to one tactic is a failed tactic, not a failed search.
 
+Outcomes depend on the node budget, not on the clock: frontier ties break by insertion
+order, candidates are tried in the order given, and ``time_limit_s`` is a safety cap set
+high enough never to bind. An expansion that yields fewer than ``min_new_children`` new
+open states asks the policy again for ``resample_factor`` times more samples (fresh
+per-row seeds), up to ``resample_rounds`` times; proposals whose normalised text was
+already tried on the state are skipped (``candidates_duplicate``).
+
 A worker that dies (a ``lost`` outcome or a lost-handle error) ends the attempt; the
 theorem is searched again from scratch up to ``config.lost_retries`` times.
 """
@@ -46,7 +53,7 @@ from burnqed.search.protocols import (
 from burnqed.search.results import SearchReason, SearchResult, SearchStats
 from burnqed.search.tree import SearchNode, SearchTree
 
-__all__ = ["BY_NAME_TAG", "BestFirstSearch", "SearchLost"]
+__all__ = ["BY_NAME_TAG", "BestFirstSearch", "SearchLost", "normalize_tactic"]
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +84,14 @@ class _Clock:
     expanded: int = 0
     pruned: int = 0
     failed: int = 0
+    timeouts: int = 0
+    generated: int = 0
+    duplicate: int = 0
+    new: int = 0
+    depth_capped: int = 0
+    resamples: int = 0
+    max_depth: int = 0
+    empty_at: int | None = None
     rejected: int = 0
     tactics: int = 0
     lean_s: float = 0.0
@@ -89,7 +104,7 @@ class _Clock:
         return SearchStats(
             nodes_expanded=self.expanded,
             nodes_pruned=self.pruned,
-            nodes_failed=self.failed,
+            nodes_failed=self.failed + self.timeouts,
             states=states,
             proofs_rejected=self.rejected,
             tactics_run=self.tactics,
@@ -99,7 +114,26 @@ class _Clock:
             wall_s=time.perf_counter() - self.started,
             peak_frontier=self.peak_frontier,
             attempts=attempts,
+            candidates_generated=self.generated,
+            candidates_duplicate=self.duplicate,
+            children_new=self.new,
+            children_seen=self.pruned,
+            failed_tactics=self.failed,
+            tactic_timeouts=self.timeouts,
+            depth_capped=self.depth_capped,
+            resamples=self.resamples,
+            max_depth_reached=self.max_depth,
+            frontier_empty_at=self.empty_at,
         )
+
+
+def normalize_tactic(tactic: str) -> str:
+    """A tactic's text with runs of whitespace folded: proposals equal under it are one tactic."""
+    return " ".join(tactic.split())
+
+
+def _open(children: list[SearchNode], max_depth: int) -> int:
+    return sum(c.depth < max_depth for c in children)
 
 
 class BestFirstSearch:
@@ -179,15 +213,29 @@ class BestFirstSearch:
                 if time.perf_counter() >= deadline:
                     return None, "time_limit"
                 node = tree.nodes[heapq.heappop(frontier)[2]]
-                candidates = await self._candidates(node.state, clock)
                 clock.expanded += 1
                 children: list[SearchNode] = []
-                for cand in candidates:
-                    if time.perf_counter() >= deadline:
-                        return None, "time_limit"
-                    solved = await self._try(tree, proof, node, cand, clock, children)
-                    if solved is not None:
-                        return solved, "proved"
+                tried: set[str] = set()
+                samples = cfg.num_candidates
+                for round_ in range(cfg.resample_rounds + 1):
+                    if round_:
+                        # too few new states: ask again for more samples, whose per-row seeds differ
+                        clock.resamples += 1
+                        samples *= cfg.resample_factor
+                    for cand in await self._candidates(node.state, clock, samples, automation=round_ == 0):
+                        key = normalize_tactic(cand.tactic)
+                        if key in tried:
+                            clock.duplicate += 1
+                            continue
+                        tried.add(key)
+                        if time.perf_counter() >= deadline:
+                            return None, "time_limit"
+                        solved = await self._try(tree, proof, node, cand, clock, children)
+                        if solved is not None:
+                            return solved, "proved"
+                    if self.generator is None or _open(children, cfg.max_depth) >= cfg.min_new_children:
+                        break
+                clock.depth_capped += len(children) - _open(children, cfg.max_depth)
                 open_children = [c for c in children if c.depth < cfg.max_depth]
                 if open_children:
                     if self.scorer is not None:
@@ -201,6 +249,7 @@ class BestFirstSearch:
                         heapq.heappush(frontier, (-priority, seq, child.node_id))
                         seq += 1
                     clock.peak_frontier = max(clock.peak_frontier, len(frontier))
+            clock.empty_at = clock.expanded
             return None, "exhausted"
 
     async def _try(
@@ -231,6 +280,10 @@ class BestFirstSearch:
         status = str(out.status)
         if status == "lost":
             raise SearchLost(f"worker lost while running {cand.tactic!r}")
+        if status == "timeout":
+            # cut off by a clock, not refused by Lean: load-dependent, so counted apart
+            clock.timeouts += 1
+            return None
         if status != "success" or out.has_sorry:
             # a step that needs sorry proves nothing: as good as a failure
             clock.failed += 1
@@ -248,6 +301,8 @@ class BestFirstSearch:
         if child is None:
             clock.pruned += 1
             return None
+        clock.new += 1
+        clock.max_depth = max(clock.max_depth, child.depth)
         if not complete:
             children.append(child)
             return None
@@ -277,19 +332,25 @@ class BestFirstSearch:
             log.warning("replay gate rejected a proof of %s: %s", theorem.name, verdict.reason)
         return bool(verdict.ok)
 
-    async def _candidates(self, state: str, clock: _Clock) -> list[TacticCandidate]:
-        """The policy's candidates, then the automation tactics it did not propose."""
+    async def _candidates(
+        self, state: str, clock: _Clock, samples: int, *, automation: bool
+    ) -> list[TacticCandidate]:
+        """The policy's candidates for ``samples`` samples, then (``automation``) the automation tactics."""
         proposed: list[TacticCandidate] = []
         if self.generator is not None:
             t0 = time.perf_counter()
-            batch = await self.generator.generate([state], self.config.num_candidates)
+            batch = await self.generator.generate([state], samples)
             clock.generation_s += time.perf_counter() - t0
             proposed = list(batch[0]) if batch else []
-        seen = {c.tactic for c in proposed}
-        for tactic in self.config.automation_tactics:
-            if tactic not in seen:
-                seen.add(tactic)
-                proposed.append(TacticCandidate(tactic=tactic, log_prob=self.config.automation_log_prob))
+            # samples the policy folded into an equal tactic (or that held none) are duplicates too
+            clock.generated += samples
+            clock.duplicate += max(0, samples - len(proposed))
+        if automation:
+            proposed += [
+                TacticCandidate(tactic=t, log_prob=self.config.automation_log_prob)
+                for t in self.config.automation_tactics
+            ]
+            clock.generated += len(self.config.automation_tactics)
         return proposed
 
     async def _score(self, states: Sequence[str], clock: _Clock) -> list[float]:

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from burnqed.data.theorems import Theorem
 from burnqed.search.config import SearchConfig
 from burnqed.search.protocols import ProofPool, StateScorer, TacticGenerator
-from burnqed.search.results import SearchReason, SearchResult
+from burnqed.search.results import SearchReason, SearchResult, SearchStats
 from burnqed.search.runner import ResultCallback, search_theorems
 from burnqed.trajectory.writer import TrajectoryWriter
 
@@ -44,6 +44,8 @@ class TheoremOutcome(BaseModel):
     wall_s: float
     reason: SearchReason
     detail: str | None = None
+    why: str | None = Field(default=None, description="why an unproved search ended, with its frontier statistics")
+    stats: SearchStats | None = Field(default=None, description="the search's counters (frontier statistics)")
 
 
 class BudgetUsed(BaseModel):
@@ -58,6 +60,13 @@ class BudgetUsed(BaseModel):
     lean_s: float = 0.0
     generation_s: float = 0.0
     scoring_s: float = 0.0
+    candidates_generated: int = 0
+    candidates_duplicate: int = 0
+    children_new: int = 0
+    children_seen: int = 0
+    failed_tactics: int = 0
+    tactic_timeouts: int = 0
+    resamples: int = 0
 
 
 class EvalReport(BaseModel):
@@ -78,6 +87,16 @@ class EvalReport(BaseModel):
     in_fragment_solve_rate: float | None = Field(
         default=None, description="solved / (total - outside_fragment), when any statement was outside"
     )
+    reasons: dict[str, int] = Field(default_factory=dict, description="theorems per search reason")
+    time_limit: int = Field(
+        default=0, description="searches the wall-clock safety cap ended: load-dependent, so counted apart"
+    )
+    timing_dependent: int = Field(
+        default=0, description="unproved theorems whose search hit the time cap or had a tactic time out"
+    )
+    exhausted_share: float | None = Field(
+        default=None, description="share of the unproved (searched) theorems that ended with an empty frontier"
+    )
     outcomes: list[TheoremOutcome]
     budget: BudgetUsed
     search: SearchConfig
@@ -85,6 +104,17 @@ class EvalReport(BaseModel):
     ebm: str | None = Field(default=None, description="energy-head checkpoint, if one was used")
     run_wall_s: float = 0.0
     created: datetime = Field(default_factory=lambda: datetime.now(UTC))
+
+
+_SUMMED = (
+    "candidates_generated",
+    "candidates_duplicate",
+    "children_new",
+    "children_seen",
+    "failed_tactics",
+    "tactic_timeouts",
+    "resamples",
+)
 
 
 def report_from_results(
@@ -110,6 +140,8 @@ def report_from_results(
             wall_s=round(r.stats.wall_s, 4),
             reason=r.reason,
             detail=r.detail,
+            why=r.why,
+            stats=r.stats,
         )
         for r in results
     ]
@@ -121,7 +153,12 @@ def report_from_results(
         lean_s=sum(r.stats.lean_s for r in results),
         generation_s=sum(r.stats.generation_s for r in results),
         scoring_s=sum(r.stats.scoring_s for r in results),
+        **{key: sum(getattr(r.stats, key) for r in results) for key in _SUMMED},
     )
+    reasons: dict[str, int] = {}
+    for r in results:
+        reasons[r.reason] = reasons.get(r.reason, 0) + 1
+    unproved = [r for r in results if not r.proved and r.reason != "outside_fragment"]
     solved = sum(o.proved for o in outcomes)
     outside = sum(o.reason == "outside_fragment" for o in outcomes)
     inside = len(outcomes) - outside
@@ -135,6 +172,10 @@ def report_from_results(
         solve_rate=solved / len(outcomes) if outcomes else 0.0,
         outside_fragment=outside,
         in_fragment_solve_rate=(solved / inside if inside else 0.0) if outside else None,
+        reasons=dict(sorted(reasons.items())),
+        time_limit=reasons.get("time_limit", 0),
+        timing_dependent=sum(r.reason == "time_limit" or r.stats.tactic_timeouts > 0 for r in unproved),
+        exhausted_share=sum(r.reason == "exhausted" for r in unproved) / len(unproved) if unproved else None,
         outcomes=outcomes,
         budget=budget,
         search=search,

@@ -16,7 +16,7 @@ SearchReason = Literal[
     "proof_rejected",  # the replay gate refused the proof the search found
     "exhausted",  # no state left to expand
     "node_budget",  # max_nodes states expanded
-    "time_limit",  # the wall-clock budget ran out
+    "time_limit",  # the wall-clock safety cap ran out (depends on machine load: counted apart)
     "invalid_statement",  # Lean rejected the statement (goal.start failed)
     "outside_fragment",  # the embedded checker cannot express the statement (not a search failure)
     "lost",  # the worker died on every attempt
@@ -42,11 +42,38 @@ class SearchStats(BaseModel):
     wall_s: float = 0.0
     peak_frontier: int = 0
     attempts: int = 1
+    candidates_generated: int = Field(default=0, description="tactics proposed (policy rounds + automation)")
+    candidates_duplicate: int = Field(default=0, description="proposals equal to another one's normalised text")
+    children_new: int = Field(default=0, description="tactics that reached a state not seen before")
+    children_seen: int = Field(default=0, description="tactics that reached a state already seen (= nodes_pruned)")
+    failed_tactics: int = Field(default=0, description="tactics Lean refused (= nodes_failed less time-outs)")
+    tactic_timeouts: int = Field(default=0, description="tactics cut off by a time-out: load-dependent, not refusals")
+    depth_capped: int = Field(default=0, description="new states not queued because they sit at max_depth")
+    resamples: int = Field(default=0, description="extra policy rounds for expansions short of new states")
+    max_depth_reached: int = 0
+    frontier_empty_at: int | None = Field(default=None, description="expansions done when the frontier ran empty")
 
     @property
     def other_s(self) -> float:
         """Wall time spent neither in Lean, the policy nor the energy head."""
         return max(0.0, self.wall_s - self.lean_s - self.generation_s - self.scoring_s)
+
+    def why(self, reason: str) -> str:
+        """A one-line account of where the search's candidates went, e.g. for an ``exhausted`` search."""
+        parts = [
+            f"{self.candidates_generated} candidates",
+            f"{self.failed_tactics} failed in Lean",
+            f"{self.candidates_duplicate} duplicates",
+            f"{self.children_seen} reached seen states",
+            f"{self.children_new} new states",
+        ]
+        if self.tactic_timeouts:
+            parts.append(f"{self.tactic_timeouts} timed out")
+        if self.depth_capped:
+            parts.append(f"{self.depth_capped} at max depth")
+        if self.resamples:
+            parts.append(f"{self.resamples} resamples")
+        return f"{reason} after {self.nodes_expanded} expansions (depth {self.max_depth_reached}): " + ", ".join(parts)
 
 
 class SearchResult(BaseModel):
@@ -63,3 +90,8 @@ class SearchResult(BaseModel):
     reason: SearchReason
     detail: str | None = Field(default=None, description="error text for invalid_statement / lost / error")
     iteration: int = 0
+
+    @property
+    def why(self) -> str | None:
+        """Why an unproved search ended, with its frontier statistics (None when proved)."""
+        return None if self.proved else self.stats.why(self.reason)

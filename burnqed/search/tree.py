@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from burnqed.trajectory.schema import NEGATIVE, POSITIVE, TrajectoryRecord
 
-__all__ = ["SearchNode", "SearchTree"]
+__all__ = ["SearchNode", "SearchTree", "state_key"]
 
 
 @dataclass(slots=True)
@@ -28,6 +28,11 @@ class SearchNode:
     created: datetime = field(default_factory=lambda: datetime.now(UTC))
 
 
+def state_key(state: str) -> str:
+    """A rendered state with trailing spaces and blank lines dropped: states equal under it are one."""
+    return "\n".join(line.rstrip() for line in state.strip().splitlines() if line.strip())
+
+
 class SearchTree:
     """Nodes by id, with the set of rendered states seen (for duplicate pruning)."""
 
@@ -42,7 +47,7 @@ class SearchTree:
         """The root (node 0) for the start state."""
         node = SearchNode(0, None, state_id, state, None, 0, None, 0.0)
         self.nodes.append(node)
-        self._seen.add(state)
+        self._seen.add(state_key(state))
         return node
 
     def add_child(
@@ -57,9 +62,10 @@ class SearchTree:
     ) -> SearchNode | None:
         """A new child, or None when the state was seen before (solved states are never duplicates)."""
         if not proof_complete:
-            if state in self._seen:
+            key = state_key(state)
+            if key in self._seen:
                 return None
-            self._seen.add(state)
+            self._seen.add(key)
         node = SearchNode(
             node_id=len(self.nodes),
             parent_id=parent.node_id,

@@ -116,6 +116,40 @@ def test_sampling_is_reproducible_under_a_seed(tiny_policy: PolicyModel) -> None
     assert tiny_policy.generate(STATES[:2], 4) == first
 
 
+def _tactics_and_log_probs(cands: list) -> tuple[list[str], list[float]]:
+    return [c.tactic for c in cands], [c.log_prob for c in cands]
+
+
+def test_a_states_samples_do_not_depend_on_its_batchmates_or_the_global_rng(tiny_model_dir: Path) -> None:
+    policy = PolicyModel.load(tiny_model_dir, PolicyConfig(device="cpu", dtype="float32", seed=3, max_prompt_tokens=160))
+    alone = policy.generate([STATES[2]], 6)[0]
+    torch.manual_seed(12345)  # the global RNG is not what sampling reads
+    batched = policy.generate([STATES[0], STATES[3], STATES[2], STATES[1]], 6)[2]
+    reordered = policy.generate([STATES[2], *STATES[:2]], 6)[0]
+    for other in (batched, reordered):
+        tactics, log_probs = _tactics_and_log_probs(other)
+        assert tactics == _tactics_and_log_probs(alone)[0]
+        assert log_probs == pytest.approx(_tactics_and_log_probs(alone)[1], abs=1e-4)
+    # another seed, another n: other draws
+    other_seed = PolicyModel(policy.model, policy.tokenizer, policy.config.model_copy(update={"seed": 4}), policy.path)
+    assert [policy.generate([s], 6)[0] for s in STATES] != [other_seed.generate([s], 6)[0] for s in STATES]
+
+
+def test_per_row_sampling_keeps_the_models_own_log_prob(tiny_model_dir: Path) -> None:
+    policy = PolicyModel.load(
+        tiny_model_dir, PolicyConfig(device="cpu", dtype="float32", seed=5, max_new_tokens=10, max_prompt_tokens=160)
+    )
+    prompt = policy.prompt(STATES[0])
+    tokens, _, log_probs = policy._sample([prompt], 3)
+    ids = policy.tokenizer(prompt, return_tensors="pt")["input_ids"]  # (1, T)
+    for row, lp in zip(tokens, log_probs, strict=True):
+        answer = torch.tensor([row])  # (1, L)
+        with torch.no_grad():
+            logits = policy.model(torch.cat([ids, answer], dim=1)).logits.log_softmax(-1)
+        expected = sum(float(logits[0, ids.shape[1] - 1 + i, answer[0, i]]) for i in range(answer.shape[1]))
+        assert lp == pytest.approx(expected, abs=1e-3)
+
+
 def test_encode_is_batch_independent_and_deterministic(tiny_policy: PolicyModel) -> None:
     batched = tiny_policy.encode(STATES)
     assert batched.shape == (len(STATES), 128)

@@ -338,3 +338,31 @@ async def test_an_async_model_is_awaited_on_the_loop_with_its_concurrency_bound(
     assert answers == {f"s{i}": f"exact s{i}" for i in range(6)}
     assert model.most == 2  # two batches overlapped, never three
     assert model.threads == {threading.get_ident()}  # no model thread
+
+
+async def test_a_states_candidates_are_the_same_alone_batched_and_under_other_concurrency(
+    tiny_model_dir: Path,
+) -> None:
+    sampled = PolicyModel.load(
+        tiny_model_dir, PolicyConfig(device="cpu", dtype="float32", seed=1, max_new_tokens=8, max_prompt_tokens=160)
+    )
+    target = STATES[5]
+
+    async def run(states: list[str], batch: int) -> list[TacticCandidate]:
+        answers: dict[str, list[TacticCandidate]] = {}
+        async with GenerationService(sampled, max_batch_size=batch, max_wait_s=0.05) as service:
+
+            async def one(state: str) -> None:
+                answers[state] = (await service.generate([state], 4))[0]
+
+            with anyio.fail_after(60):
+                async with anyio.create_task_group() as tg:
+                    for state in states:
+                        tg.start_soon(one, state)
+        return answers[target]
+
+    alone = await run([target], 1)
+    for states, batch in (([*STATES[:5], target], 8), ([target, *STATES[6:]], 3), (STATES, 2)):
+        other = await run(states, batch)
+        assert [c.tactic for c in other] == [c.tactic for c in alone]
+        assert [c.log_prob for c in other] == pytest.approx([c.log_prob for c in alone], abs=1e-4)

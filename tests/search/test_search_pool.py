@@ -74,7 +74,8 @@ async def test_replay_gate_rejects_a_planted_false_proof(liar: str) -> None:
 
 
 async def test_worker_killed_mid_search_is_retried_once() -> None:
-    cfg = SearchConfig(automation_tactics=[], time_limit_s=20.0)
+    # one scripted answer per expansion: no resampling round may consume the script
+    cfg = SearchConfig(automation_tactics=[], time_limit_s=20.0, resample_rounds=0)
     with anyio.fail_after(30):
         async with LeanPool(fake_config(num_workers=1)) as pool:
             victims: list[int] = []
