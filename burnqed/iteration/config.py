@@ -56,7 +56,9 @@ class IterationConfig(BaseModel):
     num_candidates: int | None = Field(
         default=8, ge=1, description="tactics sampled per state; None = search.num_candidates"
     )
-    time_limit_s: float | None = Field(default=20.0, gt=0, description="wall budget per theorem; None = search's")
+    time_limit_s: float | None = Field(
+        default=None, gt=0, description="wall budget per theorem; None = search.time_limit_s (a safety cap only)"
+    )
     use_ebm: bool = Field(default=True, description="search the training set with the energy head when one exists")
     first_sft_epochs: int = Field(default=12, ge=1, description="epochs of iteration 0 (fine-tunes the base model)")
     sft_epochs: int = Field(default=4, ge=1, description="epochs of later iterations (from the previous checkpoint)")
