@@ -3,8 +3,10 @@
 The run's actors come from ``[cluster]`` (burnqed.cluster.Campaign); each finished
 statement's shard is committed with its manifest line before it is counted, so a driver
 killed at any moment loses nothing that finished, and ``--resume`` searches only what the
-manifest lacks. SIGINT / SIGTERM stop the run cleanly (exit 130): committed statements are
-merged into the output.
+manifest lacks. SIGINT / SIGTERM stop the run cleanly (exit 130): a search merges its
+committed statements into the output; an evaluation keeps its manifest (``R.json.shards/``)
+until the report is written, so ``burnqed eval --cluster --resume`` reports every statement
+while searching only those the manifest lacks.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from burnqed.config import BurnqedConfig
 from burnqed.data.theorems import Theorem
 from burnqed.interrupt import INTERRUPTED_EXIT, SignalInterrupt, cancel_on_signal
 
-__all__ = ["cluster_search", "run_cluster_set"]
+__all__ = ["cluster_search", "eval_store", "run_cluster_set"]
 
 
 def _spec(args: argparse.Namespace, config: BurnqedConfig) -> Any:
@@ -49,22 +51,22 @@ def _progress(total: int, label: str) -> Any:
 
 
 async def run_cluster_set(
-    args: argparse.Namespace, config: BurnqedConfig, theorems: list[Theorem], output: Path | None, *, resume: bool
+    args: argparse.Namespace, config: BurnqedConfig, theorems: list[Theorem], store: Any, *, finalize: bool = True
 ) -> tuple[list[Any], str, Any, SignalInterrupt, Any]:
-    """Search ``theorems`` on the cluster, shards (and the merged ``output``) when given one.
+    """Search ``theorems`` on the cluster, each committed to ``store`` (a ShardStore, or None).
 
+    ``finalize``: merge the store into its output however the run ends (a search); False
+    leaves the store as it is for the caller (an evaluation finalises after its report).
     Returns (results of this run, backend, PolicyInfo, the interrupt, CampaignReport or None when interrupted).
     """
     from burnqed.cluster.campaign import Campaign
     from burnqed.cluster.ray_support import import_ray
-    from burnqed.cluster.shards import ShardStore
 
     import_ray()  # RayMissing before anything is written
     results: list[Any] = []
     info: Any = None
     backend: str = config.lean.backend
     report: Any = None
-    store = ShardStore(output, resume=resume) if output is not None else None
     todo = [t for t in theorems if store is None or t.name not in store.done_theorems()]
     label = str(args.theorems) if args.theorems is not None else str(args.theorem_set)
     try:
@@ -82,9 +84,23 @@ async def run_cluster_set(
             if stats is not None and report is not None:
                 report = report.model_copy(update={"policy_batch": stats})
     finally:
-        if store is not None:
+        if store is not None and finalize:
             store.finalize()  # synchronous: a cancellation cannot cut the merge short
     return results, backend, info, interrupt, report
+
+
+def eval_store(args: argparse.Namespace) -> Any:
+    """The manifest of ``burnqed eval --cluster``: ``R.json.shards/`` (shards too with --trajectories).
+
+    ``--resume`` keeps what an interrupted evaluation committed there; without it (or when
+    there is nothing to resume) the directory and the trajectories start empty.
+    """
+    from burnqed.cluster.ray_support import import_ray
+    from burnqed.cluster.shards import ShardStore, shards_dir
+
+    import_ray()  # RayMissing before anything is cleared
+    directory = shards_dir(args.output)
+    return ShardStore(args.trajectories, resume=args.resume and directory.is_dir(), directory=directory)
 
 
 async def cluster_search(args: argparse.Namespace, config: BurnqedConfig, theorems: list[Theorem]) -> int:
@@ -102,7 +118,12 @@ async def cluster_search(args: argparse.Namespace, config: BurnqedConfig, theore
         print(f"burnqed: {out} exists; use --resume to continue it or --force to replace it", file=sys.stderr)
         return 2
     try:
-        results, backend, _, interrupt, report = await run_cluster_set(args, config, theorems, out, resume=args.resume)
+        from burnqed.cluster.ray_support import import_ray
+        from burnqed.cluster.shards import ShardStore
+
+        import_ray()  # RayMissing before an old output is cleared
+        store = ShardStore(out, resume=args.resume)
+        results, backend, _, interrupt, report = await run_cluster_set(args, config, theorems, store)
     except RayMissing:
         raise  # the CLI's one line naming the extra, exit 2
     except (ClusterError, LeanError) as exc:

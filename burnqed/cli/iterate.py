@@ -112,6 +112,10 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     p.add_argument("--train-size", type=int, help="training theorems searched per iteration")
     p.add_argument("--eval-size", type=int, help="held-out theorems evaluated (0 = all 300)")
     p.add_argument("--max-nodes", type=int, help="node budget per theorem")
+    p.add_argument(
+        "--cluster", action="store_true",
+        help="search and evaluate on Ray Lean actors (iteration.cluster; [cluster], extra 'cluster')",
+    )  # fmt: skip
     p.add_argument("--json", action="store_true", help="print the per-iteration results as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(
@@ -121,5 +125,6 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
             "iteration.train_size": a.train_size,
             "iteration.eval_size": a.eval_size,
             "iteration.max_nodes": a.max_nodes,
+            "iteration.cluster": True if a.cluster else None,
         },
     )

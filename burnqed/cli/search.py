@@ -124,6 +124,10 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     ev.add_argument("--output", type=Path, required=True, metavar="R.json")
     ev.add_argument("--label", help="report label (default: automation / no_ebm / with_ebm)")
     ev.add_argument("--trajectories", type=Path, metavar="OUT.parquet", help="also write the trajectories")
+    ev.add_argument(
+        "--resume", action="store_true",
+        help="with --cluster: continue an interrupted evaluation from its manifest (R.json.shards/)",
+    )  # fmt: skip
     _search_flags(ev)
     ev.set_defaults(handler=_eval)
 
@@ -374,25 +378,32 @@ async def _eval(args: argparse.Namespace, config: BurnqedConfig) -> int:
     from burnqed.trajectory.writer import TrajectoryWriter
 
     theorems = _checked_inputs(args, config)
+    if args.resume and not args.cluster:
+        print("burnqed: eval --resume needs --cluster (only a cluster evaluation keeps a manifest)", file=sys.stderr)
+        return 2
     trajectories = args.trajectories
     open_writer = (lambda: TrajectoryWriter(trajectories)) if trajectories is not None else None
     started = anyio.current_time()
+    store: Any = None
     try:
         if args.cluster:
-            from burnqed.cli.cluster_run import run_cluster_set
+            from burnqed.cli.cluster_run import eval_store, run_cluster_set
 
-            results, backend, comps, interrupt, _ = await run_cluster_set(
-                args, config, theorems, trajectories, resume=False
-            )
+            store = eval_store(args)
+            results, backend, comps, interrupt, _ = await run_cluster_set(args, config, theorems, store, finalize=False)
         else:
             results, backend, comps, interrupt = await _run_set(args, config, theorems, open_writer, set())
     except LeanError as exc:
         print(f"burnqed: Lean failed: {exc}", file=sys.stderr)
         return 1
     if interrupt.signal is not None or comps is None:
-        print("burnqed: interrupted; no report written", file=sys.stderr)
+        kept = f"; {len(store.done_theorems())} statement(s) kept in {store.dir}, --resume continues" if store else ""
+        print(f"burnqed: interrupted; no report written{kept}", file=sys.stderr)
         return INTERRUPTED_EXIT
     order = {t.name: i for i, t in enumerate(theorems)}
+    if store is not None:
+        # this run's and those an interrupted run committed (--resume), of the statements asked for
+        results = [r for r in store.results() if r.theorem.name in order]
     results.sort(key=lambda r: order[r.theorem.name])
     report = report_from_results(
         results,
@@ -407,6 +418,8 @@ async def _eval(args: argparse.Namespace, config: BurnqedConfig) -> int:
     )
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(report.model_dump_json(indent=2), encoding="utf-8")
+    if store is not None:
+        store.finalize()  # after the report: a kill before this line resumes with every result kept
     _write_proofs(args.output, results)
     print(
         f"{report.label}: solved {report.solved}/{report.total} ({report.solve_rate:.1%}) "

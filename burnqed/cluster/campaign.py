@@ -26,7 +26,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from burnqed.cluster.errors import ClusterError, NoLiveActors
 from burnqed.cluster.lean_actor import ActorInfo, LeanActor, StatementOutcome
 from burnqed.cluster.policy_actor import BatchStats, PolicyActor, PolicyInfo
-from burnqed.cluster.ray_support import actor_options, import_ray, init_ray, is_actor_failure, task_error_cause, unwrapped
+from burnqed.cluster.ray_support import (
+    actor_options,
+    campaign_cpus,
+    import_ray,
+    init_ray,
+    is_actor_failure,
+    task_error_cause,
+    unwrapped,
+)
 from burnqed.cluster.remote import RemotePool
 from burnqed.cluster.shards import ShardStore
 from burnqed.cluster.spec import ClusterSpec
@@ -87,8 +95,7 @@ class Campaign:
         """Start (or join) Ray, then the policy actor and the Lean actors; wait until every pool is up."""
         ray = import_ray()
         cfg = self.spec.cluster
-        needed = cfg.lean_actors * cfg.lean_actor_cpus + (cfg.policy_actor_cpus if self.placement == "actor" else 0)
-        self._started_ray = init_ray(cfg, cpus_needed=needed)
+        self._started_ray = init_ray(cfg, cpus_needed=campaign_cpus(cfg, policy_actor=self.placement == "actor"))
         try:
             if self.placement == "actor":
                 options = actor_options(

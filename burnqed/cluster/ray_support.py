@@ -14,7 +14,17 @@ from typing import Any
 from burnqed.cluster.config import ClusterConfig
 from burnqed.cluster.errors import ClusterStartError, RayMissing
 
-__all__ = ["RAY_EXTRA_HINT", "actor_options", "import_ray", "init_ray", "is_actor_failure", "task_error_cause", "unwrapped"]
+__all__ = [
+    "RAY_EXTRA_HINT",
+    "RaySession",
+    "actor_options",
+    "campaign_cpus",
+    "import_ray",
+    "init_ray",
+    "is_actor_failure",
+    "task_error_cause",
+    "unwrapped",
+]
 
 RAY_EXTRA_HINT = "cluster mode needs Ray: pip install 'burnqed[cluster]'"
 # Ray's own settings for our processes: no log de-duplication (actors' lines stay whole)
@@ -48,6 +58,40 @@ def init_ray(config: ClusterConfig, *, cpus_needed: float) -> bool:
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise ClusterStartError(f"cannot start or join Ray at {config.address!r}: {exc}") from exc
     return True
+
+
+def campaign_cpus(config: ClusterConfig, *, policy_actor: bool = True) -> float:
+    """Ray CPUs one campaign's actors reserve: its Lean actors and (when placed) the policy actor."""
+    return config.lean_actors * config.lean_actor_cpus + (config.policy_actor_cpus if policy_actor else 0.0)
+
+
+class RaySession:
+    """Ray for a process that runs several campaigns one after another (the iteration's steps) or at
+    once (the search server's jobs): started or joined once by ``start``, shut down by ``close`` only
+    when this session started it, so one campaign ending never stops Ray under another."""
+
+    def __init__(self, config: ClusterConfig, *, campaigns: int = 1) -> None:
+        self.config = config
+        self.campaigns = campaigns
+        self.started = False
+
+    def start(self) -> None:
+        """Start (``local``) or join Ray unless it is up; ClusterStartError / RayMissing otherwise."""
+        needed = self.campaigns * campaign_cpus(self.config)
+        self.started = init_ray(self.config, cpus_needed=needed) or self.started
+
+    def close(self) -> None:
+        """Shut Ray down if ``start`` started it."""
+        if self.started:
+            import_ray().shutdown()
+            self.started = False
+
+    def __enter__(self) -> RaySession:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def actor_options(cpus: float, gpus: float, resources: dict[str, float], max_restarts: int) -> dict[str, Any]:

@@ -13,6 +13,11 @@ Layout for an output ``OUT.parquet``:
 - ``finalize()`` merges the previous ``OUT.parquet`` (when resuming) and the manifest's
   shards, first copy of a theorem wins, into a temp file renamed over ``OUT.parquet``, then
   removes the shard directory: the same file a local ``burnqed search`` writes.
+
+``directory`` puts the shards and manifest elsewhere (an iteration keeps them in its run
+directory, ``RUN/cluster/iter_N_search/``). Without an output (``output=None``, an
+evaluation that keeps no trajectories) only the manifest is written: it is what a resumed
+run reads its earlier results from, and ``finalize()`` just removes the directory.
 """
 
 from __future__ import annotations
@@ -66,20 +71,32 @@ class ManifestEntry(BaseModel):
 
 
 class ShardStore:
-    """The shards and manifest of one output; ``resume=False`` clears what an earlier run left."""
+    """The shards and manifest of one output (``directory``: default beside it); ``resume=False``
+    clears what an earlier run left; ``output=None`` keeps the manifest only (no shards)."""
 
-    def __init__(self, output: str | Path, *, resume: bool = False, compression: str = "zstd") -> None:
-        self.output = Path(output)
-        self.dir = shards_dir(self.output)
+    def __init__(
+        self,
+        output: str | Path | None,
+        *,
+        resume: bool = False,
+        compression: str = "zstd",
+        directory: str | Path | None = None,
+    ) -> None:
+        if output is None and directory is None:
+            raise ValueError("a ShardStore needs an output or a directory")
+        self.output = Path(output) if output is not None else None
+        self.dir = Path(directory) if directory is not None else shards_dir(Path(output))  # type: ignore[arg-type]
         self.manifest = self.dir / MANIFEST_NAME
         self.compression = compression
         self.resume = resume
         if not resume:
             shutil.rmtree(self.dir, ignore_errors=True)
-            self.output.unlink(missing_ok=True)
+            if self.output is not None:
+                self.output.unlink(missing_ok=True)
         self.dir.mkdir(parents=True, exist_ok=True)
         self._entries: dict[str, ManifestEntry] = self._load()
-        self._finalised: set[str] = written_theorems(self.output) if resume and self.output.is_file() else set()
+        out = self.output
+        self._finalised: set[str] = written_theorems(out) if resume and out is not None and out.is_file() else set()
         self.duplicates_refused = 0
         self._finalized = False
 
@@ -121,7 +138,7 @@ class ShardStore:
             return False
         shard: str | None = None
         rows = 0
-        if table is not None and table.num_rows:
+        if self.output is not None and table is not None and table.num_rows:
             shard = hashlib.sha256(name.encode("utf-8")).hexdigest()[:_KEY_CHARS] + ".parquet"
             rows = table.num_rows
             self._write_shard(shard, table if table.schema.equals(SCHEMA) else table.cast(SCHEMA))
@@ -147,13 +164,18 @@ class ShardStore:
             os.fsync(fh.fileno())
         os.replace(tmp, final)
 
-    def finalize(self) -> Path:
-        """Merge the previous output and the committed shards into ``output`` (temp + rename); once."""
+    def finalize(self) -> Path | None:
+        """Merge the previous output and the committed shards into ``output`` (temp + rename), then
+        remove the shard directory; once. Without an output only the directory is removed."""
         if self._finalized:
             return self.output
         self._finalized = True
+        if self.output is None:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            return None
         sources: list[Path] = [self.output] if self.resume and self.output.is_file() else []
         sources += [self.dir / e.shard for e in self._entries.values() if e.shard is not None]
+        self.output.parent.mkdir(parents=True, exist_ok=True)  # a store kept elsewhere (directory=)
         tmp = self.output.with_name(f".{self.output.name}.tmp")
         seen: set[str] = set()
         with pq.ParquetWriter(tmp, SCHEMA, compression=self.compression) as out:

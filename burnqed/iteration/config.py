@@ -60,6 +60,11 @@ class IterationConfig(BaseModel):
         default=None, gt=0, description="wall budget per theorem; None = search.time_limit_s (a safety cap only)"
     )
     use_ebm: bool = Field(default=True, description="search the training set with the energy head when one exists")
+    cluster: bool = Field(
+        default=False,
+        description="the search and both evaluate steps spread their statements over Ray Lean actors ([cluster], "
+        "extra 'cluster'), the iteration's policy and energy head in the policy actor; SFT and EBM training stay local",
+    )
     first_sft_epochs: int = Field(default=12, ge=1, description="epochs of iteration 0 (fine-tunes the base model)")
     sft_epochs: int = Field(default=4, ge=1, description="epochs of later iterations (from the previous checkpoint)")
     sft_from: Literal["previous", "base"] = Field(

@@ -13,6 +13,8 @@ Run directory::
     data/seed_pairs.jsonl             curriculum: pairs of the seed set's replayed reference proofs
     data/curriculum_history.json      curriculum: pool statements searched and proved per iteration
     cache/embeddings/                 state embeddings per encoder checkpoint
+    cluster/iter_N_search/            iteration.cluster: the search step's shards and manifest (merged into
+                                      trajectories/iter_N.parquet and removed when the step finishes)
     state/iter_N/<step>.json          a step's marker: written atomically when it finished
     iterate.jsonl                     one JSON line per step event (machine-read log)
     jobs/                             search jobs of the MCP search server (records, results)
@@ -94,6 +96,10 @@ class RunLayout:
     def eval_results_dir(self) -> Path:
         """Where the held-out evaluations are."""
         return self.root / "eval_results"
+
+    def cluster_shards(self, index: int, step: str) -> Path:
+        """iteration.cluster: the shards and manifest of iteration ``index``'s ``step`` (``search``)."""
+        return self.root / "cluster" / f"iter_{index}_{step}"
 
     @property
     def jobs(self) -> Path:

@@ -4,7 +4,8 @@ A step whose marker exists is not run again, so a crash or Ctrl-C resumes at the
 that did not finish (and the search step resumes at the theorem that did not finish).
 The run's BLUEPRINT.md gets one ``iteration`` entry per iteration: running while it
 runs (one attempt), done with its results, failed (an error) or partial (interrupted).
-``run_pending`` executes the iterations a coordinator scheduled in a blueprint.
+``run_pending`` executes the iterations a coordinator scheduled in a blueprint. With
+``iteration.cluster`` Ray is started (or joined) once around the iterations.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from burnqed.iteration.curriculum import CurriculumHistory, curriculum_sample
 from burnqed.iteration.data import load_set, training_set
 from burnqed.iteration.errors import IterationError
 from burnqed.iteration.layout import STEPS, RunLayout
+from burnqed.iteration.on_cluster import ray_session
 from burnqed.iteration.steps import STEP_FUNCTIONS, IterationContext
 from burnqed.iteration.summaries import StepSummaries, read_summaries, read_summary
 from burnqed.search.protocols import ProofPool
@@ -129,19 +131,26 @@ class IterationRunner:
         """Iterations 0 … N-1 (N = ``iteration.iterations``); finished ones are only reported."""
         count = iterations if iterations is not None else self.config.iteration.iterations
         reports = []
-        for index in range(count):
-            label = f"iter_{index}"
-            entry = self.store.read().find(label)
-            if entry is None:
-                entry = self.store.schedule_iteration(plan_of(self.config, label, note="burnqed iterate"))
-            reports.append(await self.run_entry(entry))
+        # Ray (iteration.cluster) once for the run, before an entry is touched: a missing Ray or
+        # an unreachable cluster fails the command, not an iteration
+        async with ray_session(self.config):
+            for index in range(count):
+                label = f"iter_{index}"
+                entry = self.store.read().find(label)
+                if entry is None:
+                    entry = self.store.schedule_iteration(plan_of(self.config, label, note="burnqed iterate"))
+                reports.append(await self.run_entry(entry))
         return reports
 
     async def run_pending(self) -> list[IterationReport]:
         """Every pending iteration entry of the store, in file order (the daemon's call)."""
         reports = []
-        for entry in self.store.pending_iterations():
-            reports.append(await self.run_entry(entry))
+        pending = self.store.pending_iterations()
+        if not pending:
+            return reports
+        async with ray_session(self.config):
+            for entry in pending:
+                reports.append(await self.run_entry(entry))
         return reports
 
     async def run_entry(self, entry: Entry) -> IterationReport:
@@ -187,7 +196,8 @@ class IterationRunner:
         it = config.iteration
         previous_threads = _set_torch_threads(it.torch_threads)
         try:
-            return await self._steps(config, index, label)
+            async with ray_session(config):  # joins the run's Ray, or starts one for a lone call
+                return await self._steps(config, index, label)
         finally:
             _set_torch_threads(previous_threads)
 

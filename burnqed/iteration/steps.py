@@ -14,12 +14,16 @@
    resumable per theorem through the trajectory writer; with ``curriculum`` it records
    the band, the new pairs and the solve history (before its marker).
 4. ``evaluate_no_ebm`` / ``evaluate``: the held-out theorems without and with the energy head.
+
+With ``iteration.cluster`` steps 3 and 4 search on Ray Lean actors
+(burnqed.iteration.on_cluster) and write the same files.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -272,35 +276,31 @@ async def search_step(ctx: IterationContext) -> SearchSummary:
     """Search the training theorems; rows go to trajectories/iter_N.parquet (resumable per theorem)."""
     import pyarrow.compute as pc
 
-    from burnqed.search.components import open_components
-    from burnqed.search.runner import search_theorems
     from burnqed.trajectory.reader import read_trajectories
-    from burnqed.trajectory.writer import TrajectoryWriter
 
     ebm = ctx.ebm_dir() if ctx.it.use_ebm else None
-    search = ctx.search
     path = ctx.layout.trajectories(ctx.index)
     started = time.perf_counter()
-    task = ctx._bar(f"iter {ctx.index}: search {len(ctx.train)} training theorems", len(ctx.train))
-    # a part per finished theorem: a kill loses at most the theorems in flight, never a
-    # finished one (the iteration's search is minutes per theorem set, parts are cheap)
-    writer = TrajectoryWriter(path, resume=True, row_group_rows=search.row_group_rows, flush_interval_s=0.0)
-    if task is not None:
-        ctx.progress.update(task, completed=len(writer.done_theorems() & {t.name for t in ctx.train}))
+    where = " on Ray" if ctx.it.cluster else ""
+    task = ctx._bar(f"iter {ctx.index}: search {len(ctx.train)} training theorems{where}", len(ctx.train))
 
     def advance(_: SearchResult) -> None:
         ctx._advance(task)
 
-    try:
-        async with open_components(
-            ctx.config.policy, ctx.config.paths, model_dir=ctx.layout.llm(ctx.index), ebm=ebm
-        ) as parts:
-            await search_theorems(
-                ctx.pool, parts.generator, parts.scorer, ctx.train, search,
-                writer=writer, iteration=ctx.index, on_result=advance,
-            )
-    finally:
-        writer.finalize()
+    if ctx.it.cluster:
+        from burnqed.iteration.on_cluster import cluster_spec, search_on_cluster
+
+        def resumed(done: set[str]) -> None:
+            if task is not None:
+                ctx.progress.update(task, completed=len(done & {t.name for t in ctx.train}))
+
+        await search_on_cluster(
+            cluster_spec(ctx.config, ctx.search, ctx.layout.llm(ctx.index), ebm),
+            ctx.train, path, ctx.layout.cluster_shards(ctx.index, "search"),
+            iteration=ctx.index, on_result=advance, on_resume=resumed,
+        )
+    else:
+        await _search_locally(ctx, path, ebm, task, advance)
     table = read_trajectories(path, ["theorem", "label"])
     total = len(pc.unique(table.column("theorem")))
     proved_names = pc.unique(table.filter(pc.equal(table.column("label"), 1)).column("theorem")).to_pylist()
@@ -331,6 +331,35 @@ async def search_step(ctx: IterationContext) -> SearchSummary:
     )
 
 
+async def _search_locally(
+    ctx: IterationContext, path: Path, ebm: Path | None, task: Any, advance: Callable[[SearchResult], None]
+) -> None:
+    """The search step on the run's own pool; rows go to ``path`` (resumable per theorem)."""
+    from burnqed.iteration.on_cluster import merge_cluster_shards
+    from burnqed.search.components import open_components
+    from burnqed.search.runner import search_theorems
+    from burnqed.trajectory.writer import TrajectoryWriter
+
+    # what a cluster attempt of this step committed comes first
+    merge_cluster_shards(path, ctx.layout.cluster_shards(ctx.index, "search"))
+    search = ctx.search
+    # a part per finished theorem: a kill loses at most the theorems in flight, never a
+    # finished one (the iteration's search is minutes per theorem set, parts are cheap)
+    writer = TrajectoryWriter(path, resume=True, row_group_rows=search.row_group_rows, flush_interval_s=0.0)
+    if task is not None:
+        ctx.progress.update(task, completed=len(writer.done_theorems() & {t.name for t in ctx.train}))
+    try:
+        async with open_components(
+            ctx.config.policy, ctx.config.paths, model_dir=ctx.layout.llm(ctx.index), ebm=ebm
+        ) as parts:
+            await search_theorems(
+                ctx.pool, parts.generator, parts.scorer, ctx.train, search,
+                writer=writer, iteration=ctx.index, on_result=advance,
+            )
+    finally:
+        writer.finalize()
+
+
 async def evaluate_step(ctx: IterationContext, with_ebm: bool) -> EvalSummary:
     """Evaluate the held-out theorems (eval_results/iter_N[_no_ebm].json)."""
     from burnqed.search.components import open_components
@@ -355,18 +384,52 @@ async def evaluate_step(ctx: IterationContext, with_ebm: bool) -> EvalSummary:
         checkpoint.append(result)
         ctx._advance(task)
 
-    async with open_components(
-        ctx.config.policy, ctx.config.paths, model_dir=ctx.layout.llm(ctx.index), ebm=ebm
-    ) as parts:
-        report = await evaluate(
-            ctx.pool, parts.generator, parts.scorer, ctx.held_out, ctx.search,
-            label=parts.label, policy=parts.policy_id, ebm=parts.ebm_id, iteration=ctx.index,
-            theorem_set=f"{ctx.it.eval_set}[{len(ctx.held_out)}]",
-            on_result=finished, prior=prior,
-        )
+    theorem_set = f"{ctx.it.eval_set}[{len(ctx.held_out)}]"
+    if ctx.it.cluster:
+        report = await _evaluate_on_cluster(ctx, ebm, prior, finished, theorem_set)
+    else:
+        async with open_components(
+            ctx.config.policy, ctx.config.paths, model_dir=ctx.layout.llm(ctx.index), ebm=ebm
+        ) as parts:
+            report = await evaluate(
+                ctx.pool, parts.generator, parts.scorer, ctx.held_out, ctx.search,
+                label=parts.label, policy=parts.policy_id, ebm=parts.ebm_id, iteration=ctx.index,
+                theorem_set=theorem_set, on_result=finished, prior=prior,
+            )
     write_json_atomic(out, report.model_dump(mode="json"), indent=2)
     checkpoint.remove()
     return _eval_summary(report, out, reused=False).model_copy(update={"resumed_theorems": len(prior)})
+
+
+async def _evaluate_on_cluster(
+    ctx: IterationContext,
+    ebm: Path | None,
+    prior: list[SearchResult],
+    finished: Callable[[SearchResult], None],
+    theorem_set: str,
+) -> Any:
+    """The held-out statements not in ``prior`` searched on Ray; the same EvalReport as ``evaluate``."""
+    from burnqed.iteration.on_cluster import cluster_spec, evaluate_on_cluster
+    from burnqed.search.evaluation import report_from_results
+
+    started = time.perf_counter()
+    done = {r.theorem.name for r in prior}
+    ran = await evaluate_on_cluster(
+        cluster_spec(ctx.config, ctx.search, ctx.layout.llm(ctx.index), ebm),
+        [t for t in ctx.held_out if t.name not in done], iteration=ctx.index, on_result=finished,
+    )
+    by_name = {r.theorem.name: r for r in [*prior, *ran.results]}
+    return report_from_results(
+        [by_name[t.name] for t in ctx.held_out if t.name in by_name],
+        label=ran.info.label,
+        backend=ran.backend,
+        search=ctx.search,
+        policy=ran.info.policy_id,
+        ebm=ran.info.ebm_id,
+        iteration=ctx.index,
+        theorem_set=theorem_set,
+        run_wall_s=time.perf_counter() - started,
+    )
 
 
 def _eval_summary(report: Any, path: Path, reused: bool) -> EvalSummary:

@@ -32,6 +32,7 @@ lower-layer exception type reaches a client), by this table, first match wins:
 | ebm ``EBMError`` (``EBMCheckpointError``, cache)          | ServiceUnavailable  |
 | blueprint ``BlueprintError``                              | BlueprintToolError  |
 | data ``TheoremSetError``                                  | InvalidInput        |
+| cluster ``ClusterError`` (Ray missing, cluster unreachable, actors dead) | ServiceUnavailable |
 """
 
 from __future__ import annotations
@@ -137,6 +138,7 @@ class ProofRejected(ToolsError):
 def error_contract() -> tuple[tuple[tuple[type[BaseException], ...], type[ToolsError]], ...]:
     """The table of the module docstring: (lower-layer error types, tool error), in order."""
     from burnqed.blueprint.errors import BlueprintError
+    from burnqed.cluster.errors import ClusterError
     from burnqed.data.theorems import TheoremSetError
     from burnqed.ebm.errors import EBMError
     from burnqed.lean import errors as lean
@@ -150,6 +152,7 @@ def error_contract() -> tuple[tuple[tuple[type[BaseException], ...], type[ToolsE
         ((EBMError,), ServiceUnavailable),
         ((BlueprintError,), BlueprintToolError),
         ((TheoremSetError,), InvalidInput),
+        ((ClusterError,), ServiceUnavailable),
     )
 
 

@@ -61,16 +61,22 @@ async def search_lifespan(config: ToolsRunConfig) -> AsyncIterator[SearchTools]:
     from burnqed.lean import LeanPool
 
     host = ContextHost()
-    async with (
-        LeanPool(config.lean) as pool,
-        JobManager(jobs_dir(config), config.tools.max_running_jobs) as jobs,
-        anyio.create_task_group() as tg,
-    ):
-        await tg.start(host.run)
-        try:
-            yield SearchTools(config, pool, jobs, host)
-        finally:
-            tg.cancel_scope.cancel()
+    tools: SearchTools | None = None
+    try:
+        async with (
+            LeanPool(config.lean) as pool,
+            JobManager(jobs_dir(config), config.tools.max_running_jobs) as jobs,
+            anyio.create_task_group() as tg,
+        ):
+            await tg.start(host.run)
+            try:
+                tools = SearchTools(config, pool, jobs, host)
+                yield tools
+            finally:
+                tg.cancel_scope.cancel()
+    finally:
+        if tools is not None:
+            tools.cluster.close()  # after the jobs (and their campaigns' actors) have stopped
 
 
 def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
@@ -97,11 +103,18 @@ def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
         limit: Annotated[int | None, Field(ge=1, description="only the first N theorems of the set")] = None,
         policy: PolicyArg = "model",
         use_ebm: Annotated[bool, Field(description="rank states with the energy head")] = False,
+        cluster: Annotated[
+            bool,
+            Field(description="spread the statements over the Ray cluster's Lean actors (an error if Ray is "
+                  "missing or the cluster cannot be reached)"),
+        ] = False,
     ) -> Annotated[CallToolResult, JobView]:
         """Start a best-first search job over exactly one of: a theorem set or a list of statements.
         Returns the job id at once; job status is one of running, succeeded, failed, cancelled,
         interrupted (the server stopped). Jobs outlive the client; cancel_job stops one."""
-        view = search(ctx).launch_search(theorem_set, statements, budget or SearchBudget(), policy, use_ebm, limit)
+        view = await search(ctx).launch_search(
+            theorem_set, statements, budget or SearchBudget(), policy, use_ebm, limit, cluster
+        )
         return tool_result(view)
 
     @server.tool(title='Search job status', annotations=READ_ONLY)

@@ -3,7 +3,9 @@
 A search runs as a job (burnqed.tools.jobs): launch_search returns at once with a job id;
 the job searches the theorems with burnqed.search.search_theorems on the server's pool,
 writes its trajectories to ``<jobs_dir>/<job id>.parquet`` and its EvalReport as the full
-result. The policy and the energy head are loaded on first use and kept for the server's
+result. With ``cluster=True`` the job's statements go over Ray Lean actors instead
+(burnqed.tools.search_runs: a ``Campaign``, the shards beside the Parquet file until it
+ends). The policy and the energy head are loaded on first use and kept for the server's
 life. Held-out theorem sets (ToolsConfig.held_out_sets) are refused unless the server
 may show held-out results.
 """
@@ -33,6 +35,7 @@ from burnqed.tools.jobs import (
     JobStatus,
 )
 from burnqed.tools.policy import TacticPolicy
+from burnqed.tools.search_runs import ClusterAccess, JobRun, run_on_cluster, run_on_pool
 
 __all__ = [
     "CandidateView",
@@ -190,6 +193,7 @@ class SearchTools:
         self.jobs = jobs
         self.policy = TacticPolicy(config.tools)
         self._host = host
+        self.cluster = ClusterAccess(config)
 
     # ------------------------------------------------------------------ components
 
@@ -268,7 +272,7 @@ class SearchTools:
 
     # ------------------------------------------------------------------ jobs
 
-    def launch_search(
+    async def launch_search(
         self,
         theorem_set: str | None,
         statements: list[str] | None,
@@ -276,8 +280,14 @@ class SearchTools:
         policy: PolicyName = "model",
         use_ebm: bool = False,
         limit: int | None = None,
+        cluster: bool = False,
     ) -> JobView:
-        """Start a search job; returns at once (a set is loaded by the job itself)."""
+        """Start a search job; returns once it is launched (a set is loaded by the job itself).
+
+        ``cluster``: the job spreads the statements over Ray Lean actors (``[cluster]``)
+        through the same Campaign as ``burnqed search --cluster``; Ray is started or joined
+        here first, so a missing Ray or an unreachable cluster is this call's error.
+        """
         if (theorem_set is None) == (statements is None):
             raise InvalidInput("give exactly one of theorem_set and statements")
         given: list[Theorem] | None = None
@@ -293,6 +303,8 @@ class SearchTools:
         search_config = search_config.model_copy(
             update={"concurrency": max(1, min(search_config.concurrency, workers - 1))}
         )
+        if cluster:
+            await self.cluster.start()
         spec = {
             "theorem_set": theorem_set,
             "statements": len(statements) if statements is not None else None,
@@ -300,17 +312,14 @@ class SearchTools:
             "budget": budget.model_dump(exclude_none=True),
             "policy": policy,
             "use_ebm": use_ebm,
+            "cluster": cluster,
         }
         set_name = theorem_set or "statements"
 
         async def work(job: JobContext) -> JobOutcome:
             from burnqed.search.evaluation import report_from_results
-            from burnqed.search.runner import search_theorems
-            from burnqed.trajectory.writer import TrajectoryWriter
 
             theorems = given if given is not None else self._bounded(await self.load_set(set_name), limit)
-            job.report(JobProgress(total=len(theorems), message="loading the policy"))
-            comps = await self.components(policy, use_ebm)
             proved = 0
             done = 0
             started = anyio.current_time()
@@ -321,30 +330,15 @@ class SearchTools:
                 proved += int(result.proved)
                 job.report(JobProgress(done=done, total=len(theorems), succeeded=proved, message=result.theorem.name))
 
-            writer = TrajectoryWriter(
-                job.path(".parquet"),
-                row_group_rows=search_config.row_group_rows,
-                flush_interval_s=search_config.flush_interval_s,
-            )
-            try:
-                results = await search_theorems(
-                    self.pool,
-                    comps.generator,
-                    comps.scorer,
-                    theorems,
-                    search_config,
-                    writer=writer,
-                    on_result=on_result,
-                )
-            finally:
-                writer.finalize()  # synchronous: a cancelled job still keeps what it found
+            run = self._run_on_cluster if cluster else self._run_here
+            ran = await run(job, theorems, search_config, policy, use_ebm, on_result)
             report = report_from_results(
-                results,
-                label=comps.label,
-                backend=self.pool.backend,
+                ran.results,
+                label=ran.label,
+                backend=ran.backend,
                 search=search_config,
-                policy=comps.policy_id,
-                ebm=comps.ebm_id,
+                policy=ran.policy_id,
+                ebm=ran.ebm_id,
                 theorem_set=set_name,
                 run_wall_s=anyio.current_time() - started,
             )
@@ -357,10 +351,37 @@ class SearchTools:
                 "backend": report.backend,
                 "label": report.label,
                 "trajectories": str(job.path(".parquet")),
+                **ran.extra,
             }
             return JobOutcome(summary=summary, full=report.model_dump(mode="json"))
 
         return job_view(self.jobs.launch("search", spec, work, total=len(given) if given is not None else 0))
+
+    async def _run_here(
+        self, job: JobContext, theorems: list[Theorem], config: Any, policy: PolicyName, use_ebm: bool, on_result: Any
+    ) -> JobRun:
+        job.report(JobProgress(total=len(theorems), message="loading the policy"))
+        comps = await self.components(policy, use_ebm)
+        return await run_on_pool(job, self.pool, comps, theorems, config, on_result)
+
+    async def _run_on_cluster(
+        self, job: JobContext, theorems: list[Theorem], config: Any, policy: PolicyName, use_ebm: bool, on_result: Any
+    ) -> JobRun:
+        from burnqed.cluster.spec import ClusterSpec
+
+        model_dir = self._model_dir()
+        ebm = self._ebm_path() if use_ebm else None
+        spec = ClusterSpec(
+            cluster=self.config.cluster,
+            lean=self.config.lean,
+            search=config,
+            policy_config=self.config.policy,
+            paths=self.config.paths,
+            policy=policy,
+            model_dir=model_dir.resolve() if model_dir is not None else None,
+            ebm=ebm.resolve() if ebm is not None else None,
+        )
+        return await run_on_cluster(job, spec, theorems, on_result)
 
     def job_status(self, job_id: str) -> JobView:
         """The job's status and progress."""

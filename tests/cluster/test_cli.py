@@ -1,7 +1,9 @@
-"""``burnqed search --cluster``: a driver killed mid-run resumes from the manifest; no Ray, one line."""
+"""``burnqed search --cluster`` and ``eval --cluster``: a driver killed mid-run resumes from the manifest;
+no Ray, one line."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -64,3 +66,52 @@ def test_without_ray_the_cluster_flag_fails_in_one_line(
     err = capsys.readouterr().err.strip()
     assert err == "burnqed: cluster mode needs Ray: pip install 'burnqed[cluster]'"
     assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def _eval_args(out: Path, *more: str) -> list[str]:
+    return [
+        "eval", "--set", "benchmark-test", "--limit", str(STATEMENTS), "--policy", "none", "--output", str(out),
+        "--max-nodes", "12", *more,
+    ]
+
+
+CLUSTER = ["--cluster", "--set", "cluster.lean_actors=2", "--set", "cluster.workers_per_actor=1",
+           "--set", "cluster.local_cpus=4"]  # fmt: skip
+
+
+def test_an_eval_killed_mid_run_resumes_from_its_manifest(tmp_path: Path, local_ray_absent: Any) -> None:
+    out = tmp_path / "r.json"
+    manifest = shards_dir(out) / MANIFEST_NAME
+    env = {**os.environ, "RAY_DEDUP_LOGS": "0", "RAY_AUTH_MODE": "disabled"}
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "burnqed.cli", *_eval_args(out, *CLUSTER)], cwd=tmp_path, env=env,
+        start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    deadline = time.monotonic() + WAIT_S
+    try:
+        while time.monotonic() < deadline and driver.poll() is None:
+            if manifest.is_file() and len(manifest.read_text(encoding="utf-8").splitlines()) >= KILL_AFTER:
+                break
+            time.sleep(0.05)
+    finally:
+        os.killpg(driver.pid, signal.SIGKILL)
+        driver.wait()
+    lines = [json.loads(line) for line in manifest.read_text(encoding="utf-8").splitlines()]
+    assert KILL_AFTER <= len(lines) < STATEMENTS and not out.exists()
+    assert main(_eval_args(out, *CLUSTER, "--resume")) == 0
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["total"] == STATEMENTS and not shards_dir(out).exists()
+    outcomes = {o["name"]: o for o in report["outcomes"]}
+    # the committed statements were reported from the manifest, not searched again (same wall time)
+    for line in lines:
+        assert outcomes[line["theorem"]]["wall_s"] == round(line["result"]["stats"]["wall_s"], 4)
+    local = tmp_path / "local.json"
+    assert main(_eval_args(local)) == 0
+    expected = {o["name"]: (o["proved"], o["proof"]) for o in json.loads(local.read_text(encoding="utf-8"))["outcomes"]}
+    assert {name: (o["proved"], o["proof"]) for name, o in outcomes.items()} == expected
+
+
+def test_eval_resume_without_the_cluster_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(_eval_args(tmp_path / "r.json", "--resume")) == 2
+    assert "eval --resume needs --cluster" in capsys.readouterr().err
+    assert not (tmp_path / "r.json").exists()

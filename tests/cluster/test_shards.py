@@ -80,3 +80,24 @@ def test_without_resume_an_earlier_run_is_cleared(tmp_path: Path) -> None:
     fresh = ShardStore(out)
     assert fresh.done_theorems() == set()
     assert fresh.results() == []
+
+
+def test_a_store_kept_elsewhere_merges_into_a_new_directory_and_one_without_output_keeps_results(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "trajectories" / "iter_0.parquet"  # its directory does not exist yet
+    kept = tmp_path / "cluster" / "iter_0_search"
+    store = ShardStore(out, resume=True, directory=kept)
+    assert store.commit(*_result("a", 2)) and store.commit(*_result("b", 1))
+    assert (kept / MANIFEST_NAME).is_file() and not shards_dir(out).exists()
+    resumed = ShardStore(out, resume=True, directory=kept)  # a crashed driver's rerun
+    assert resumed.done_theorems() == {"a", "b"} and not resumed.commit(*_result("a", 2))
+    assert resumed.finalize() == out and not kept.exists()
+    assert pq.read_table(out).num_rows == 3
+
+    manifest_only = ShardStore(None, directory=tmp_path / "r.json.shards")
+    assert manifest_only.commit(*_result("c", 4))
+    assert [p.name for p in (tmp_path / "r.json.shards").iterdir()] == [MANIFEST_NAME]  # no shard written
+    again = ShardStore(None, resume=True, directory=tmp_path / "r.json.shards")
+    assert [r.theorem.name for r in again.results()] == ["c"]
+    assert again.finalize() is None and not (tmp_path / "r.json.shards").exists()

@@ -12,6 +12,7 @@ import pytest
 from mcp import Client
 
 from burnqed.blueprint import BlueprintError
+from burnqed.cluster.errors import ClusterStartError, RayMissing
 from burnqed.config import load_config
 from burnqed.data.theorems import TheoremSetError
 from burnqed.ebm.errors import EBMCheckpointError
@@ -35,6 +36,8 @@ pytestmark = pytest.mark.anyio
         (EBMCheckpointError("no head"), tools.ServiceUnavailable),
         (BlueprintError("locked"), tools.BlueprintToolError),
         (TheoremSetError("no set"), tools.InvalidInput),
+        (RayMissing("cluster mode needs Ray"), tools.ServiceUnavailable),
+        (ClusterStartError("cannot start or join Ray"), tools.ServiceUnavailable),
     ],
 )
 def test_every_row_of_the_table(error: Exception, expected: type[tools.ToolsError]) -> None:
