@@ -210,6 +210,9 @@ class _Seed:
             budget = _budget_note(without, with_)
             if budget:
                 notes.append(budget)
+            reorder = _reorder_note(without)
+            if reorder:
+                notes.append(reorder)
         self.no_ebm = _inside(without) if without is not None else []
         self.ebm = _inside(with_) if with_ is not None and head else []
         self.row = EvalRow(
@@ -225,6 +228,18 @@ class _Seed:
             ebm_ablation=stats.compare(self.ablation),
             notes=notes,
         )
+
+
+def _reorder_note(without: EvalReport) -> str | None:
+    """Why the head may not matter: it only reorders the frontier, and searches that empty it explore everything."""
+    unsolved = [o for o in without.outcomes if not o.proved and o.reason != "outside_fragment"]
+    if not unsolved:
+        return None
+    emptied = sum(o.reason == "exhausted" for o in unsolved)
+    return (
+        f"the head only reorders the frontier: {emptied} of {len(unsolved)} unsolved searches emptied it "
+        "within the node budget, where order cannot change the outcome"
+    )
 
 
 def _pooled_row(index: int, seeds: list[_Seed], stats: _Stats) -> EvalRow:

@@ -94,6 +94,8 @@ def test_report_json_is_the_run_report(tmp_path: Path, capsys) -> None:
     assert one.vs_iter0.ci_lo <= 30.0 <= one.vs_iter0.ci_hi
     assert one.ebm_ablation is not None and one.ebm_ablation.diff_points == pytest.approx(-10.0)
     assert one.ebm_ablation.p_value == pytest.approx(mcnemar_exact(2, 1))
+    # the report says why a head may not matter: searches that empty their frontier explored everything
+    assert any("2 of 2 unsolved searches emptied it" in note for note in one.notes)
     assert not rows[2].evaluated and rows[2].notes == ["not evaluated"]
     assert rows[3].ebm is None and rows[3].vs_iter0 is not None and rows[3].vs_iter0.c == 5
 
