@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from burnqed.blueprint.config import BlueprintConfig
 from burnqed.cluster.config import ClusterConfig
@@ -60,6 +60,10 @@ class IterationConfig(BaseModel):
         default=None, gt=0, description="wall budget per theorem; None = search.time_limit_s (a safety cap only)"
     )
     use_ebm: bool = Field(default=True, description="search the training set with the energy head when one exists")
+    expert_rules: bool = Field(
+        default=False,
+        description="the training search also tries the rules' structural tactics (never the held-out evaluation; local only)",
+    )
     cluster: bool = Field(
         default=False,
         description="the search and both evaluate steps spread their statements over Ray Lean actors ([cluster], "
@@ -81,6 +85,13 @@ class IterationConfig(BaseModel):
         default=0, ge=0, description="torch CPU threads while iterating; 0 = half the CPU cores (Lean gets the rest)"
     )
     ebm_min_positives: int = Field(default=4, ge=1, description="proof-path states needed to train an energy head")
+
+
+    @model_validator(mode="after")
+    def _expert_rules_run_locally(self) -> IterationConfig:
+        if self.expert_rules and self.cluster:
+            raise ValueError("iteration.expert_rules widens the local search only: turn off iteration.cluster with it")
+        return self
 
 
 class IterationRunConfig(BaseModel):

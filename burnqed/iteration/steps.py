@@ -353,11 +353,20 @@ async def _search_locally(
             ctx.config.policy, ctx.config.paths, model_dir=ctx.layout.llm(ctx.index), ebm=ebm
         ) as parts:
             await search_theorems(
-                ctx.pool, parts.generator, parts.scorer, ctx.train, search,
+                ctx.pool, _expert(ctx, parts.generator), parts.scorer, ctx.train, search,
                 writer=writer, iteration=ctx.index, on_result=advance,
             )
     finally:
         writer.finalize()
+
+
+def _expert(ctx: IterationContext, generator: Any) -> Any:
+    """The training search's generator: the policy, widened by the rules with ``iteration.expert_rules``."""
+    if not ctx.it.expert_rules or generator is None:
+        return generator
+    from burnqed.search.expert import ExpertGenerator
+
+    return ExpertGenerator(generator, rule_log_prob=ctx.search.automation_log_prob)
 
 
 async def evaluate_step(ctx: IterationContext, with_ebm: bool) -> EvalSummary:
