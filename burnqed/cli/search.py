@@ -374,7 +374,7 @@ async def _search(args: argparse.Namespace, config: BurnqedConfig) -> int:
 
 
 async def _eval(args: argparse.Namespace, config: BurnqedConfig) -> int:
-    from burnqed.search.evaluation import report_from_results
+    from burnqed.search.evaluation import in_theorem_order, report_from_results
     from burnqed.trajectory.writer import TrajectoryWriter
 
     theorems = _checked_inputs(args, config)
@@ -400,11 +400,10 @@ async def _eval(args: argparse.Namespace, config: BurnqedConfig) -> int:
         kept = f"; {len(store.done_theorems())} statement(s) kept in {store.dir}, --resume continues" if store else ""
         print(f"burnqed: interrupted; no report written{kept}", file=sys.stderr)
         return INTERRUPTED_EXIT
-    order = {t.name: i for i, t in enumerate(theorems)}
     if store is not None:
         # this run's and those an interrupted run committed (--resume), of the statements asked for
-        results = [r for r in store.results() if r.theorem.name in order]
-    results.sort(key=lambda r: order[r.theorem.name])
+        results = store.results()
+    results = in_theorem_order(theorems, results)
     report = report_from_results(
         results,
         label=args.label or comps.label,

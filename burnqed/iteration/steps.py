@@ -419,7 +419,7 @@ async def _evaluate_on_cluster(
 ) -> Any:
     """The held-out statements not in ``prior`` searched on Ray; the same EvalReport as ``evaluate``."""
     from burnqed.iteration.on_cluster import cluster_spec, evaluate_on_cluster
-    from burnqed.search.evaluation import report_from_results
+    from burnqed.search.evaluation import in_theorem_order, report_from_results
 
     started = time.perf_counter()
     done = {r.theorem.name for r in prior}
@@ -427,9 +427,8 @@ async def _evaluate_on_cluster(
         cluster_spec(ctx.config, ctx.search, ctx.layout.llm(ctx.index), ebm),
         [t for t in ctx.held_out if t.name not in done], iteration=ctx.index, on_result=finished,
     )
-    by_name = {r.theorem.name: r for r in [*prior, *ran.results]}
     return report_from_results(
-        [by_name[t.name] for t in ctx.held_out if t.name in by_name],
+        in_theorem_order(ctx.held_out, [*prior, *ran.results]),
         label=ran.info.label,
         backend=ran.backend,
         search=ctx.search,

@@ -26,6 +26,7 @@ __all__ = [
     "TheoremOutcome",
     "compare_reports",
     "evaluate",
+    "in_theorem_order",
     "load_report",
     "report_from_results",
 ]
@@ -209,9 +210,8 @@ async def evaluate(
         pool, generator, scorer, [t for t in theorems if t.name not in done], config,
         writer=writer, iteration=iteration, on_result=on_result,
     )
-    by_name = {r.theorem.name: r for r in [*prior, *results]}
     return report_from_results(
-        [by_name[t.name] for t in theorems if t.name in by_name],
+        in_theorem_order(theorems, [*prior, *results]),
         label=label,
         backend=pool.backend,
         search=config,
@@ -221,6 +221,12 @@ async def evaluate(
         theorem_set=theorem_set,
         run_wall_s=time.perf_counter() - started,
     )
+
+
+def in_theorem_order(theorems: Sequence[Theorem], results: Sequence[SearchResult]) -> list[SearchResult]:
+    """``results`` (a resumed run's earlier ones and the new) in the order of ``theorems``, one per theorem."""
+    by_name = {r.theorem.name: r for r in results}
+    return [by_name[t.name] for t in theorems if t.name in by_name]
 
 
 def load_report(path: str | Path) -> EvalReport:

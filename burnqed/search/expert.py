@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from burnqed.policy.types import TacticCandidate
+from burnqed.search.engine import normalize_tactic
 from burnqed.search.protocols import TacticGenerator
 from burnqed.search.rules import RuleGenerator
 
@@ -33,11 +34,11 @@ class ExpertGenerator:
         sampled = await self.policy.generate(states, n)
         out: list[list[TacticCandidate]] = []
         for state, candidates in zip(states, sampled, strict=True):
-            seen = {" ".join(c.tactic.split()) for c in candidates}
+            seen = {normalize_tactic(c.tactic) for c in candidates}
             extra = [
                 TacticCandidate(tactic=t, log_prob=self.rule_log_prob)
                 for t in self.rules.propose(state)
-                if " ".join(t.split()) not in seen
+                if normalize_tactic(t) not in seen
             ]
             out.append([*candidates, *extra])
         return out
