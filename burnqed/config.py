@@ -11,7 +11,11 @@ any subset, e.g.::
     max_nodes = 200
 
 and the command line overrides single values with ``--set search.max_nodes=200`` or with
-the commands' own flags. Environment variables are read in this module only.
+the commands' own flags. The configuration reads no environment variable: the few that
+burnqed reads (API keys and the HTTP token by the names the config gives, ``$BURNQED_CONFIG``
+for ``serve``, ``$ANTHROPIC_BASE_URL``, ``$PANTOGRAPH_REPL``, ``$LEAN_PATH``, the chaos bench's
+seed) are read where they are used, through ``burnqed.env`` only (``tests/test_project.py``
+keeps it so).
 """
 
 from __future__ import annotations
@@ -25,7 +29,6 @@ from pydantic import ValidationError
 
 from burnqed.audit.config import AuditConfig
 from burnqed.coordination.config import CoordinationRunConfig
-from burnqed.env import env
 from burnqed.paths import PathsConfig
 
 __all__ = [
@@ -33,7 +36,6 @@ __all__ = [
     "BurnqedConfig",
     "ConfigError",
     "PathsConfig",
-    "env",
     "load_config",
     "parse_override",
     "toml_literal",

@@ -192,3 +192,24 @@ def test_a_run_dir_naming_a_file_is_refused(
     _one_line(rc, err)
     assert f"{run_dir} is a file" in err
     assert run_dir.read_text(encoding="utf-8") == "not a directory" and list(tmp_path.iterdir()) == [run_dir]
+
+
+def test_a_lean_backend_that_cannot_launch_is_one_line_for_every_command(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 26: `eval` with lean.backend = "pantograph" and no repl printed an ExceptionGroup traceback."""
+    monkeypatch.delenv("PANTOGRAPH_REPL", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no `repl` anywhere
+    theorems = tmp_path / "t.jsonl"
+    theorems.write_text(f'{{"name": "a", "statement": "{STATEMENT}"}}\n', encoding="utf-8")
+    backend = "lean.backend='pantograph'"
+    for argv in (
+        ("eval", "--theorems", str(theorems), "--output", str(tmp_path / "r.json"), "--policy", "none"),
+        ("prove", STATEMENT, "--policy", "none"),
+        ("search", "--theorems", str(theorems), "--output", str(tmp_path / "o.parquet"), "--policy", "none"),
+    ):
+        for args in (("--set", backend, *argv), (*argv, "--set", backend)):  # before and after the command
+            rc, err = _run(capsys, *args)
+            assert rc != 0 and "Traceback" not in err and err.count("\n") == 1, (args, err)
+            assert "repl" in err and "Group" not in err, (args, err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.jsonl"]

@@ -5,6 +5,7 @@ each other in a circle."""
 from __future__ import annotations
 
 import ast
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -12,7 +13,8 @@ ROOT = Path(__file__).resolve().parents[1] / "burnqed"
 
 # lowest first; packages on one line share a floor and do not import each other
 FLOORS: list[set[str]] = [
-    {"env", "files", "lazy", "interrupt", "paths"},  # utilities and PathsConfig: import nothing of ours
+    # utilities and PathsConfig: import nothing of ours
+    {"child", "env", "files", "lazy", "interrupt", "paths", "writelock"},
     {"lean"},
     {"data"},
     {"trajectory"},
@@ -24,7 +26,8 @@ FLOORS: list[set[str]] = [
     {"iteration"},
     {"tools"},
     {"audit", "coordination"},
-    {"bench", "cli"},
+    {"bench"},  # every benchmark; the CLI dispatches to them by module name
+    {"cli"},
 ]
 FLOOR = {package: level for level, packages in enumerate(FLOORS) for package in packages}
 # The composed config (burnqed/config.py) sits on top: each layer takes its own config model
@@ -33,23 +36,55 @@ FLOOR = {package: level for level, packages in enumerate(FLOORS) for package in 
 CONFIG_IMPORTERS = {"bench", "cli"}
 
 
-def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+def _module_name(path: Path, root: Path = ROOT) -> str:
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _imports() -> dict[str, set[str]]:
-    """module → burnqed modules it imports (a ``from M import name`` of a submodule counts as it)."""
-    modules = {_module_name(p): p for p in ROOT.rglob("*.py")}
+# a string that names a module (``importlib.import_module("burnqed.tools.jobs")``, a lazy
+# facade's table, ``"burnqed.tools.lean_tools:build"``) is an import like any other
+_MODULE_STRING = re.compile(r"burnqed(\.[A-Za-z_][A-Za-z0-9_]*)+(:[A-Za-z_][A-Za-z0-9_]*)?")
+
+
+def _absolute(module: str, path: Path, node: ast.ImportFrom) -> str | None:
+    """The absolute module an ``ImportFrom`` names (``from ..search import engine`` too)."""
+    if node.level == 0:
+        return node.module
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    if node.level - 1 > len(package) - 1:
+        return None  # beyond the top package: Python refuses it as well
+    base = package[: len(package) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _imports(root: Path = ROOT) -> dict[str, set[str]]:
+    """module → burnqed modules it imports: absolute, relative and string imports (a ``from M
+    import name`` of a submodule counts as it)."""
+    modules = {_module_name(p, root): p for p in root.rglob("*.py")}
     graph: dict[str, set[str]] = defaultdict(set)
     for name, path in modules.items():
+        launched: set[int] = set()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             targets: list[str] = []
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("burnqed"):
-                targets.append(node.module)
-                targets += [f"{node.module}.{a.name}" for a in node.names if f"{node.module}.{a.name}" in modules]
+            if isinstance(node, ast.ImportFrom):
+                source = _absolute(name, path, node)
+                if source and source.split(".")[0] == "burnqed":
+                    targets.append(source)
+                    targets += [f"{source}.{a.name}" for a in node.names if f"{source}.{a.name}" in modules]
             elif isinstance(node, ast.Import):
-                targets += [a.name for a in node.names if a.name.startswith("burnqed")]
+                targets += [a.name for a in node.names if a.name.split(".")[0] == "burnqed"]
+            elif isinstance(node, (ast.List, ast.Tuple)):
+                # ``[python, "-m", "burnqed.cli", ...]`` runs a command in a child process: no import
+                after_m = {id(b) for a, b in zip(node.elts, node.elts[1:]) if isinstance(a, ast.Constant) and a.value == "-m"}
+                launched.update(after_m)
+            elif (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and id(node) not in launched
+                and _MODULE_STRING.fullmatch(node.value)
+                and node.value.split(":")[0] in modules
+            ):
+                targets.append(node.value.split(":")[0])
             for target in targets:
                 while target not in modules and "." in target:
                     target = target.rsplit(".", 1)[0]
@@ -61,6 +96,26 @@ def _imports() -> dict[str, set[str]]:
 def _package(module: str) -> str:
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else "burnqed"
+
+
+def test_relative_string_and_child_process_imports_are_read(tmp_path: Path) -> None:
+    """The graph the floor tests read sees ``from ..x import y`` and module-name strings, and
+    not ``-m burnqed.cli`` (a command run in a child process)."""
+    root = tmp_path / "burnqed"
+    for module in ("search/engine", "tools/jobs", "cli/__init__", "lean/__init__", "search/__init__", "tools/__init__"):
+        (root / f"{module}.py").parent.mkdir(parents=True, exist_ok=True)
+        (root / f"{module}.py").touch()
+    (root / "__init__.py").touch()
+    (root / "lean" / "mod.py").write_text(
+        "from ..search import engine\n"
+        "from . import other\n"
+        "import importlib\n"
+        "importlib.import_module('burnqed.tools.jobs')\n"
+        "ARGS = ['-m', 'burnqed.cli']\n"
+        "NOT_A_MODULE = 'burnqed.nothing'\n",
+        encoding="utf-8",
+    )
+    assert _imports(root)["burnqed.lean.mod"] == {"burnqed.search.engine", "burnqed.search", "burnqed.tools.jobs", "burnqed.lean"}
 
 
 def test_every_package_is_on_a_floor() -> None:

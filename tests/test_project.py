@@ -65,3 +65,17 @@ def test_the_two_readme_commands_are_the_ci_and_make_targets() -> None:
     assert "make test" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert "torch==2.13.0" in makefile and "burnqed demo" in makefile
+
+
+def test_the_environment_is_read_only_through_burnqed_env() -> None:
+    """burnqed/env.py's docstring and burnqed/config.py's say so; a new ``os.environ[...]``,
+    ``os.environ.get`` or ``os.getenv`` elsewhere breaks it (setting one for Ray is no read)."""
+    read = re.compile(r"os\.environ(?!\.setdefault\b)|os\.getenv|from os import .*\benviron\b")
+    offenders = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in sorted((ROOT / "burnqed").rglob("*.py"))
+        if path != ROOT / "burnqed" / "env.py"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if read.search(line) and not line.lstrip().startswith("#")
+    ]
+    assert not offenders, f"read the environment through burnqed.env: {offenders}"

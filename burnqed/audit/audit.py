@@ -11,7 +11,10 @@ What it checks, for a run directory:
   configured Lean backend (fresh handle, root flags) and must pass the gate;
 - every done theorem/lemma of the blueprint has its proof in the proof ledger (recorded by
   the verification gate against the locked statement); ``replay`` replays those too;
-- the tool-call log, summarised per tool (calls, errors, latency).
+- the tool-call log, summarised per tool (calls, errors, latency); every call the trust
+  boundary refused on purpose (held-out data, another client's handle or job, a label or a
+  budget past the operator's caps, an unknown argument, a denied tactic …) is a
+  ``boundary_refused`` violation naming the server, tool, rule and client that tried it.
 
 Locked statements come from the blueprint's theorem/lemma entries and its ledger, and
 from the shipped theorem sets (``core``, ``benchmark-test``), whose files are fixed.
@@ -29,14 +32,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from burnqed.audit.config import AuditConfig
-from burnqed.data.theorems import statement_sha
+from burnqed.data.theorems import matches_lock, statement_sha
 from burnqed.iteration.layout import RunLayout
 
 __all__ = ["AuditReport", "LockedStatement", "Violation", "locked_statements", "run_audit"]
 
 log = logging.getLogger(__name__)
 
-_SORRY = re.compile(r"\b(sorry|admit)\b")
+_SORRY = re.compile(r"\b(sorry\w*|admit|admitGoal)\b|«\s*sorry\s*»")
 
 ViolationKind = Literal[
     "statement_lock",
@@ -45,6 +48,7 @@ ViolationKind = Literal[
     "backend_missing",
     "replay_failed",
     "done_without_proof",
+    "boundary_refused",
     "unreadable",
 ]
 
@@ -71,6 +75,13 @@ class LockedStatement(BaseModel):
     source: str
     header: str | None = None
 
+    def accepts(self, sha: str) -> bool:
+        """Whether a claim's statement hash is this lock's: equal, or both hashes (token and
+        legacy) of the locked statement."""
+        return sha == self.sha or (
+            matches_lock(self.statement, sha, self.header) and matches_lock(self.statement, self.sha, self.header)
+        )
+
 
 class AuditReport(BaseModel):
     """The audit's findings."""
@@ -92,7 +103,7 @@ class AuditReport(BaseModel):
 def locked_statements(config: AuditConfig, blueprint_path: Path) -> tuple[dict[str, LockedStatement], list[Violation]]:
     """The lock index (name → locked statement) and the blueprint's own lock violations."""
     from burnqed.blueprint import BlueprintStore
-    from burnqed.blueprint.locks import LockLedger, check_locks, ledger_path
+    from burnqed.blueprint.locks import LockLedger, check_ledger, check_locks, ledger_path
     from burnqed.data.sets import load_builtin
 
     index: dict[str, LockedStatement] = {}
@@ -105,8 +116,9 @@ def locked_statements(config: AuditConfig, blueprint_path: Path) -> tuple[dict[s
     if blueprint_path.is_file():
         store = BlueprintStore(blueprint_path, config.blueprint)
         blueprint = store.read()
-        ledger = LockLedger(ledger_path(blueprint_path)).read()
-        for v in check_locks(blueprint, ledger):
+        ledger_file = LockLedger(ledger_path(blueprint_path))
+        ledger = ledger_file.read()
+        for v in check_locks(blueprint, ledger) + check_ledger(blueprint, ledger_file):
             violations.append(Violation(kind="statement_lock", where=str(blueprint_path), theorem=v.label,
                                         message=f"{v.kind}: {v.message}"))
         for entry in blueprint.entries:
@@ -122,7 +134,7 @@ def _check_claim(
 ) -> list[Violation]:
     found: list[Violation] = []
     lock = locks.get(name)
-    if lock is not None and sha is not None and sha != lock.sha:
+    if lock is not None and sha is not None and not lock.accepts(sha):
         found.append(Violation(kind="statement_drift", where=where, theorem=name,
                                message=f"statement hash {sha[:12]}… differs from its lock {lock.sha[:12]}… ({lock.source})"))
     if proof and any(_SORRY.search(t) for t in proof):
@@ -170,7 +182,7 @@ def _audit_done_targets(
         if record is None:
             found.append(Violation(kind="done_without_proof", where=str(blueprint_path), theorem=entry.label,
                                    message="marked done, but no verified proof is recorded for it"))
-        elif lock is not None and record.statement_sha != lock.sha:
+        elif lock is not None and not lock.accepts(record.statement_sha):
             found.append(Violation(kind="done_without_proof", where=where, theorem=entry.label,
                                    message="its recorded proof was checked against another statement"))
         else:
@@ -196,7 +208,7 @@ def _audit_trajectories(path: Path, locks: dict[str, LockedStatement]) -> tuple[
             break
     for name, seen in shas.items():
         lock = locks.get(name)
-        if lock is not None and seen != {lock.sha}:
+        if lock is not None and not all(lock.accepts(sha) for sha in seen):
             found.append(Violation(kind="statement_drift", where=str(path), theorem=name,
                                    message=f"trajectory statement hash differs from its lock ({lock.source})"))
     for row in rows:
@@ -255,14 +267,47 @@ async def run_audit(config: AuditConfig, run_dir: Path, *, replay: bool = False)
         warnings += notes
         checked["replayed"] = replayed
     usage = _tool_usage(config, run_dir)
+    refusals = _boundary_refusals(config, run_dir)
+    violations += refusals
+    checked["boundary_refusals"] = len(refusals)
     return AuditReport(run_dir=str(run_dir), violations=violations, warnings=warnings, checked=checked,
                        tool_usage=usage)
+
+
+def _call_log(config: AuditConfig, run_dir: Path) -> Path | None:
+    for candidate in (RunLayout(run_dir).tool_calls, config.paths.logs_dir / "tool_calls.jsonl"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _boundary_refusals(config: AuditConfig, run_dir: Path) -> list[Violation]:
+    """One violation per (server, tool, rule, client) the trust boundary refused, with the count."""
+    from burnqed.tools.calllog import ToolCallLog
+
+    path = _call_log(config, run_dir)
+    if path is None:
+        return []
+    groups: dict[tuple[str, str, str, str], list[str]] = {}
+    for rec in ToolCallLog(path).read():
+        if rec.refusal is None:
+            continue
+        key = (rec.server, rec.tool, rec.refusal, rec.client or "stdio")
+        groups.setdefault(key, []).append(rec.time.isoformat())
+    return [
+        Violation(
+            kind="boundary_refused",
+            where=str(path),
+            message=f"{server}.{tool} refused [{rule}] {len(times)}x for client {client} (first {times[0]})",
+        )
+        for (server, tool, rule, client), times in sorted(groups.items())
+    ]
 
 
 def _tool_usage(config: AuditConfig, run_dir: Path) -> dict[str, Any] | None:
     from burnqed.tools.stats import StatsService
 
-    for candidate in (RunLayout(run_dir).tool_calls, config.paths.logs_dir / "tool_calls.jsonl"):
+    for candidate in [c for c in (_call_log(config, run_dir),) if c is not None]:
         if candidate.is_file():
             usage = StatsService(run_dir, candidate, show_held_out=True).tool_usage()
             return {"log": str(candidate), **usage.model_dump(mode="json")}

@@ -10,6 +10,8 @@
   4 statements each with the tiny model.
 
 Ray runs locally (``cluster.address`` is ignored: the figures are about this machine).
+With ``lean.simulated_latency_ms`` > 0 (``--simulated-latency-ms``) the benchmark is the
+orchestration's scaling sweep instead (``burnqed.bench.cluster_scaling``).
 """
 
 from __future__ import annotations
@@ -149,6 +151,10 @@ async def _batching(config: BurnqedConfig, theorems: Sequence[Theorem], search: 
 
 async def bench(config: BurnqedConfig, quick: bool) -> dict[str, Any]:
     """The cluster benchmark as one JSON object."""
+    if config.lean.simulated_latency_ms:
+        from burnqed.bench import cluster_scaling
+
+        return await cluster_scaling.bench(config, quick)
     ray = import_ray()
     os.environ.setdefault("RAY_DEDUP_LOGS", "0")
     cores = os.cpu_count() or 1

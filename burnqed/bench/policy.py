@@ -3,7 +3,9 @@
 Eight searches ask concurrently for candidates (and for embeddings) of one state each.
 The same model serves them through two generation services in the same run: one that
 micro-batches (``max_batch_size = 8``) and one that serves a request at a time
-(``max_batch_size = 1``). The model is ``policy.model_dir`` if set, else a freshly built
+(``max_batch_size = 1``); their rounds alternate, so load drift on a shared machine hits
+both alike, and ``speedup_median_round`` is the median of the per-round ratios (a round
+disturbed by another process moves the mean, not the median). The model is ``policy.model_dir`` if set, else a freshly built
 tiny model (random weights: every sample runs to about ``max_new_tokens``, so both modes
 decode the same lengths).
 
@@ -16,6 +18,7 @@ and service calls alternate round by round, so drift hits both alike; the target
 
 from __future__ import annotations
 
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -55,24 +58,38 @@ async def _round(service: Any, kind: str, n: int) -> int:
     return sum(counts)
 
 
-async def _measure(model: Any, batch_size: int, kind: str, n: int, rounds: int) -> dict[str, float]:
+async def _measure(model: Any, kind: str, n: int, rounds: int) -> dict[str, Any]:
+    """Micro-batched (``max_batch_size = 8``) against one-at-a-time (``= 1``) service rounds,
+    alternating round by round so that load drift on a shared machine hits both alike."""
     from burnqed.policy.service import GenerationService
 
-    async with GenerationService(model, max_batch_size=batch_size, max_wait_s=0.005) as service:
-        await _round(service, kind, n)  # warm-up
-        items = 0
-        start = time.perf_counter()
+    async with (
+        GenerationService(model, max_batch_size=len(BENCH_STATES), max_wait_s=0.005) as batched,
+        GenerationService(model, max_batch_size=1, max_wait_s=0.005) as single,
+    ):
+        await _round(batched, kind, n)  # warm-up, both ways
+        await _round(single, kind, n)
+        items = {"batched": 0, "single": 0}
+        seconds = {"batched": 0.0, "single": 0.0}
+        ratios: list[float] = []
         for _ in range(rounds):
-            items += await _round(service, kind, n)
-        seconds = time.perf_counter() - start
-        batches = service.stats.batches
+            took: dict[str, float] = {}
+            for name, service in (("batched", batched), ("single", single)):
+                start = time.perf_counter()
+                items[name] += await _round(service, kind, n)
+                took[name] = time.perf_counter() - start
+                seconds[name] += took[name]
+            ratios.append(took["single"] / took["batched"])
+        calls = {"batched": batched.stats.batches, "single": single.stats.batches}
     per_round = len(BENCH_STATES) * (n if kind == "generate" else 1)
     return {
-        "items_per_s": items / seconds,
-        "requests_per_s": per_round * rounds / seconds,
-        "seconds": seconds,
-        "model_calls": float(batches),
-    }
+        name: {
+            "items_per_s": items[name] / seconds[name],
+            "requests_per_s": per_round * rounds / seconds[name],
+            "model_calls": float(calls[name]),
+        }
+        for name in ("batched", "single")
+    } | {"speedup": seconds["single"] / seconds["batched"], "speedup_per_round": ratios}
 
 
 RATIO_STATES = 8
@@ -150,10 +167,8 @@ async def bench(config: BurnqedConfig, quick: bool) -> dict[str, Any]:
             directory = build_tiny_model(Path(tmp) / "tiny", template_corpus(), config=config.policy.tiny)
             which = "tiny (built for this run, random weights)"
         model = PolicyModel.load(directory, policy_config)
-        gen_batched = await _measure(model, len(BENCH_STATES), "generate", n, rounds)
-        gen_single = await _measure(model, 1, "generate", n, rounds)
-        enc_batched = await _measure(model, len(BENCH_STATES), "encode", n, rounds * 4)
-        enc_single = await _measure(model, 1, "encode", n, rounds * 4)
+        gen = await _measure(model, "generate", n, rounds)
+        enc = await _measure(model, "encode", n, rounds * 4)
         ratios = await service_vs_direct(model, directory, policy_config, quick)
     return {
         "model": which,
@@ -165,18 +180,21 @@ async def bench(config: BurnqedConfig, quick: bool) -> dict[str, Any]:
         "max_new_tokens": policy_config.max_new_tokens,
         "rounds": rounds,
         "generate": {
-            "batched_candidates_per_s": gen_batched["items_per_s"],
-            "single_candidates_per_s": gen_single["items_per_s"],
-            "batched_samples_per_s": gen_batched["requests_per_s"],
-            "single_samples_per_s": gen_single["requests_per_s"],
-            "speedup": gen_single["seconds"] / gen_batched["seconds"],
-            "batched_model_calls": gen_batched["model_calls"],
-            "single_model_calls": gen_single["model_calls"],
+            "batched_candidates_per_s": gen["batched"]["items_per_s"],
+            "single_candidates_per_s": gen["single"]["items_per_s"],
+            "batched_samples_per_s": gen["batched"]["requests_per_s"],
+            "single_samples_per_s": gen["single"]["requests_per_s"],
+            "speedup": gen["speedup"],
+            "speedup_median_round": statistics.median(gen["speedup_per_round"]),
+            "speedup_per_round": [round(r, 3) for r in gen["speedup_per_round"]],
+            "batched_model_calls": gen["batched"]["model_calls"],
+            "single_model_calls": gen["single"]["model_calls"],
         },
         "encode": {
-            "batched_states_per_s": enc_batched["items_per_s"],
-            "single_states_per_s": enc_single["items_per_s"],
-            "speedup": enc_single["seconds"] / enc_batched["seconds"],
+            "batched_states_per_s": enc["batched"]["items_per_s"],
+            "single_states_per_s": enc["single"]["items_per_s"],
+            "speedup": enc["speedup"],
+            "speedup_median_round": statistics.median(enc["speedup_per_round"]),
         },
         "service_vs_direct": ratios,
     }

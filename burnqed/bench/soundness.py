@@ -3,25 +3,35 @@
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
 from burnqed.config import BurnqedConfig
+from burnqed.data.kernel_attacks import run_hostile
 from burnqed.data.soundness import run_campaign
 
 __all__ = ["bench"]
 
 
 async def bench(config: BurnqedConfig, quick: bool) -> dict[str, Any]:
-    """The campaign as JSON: attempts, false accepted (with examples), kernel refusals of
-    elaborator acceptances, alpha-renaming verdict changes, the kernel's time share."""
+    """The campaign as JSON: attempts (per campaign and per arithmetic family), false
+    accepted (with examples), kernel refusals of elaborator acceptances, alpha-renaming
+    verdict changes, the kernel's time share, and the hostile-certificate campaign
+    against the kernel (burnqed.data.kernel_attacks)."""
     import anyio
 
     t0 = time.perf_counter()
-    drawn, per_source = (40, 3) if quick else (2400, 8)
-    tally = await anyio.to_thread.run_sync(lambda: run_campaign(drawn=drawn, per_source=per_source))
+    drawn, per_source, per_family, certificates = (40, 3, 20, 2000) if quick else (2400, 8, 500, 100_000)
+    tally = await anyio.to_thread.run_sync(
+        lambda: run_campaign(drawn=drawn, per_source=per_source, per_family=per_family)
+    )
     wall = time.perf_counter() - t0
     attempts = sum(tally.attempts.values())
+    t1 = time.perf_counter()
+    workers = os.cpu_count() or 1
+    hostile = await anyio.to_thread.run_sync(lambda: run_hostile(count=certificates, workers=workers))
+    hostile_wall = time.perf_counter() - t1
     return {
         "backend": "embedded",
         "quick": quick,
@@ -38,5 +48,21 @@ async def bench(config: BurnqedConfig, quick: bool) -> dict[str, Any]:
         "kernel_time_share": round(tally.kernel_seconds / tally.check_seconds, 4) if tally.check_seconds else 0.0,
         "wall_s": round(wall, 1),
         "attempts_per_s": round(attempts / wall, 1) if wall else 0.0,
-        "targets": {"false_accepted==0": not tally.false_accepted},
+        "hostile_certificates": {
+            "attempts": sum(hostile.attempts.values()),
+            "attempts_by_kind": hostile.attempts,
+            "sequents": hostile.sequents,
+            "false_sequents": hostile.false_sequents,
+            "refused": hostile.refused,
+            "false_accepted": len(hostile.false_accepted),
+            "false_accepted_examples": hostile.false_accepted[:10],
+            "wall_s": round(hostile_wall, 1),
+            "per_s": round(sum(hostile.attempts.values()) / hostile_wall, 1) if hostile_wall else 0.0,
+        },
+        "targets": {
+            "false_accepted==0": not tally.false_accepted,
+            "hostile_false_accepted==0": not hostile.false_accepted,
+            "attempts>=100000": attempts >= 100_000 or quick,
+            "hostile_certificates>=100000": sum(hostile.attempts.values()) >= 100_000 or quick,
+        },
     }

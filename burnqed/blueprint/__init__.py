@@ -16,6 +16,7 @@ from burnqed.blueprint.format import parse_blueprint, render_blueprint, render_e
 from burnqed.blueprint.locks import LockLedger, LockViolation, check_locks, ledger_path
 from burnqed.blueprint.model import (
     ENTRY_KINDS,
+    MAX_ITERATION_INDEX,
     STATUSES,
     TARGET_KINDS,
     Blueprint,
@@ -47,6 +48,7 @@ __all__ = [
     "Entry",
     "EntryKind",
     "InvalidTransition",
+    "MAX_ITERATION_INDEX",
     "Issue",
     "IterationSpec",
     "LockLedger",

@@ -3,7 +3,10 @@
 The hash (burnqed.data.theorems.statement_sha) is written into the entry's meta and
 appended to a ledger beside the blueprint (``BLUEPRINT.md.locks.jsonl``, append-only), so
 an edit that changes both the statement and its recorded hash is still caught by the
-audit: ``check_locks(blueprint, ledger)``.
+audit: ``check_locks(blueprint, ledger)``. The ledger is itself checked
+(``check_ledger``): one that is missing while targets carry locks, has a line that is not a
+lock (a torn write, an edit), or lacks a locked target's line is a violation, never a
+silent loss of protection.
 """
 
 from __future__ import annotations
@@ -18,9 +21,9 @@ from pydantic import BaseModel, ConfigDict
 
 from burnqed.blueprint.model import Blueprint
 from burnqed.files import append_line
-from burnqed.data.theorems import statement_sha
+from burnqed.data.theorems import matches_lock, statement_sha
 
-__all__ = ["LockLedger", "LockViolation", "check_locks", "ledger_path"]
+__all__ = ["LockLedger", "LockViolation", "check_ledger", "check_locks", "ledger_path"]
 
 
 class LockViolation(BaseModel):
@@ -29,7 +32,10 @@ class LockViolation(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     label: str
-    kind: Literal["statement_changed", "sha_missing", "statement_missing", "ledger_mismatch", "entry_removed"]
+    kind: Literal[
+        "statement_changed", "sha_missing", "statement_missing", "ledger_mismatch", "entry_removed",
+        "ledger_missing", "ledger_damaged", "not_in_ledger",
+    ]
     expected_sha: str | None = None
     actual_sha: str | None = None
     message: str
@@ -53,16 +59,40 @@ def check_locks(blueprint: Blueprint, ledger: Mapping[str, str] | None = None) -
         if recorded is None:
             violations.append(LockViolation(label=entry.label, kind="sha_missing", actual_sha=actual,
                                             message="statement has no recorded statement_sha"))
-        elif recorded != actual:
+        elif not matches_lock(entry.statement, recorded):
             violations.append(LockViolation(label=entry.label, kind="statement_changed", expected_sha=recorded,
                                             actual_sha=actual, message="statement text differs from its lock"))
-        if ledger is not None and entry.label in ledger and ledger[entry.label] != actual:
+        if ledger is not None and entry.label in ledger and not matches_lock(entry.statement, ledger[entry.label]):
             violations.append(LockViolation(label=entry.label, kind="ledger_mismatch", expected_sha=ledger[entry.label],
                                             actual_sha=actual, message="statement differs from the ledger's hash"))
     for label, sha in (ledger or {}).items():
         if label not in seen:
             violations.append(LockViolation(label=label, kind="entry_removed", expected_sha=sha,
                                             message="locked target is no longer in the blueprint"))
+    return violations
+
+
+def check_ledger(blueprint: Blueprint, ledger: LockLedger) -> list[LockViolation]:
+    """The ledger's own damage: missing while targets carry locks, a line that is not a lock,
+    a locked target without its line (a deleted or truncated ledger)."""
+    locked = [e for e in blueprint.entries if e.kind in {"theorem", "lemma"} and e.statement_sha is not None]
+    if not ledger.path.is_file():
+        return [
+            LockViolation(label=e.label, kind="ledger_missing", expected_sha=e.statement_sha,
+                          message=f"the lock ledger {ledger.path.name} is missing")
+            for e in locked
+        ]
+    violations = [
+        LockViolation(label=f"{ledger.path.name}:{number}", kind="ledger_damaged",
+                      message=f"line {number} of the lock ledger is not a lock record (torn or edited)")
+        for number in ledger.bad_lines()
+    ]
+    recorded = ledger.read()
+    violations += [
+        LockViolation(label=e.label, kind="not_in_ledger", actual_sha=e.statement_sha,
+                      message="locked target has no line in the lock ledger (deleted or truncated)")
+        for e in locked if e.label not in recorded
+    ]
     return violations
 
 
@@ -81,17 +111,31 @@ class LockLedger:
     def read(self) -> dict[str, str]:
         """label → locked sha (the first registration wins; later lines cannot relock)."""
         locks: dict[str, str] = {}
+        for _, record in self._records():
+            if record is not None:
+                locks.setdefault(record[0], record[1])
+        return locks
+
+    def bad_lines(self) -> list[int]:
+        """Numbers (from 1) of the lines that are not lock records."""
+        return [number for number, record in self._records() if record is None]
+
+    def _records(self) -> list[tuple[int, tuple[str, str] | None]]:
         if not self.path.is_file():
-            return locks
-        for line in self.path.read_text(encoding="utf-8").splitlines():
+            return []
+        found: list[tuple[int, tuple[str, str] | None]] = []
+        text = self.path.read_bytes().decode("utf-8", errors="replace")
+        for number, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
             try:
                 record = json.loads(line)
-                locks.setdefault(str(record["label"]), str(record["statement_sha"]))
+                label, sha = record["label"], record["statement_sha"]
+                ok = isinstance(label, str) and isinstance(sha, str) and len(sha) == 64
+                found.append((number, (label, sha) if ok else None))
             except (ValueError, KeyError, TypeError):
-                continue
-        return locks
+                found.append((number, None))
+        return found
 
     def record(self, label: str, sha: str) -> None:
         """Append one lock (callers hold the blueprint's file lock)."""

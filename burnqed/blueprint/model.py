@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 __all__ = [
     "ENTRY_KINDS",
     "ITERATION_LABEL",
+    "MAX_ITERATION_INDEX",
     "LABEL_PATTERN",
     "META_ORDER",
     "STATUSES",
@@ -37,7 +38,9 @@ TARGET_KINDS: tuple[str, ...] = ("theorem", "lemma", "theorem_set")
 STATUSES: tuple[str, ...] = get_args(Status)
 # Lean names may contain dots and primes; labels are single tokens.
 LABEL_PATTERN = re.compile(r"^[^\s#`,]+$")
-ITERATION_LABEL = re.compile(r"^iter_(\d+)$")
+# canonical and bounded: no leading zeros (iter_01 is not iter_1), at most MAX_ITERATION_INDEX
+ITERATION_LABEL = re.compile(r"^iter_(0|[1-9][0-9]{0,5})$")
+MAX_ITERATION_INDEX = 999_999
 # canonical order of meta fields in a newly written entry; unknown fields follow
 META_ORDER: tuple[str, ...] = (
     "label", "uses", "file", "status", "attempts", "crashes", "statement_sha", "proof_sha", "plan", "results",
@@ -212,7 +215,9 @@ class IterationSpec(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    label: str | None = Field(default=None, description="iter_N; default: the next free index")
+    label: str | None = Field(
+        default=None, max_length=64, description="iter_N (canonical: no leading zeros); default: the next free index"
+    )
     train_set: str | None = Field(default=None, description="built-in set name or a .jsonl path (None: config)")
     train_size: int | None = Field(default=None, ge=1, description="theorems searched (None: config)")
     eval_set: str | None = Field(default=None, description="held-out set name or a .jsonl path (None: config)")
@@ -221,8 +226,8 @@ class IterationSpec(BaseModel):
     num_candidates: int | None = Field(default=None, ge=1, description="tactics sampled per state")
     use_ebm: bool = Field(default=True, description="search the training set with the energy head")
     attempts_budget: int | None = Field(default=None, ge=1, description="runs allowed (retries after failure)")
-    uses: tuple[str, ...] = ()
-    note: str | None = None
+    uses: tuple[str, ...] = Field(default=(), max_length=64)
+    note: str | None = Field(default=None, max_length=2000)
 
     def plan(self) -> dict[str, Any]:
         """The plan fields (everything that tells the runner what to do), without Nones."""

@@ -37,18 +37,19 @@ from burnqed.blueprint.errors import (
 )
 from burnqed.blueprint.format import parse_blueprint, render_blueprint
 from burnqed.blueprint.proofs import ProofLedger, ProofRecord, proof_ledger_path
-from burnqed.blueprint.locks import LockLedger, LockViolation, check_locks, ledger_path
+from burnqed.blueprint.locks import LockLedger, LockViolation, check_ledger, check_locks, ledger_path
 from burnqed.blueprint.model import (
     LABEL_PATTERN,
     TARGET_KINDS,
     Blueprint,
     Entry,
     IterationSpec,
+    MAX_ITERATION_INDEX,
     iteration_index,
 )
 from burnqed.blueprint.issue import Issue
 from burnqed.blueprint.rules import transition, validate
-from burnqed.data.theorems import statement_sha
+from burnqed.data.theorems import matches_lock, statement_sha
 
 __all__ = ["DEFAULT_PREAMBLE", "PENDING_ITERATION_STATUSES", "BlueprintStore"]
 
@@ -87,6 +88,8 @@ class BlueprintStore:
             text = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return Blueprint(preamble=DEFAULT_PREAMBLE, source=str(self.path))
+        except UnicodeDecodeError as exc:
+            raise BlueprintError(f"{self.path} is not UTF-8 text (byte {exc.start}); restore it from a backup") from None
         return parse_blueprint(text, source=str(self.path))
 
     def get(self, label: str) -> Entry:
@@ -117,7 +120,8 @@ class BlueprintStore:
 
     def audit_locks(self) -> list[LockViolation]:
         """Statement-lock violations, against the entries' hashes and the ledger."""
-        return check_locks(self.read(), self.ledger.read())
+        blueprint = self.read()
+        return check_locks(blueprint, self.ledger.read()) + check_ledger(blueprint, self.ledger)
 
     # ------------------------------------------------------------ the write path
 
@@ -169,8 +173,8 @@ class BlueprintStore:
         if locked and not any(e.kind in TARGET_KINDS for e in blueprint.entries):
             raise BlueprintError(
                 f"{self.path} has no targets, but {len(locked)} statements were locked for it "
-                f"({self.ledger.path.name}): it was emptied or truncated. Restore it, or remove "
-                "both files to start over; nothing was written."
+                f"({self.ledger.path.name}): it was emptied or truncated. Restore it, or start over in "
+                "a new run directory; nothing was written."
             )
 
     def _write(self, blueprint: Blueprint) -> None:
@@ -179,6 +183,8 @@ class BlueprintStore:
             current: str | None = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
             current = None
+        except UnicodeDecodeError as exc:
+            raise BlueprintError(f"{self.path} is not UTF-8 text (byte {exc.start}); restore it from a backup") from None
         if current == text:
             return
         if current is not None and _digest(current) != self._last_written():
@@ -242,14 +248,18 @@ class BlueprintStore:
                 locked = existing.statement_sha or (
                     statement_sha(existing.statement) if existing.statement is not None else None
                 )
-                if sha is not None and locked is not None and sha != locked:
+                if statement is not None and locked is not None and not matches_lock(
+                    statement, locked, locked_text=existing.statement
+                ):
                     raise StatementLocked(label, locked, sha, old=existing.statement, new=statement)
                 ledgered = self.ledger.read().get(label)
-                if sha is not None and ledgered is not None and ledgered != sha:
+                if statement is not None and ledgered is not None and not matches_lock(
+                    statement, ledgered, locked_text=existing.statement
+                ):
                     raise StatementLocked(label, ledgered, sha, new=statement)
                 return existing
             ledgered = self.ledger.read().get(label)
-            if sha is not None and ledgered is not None and ledgered != sha:
+            if statement is not None and ledgered is not None and not matches_lock(statement, ledgered):
                 # a removed target cannot come back with another statement under the same label
                 raise StatementLocked(label, ledgered, sha, new=statement)
             meta: dict[str, str] = {"label": label, "uses": ", ".join(uses)}
@@ -291,7 +301,10 @@ class BlueprintStore:
             if entry.kind not in {"theorem", "lemma"} or entry.statement is None:
                 raise ProofRequired(f"{entry.label}: a {entry.kind} has no single statement to prove")
             locked = self.ledger.read().get(entry.label) or entry.statement_sha or statement_sha(entry.statement)
-            if record.statement_sha != locked:
+            # the same statement under the legacy hash and the token hash is the same lock
+            if record.statement_sha != locked and not (
+                matches_lock(entry.statement, locked) and matches_lock(entry.statement, record.statement_sha)
+            ):
                 raise ProofRequired(
                     f"{entry.label}: the proof was checked against statement {record.statement_sha[:12]}…, "
                     f"but the locked statement is {locked[:12]}…"
@@ -386,7 +399,10 @@ class BlueprintStore:
             if label is None:
                 label = f"iter_{blueprint.next_iteration_index()}"
             elif iteration_index(label) is None:
-                raise BlueprintError(f"iteration label {label!r} is not iter_N")
+                raise BlueprintError(
+                    f"iteration label {label!r} is not a canonical iter_N (N from 0 to {MAX_ITERATION_INDEX}, "
+                    "no leading zeros)"
+                )
             if blueprint.find(label) is not None:
                 raise DuplicateLabel(f"{label!r} already exists")
             budget = spec.attempts_budget or self.config.iteration_attempts_budget
@@ -420,7 +436,7 @@ def _check_statement_locks(before: Mapping[str, Entry], blueprint: Blueprint) ->
         if old is None:
             if entry.statement is not None and entry.statement_sha is not None:
                 actual = statement_sha(entry.statement)
-                if actual != entry.statement_sha:
+                if not matches_lock(entry.statement, entry.statement_sha):
                     raise StatementLocked(
                         entry.label, entry.statement_sha, actual, field="statement_sha",
                         old=entry.statement_sha, new=actual,
@@ -428,7 +444,9 @@ def _check_statement_locks(before: Mapping[str, Entry], blueprint: Blueprint) ->
             continue
         locked = old.statement_sha or (statement_sha(old.statement) if old.statement is not None else None)
         new_sha = statement_sha(entry.statement) if entry.statement is not None else None
-        if locked is not None and new_sha != locked:
+        if locked is not None and (
+            entry.statement is None or not matches_lock(entry.statement, locked, locked_text=old.statement)
+        ):
             raise StatementLocked(
                 entry.label, locked, new_sha or "<removed>", old=old.statement, new=entry.statement or "<removed>"
             )

@@ -11,12 +11,13 @@ below parse no arguments and print nothing.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import inspect
 import json
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,7 @@ COMMAND_MODULES: tuple[str, ...] = tuple(
 # name -> "module:function"; the function is ``async def bench(config, quick) -> dict``.
 BENCHES: dict[str, str] = {
     name: f"burnqed.bench.{name}:bench"
-    for name in ("lean", "embedded", "soundness", "policy", "ebm", "search", "mcp", "cluster")
+    for name in ("lean", "embedded", "soundness", "policy", "ebm", "search", "mcp", "cluster", "soak", "chaos")
 }
 
 
@@ -66,17 +67,36 @@ def _load(name: str) -> Any:
     return getattr(module, attr) if attr else module
 
 
+def _latency_ms(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of milliseconds: {text!r}") from None
+    if not 1 <= value <= 60_000:
+        raise argparse.ArgumentTypeError(f"must be 1 to 60000 ms, got {value}")
+    return value
+
+
 def _bench_command(args: argparse.Namespace, config: BurnqedConfig) -> int:
     shape = getattr(args, "shape", None)
     if shape is not None and args.name != "policy":
         print(f"burnqed bench: --shape applies to `bench policy` only, not {args.name}", file=sys.stderr)
         return 2
+    latency = getattr(args, "simulated_latency_ms", None)
+    if latency is not None:
+        if args.name != "cluster":
+            refusal = f"burnqed bench: --simulated-latency-ms applies to `bench cluster` only, not {args.name}"
+            print(refusal, file=sys.stderr)
+            return 2
+        config = config.model_copy(update={"lean": config.lean.model_copy(update={"simulated_latency_ms": latency})})
     refused = _load("burnqed.bench.policy_shape:BenchRefused")
     try:
-        if shape is not None:
-            result = anyio.run(_load("burnqed.bench.policy_shape:bench"), config, args.quick, shape)
-        else:
-            result = anyio.run(_load(BENCHES[args.name]), config, args.quick)
+        # stdout carries the JSON alone: what a library prints meanwhile (Ray's raylet warnings) goes to stderr
+        with contextlib.redirect_stdout(sys.stderr):
+            if shape is not None:
+                result = anyio.run(_load("burnqed.bench.policy_shape:bench"), config, args.quick, shape)
+            else:
+                result = anyio.run(_load(BENCHES[args.name]), config, args.quick)
     except refused as exc:
         print(f"burnqed bench {args.name}: {exc}", file=sys.stderr)
         return 2
@@ -100,6 +120,14 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--quick", action="store_true", help="smaller sizes (for smoke tests)")
     bench.add_argument(
         "--shape", choices=("7b",), default=None, help="policy only: a real model's shape with random weights on CUDA"
+    )
+    bench.add_argument(
+        "--simulated-latency-ms",
+        type=_latency_ms,
+        default=None,
+        metavar="MS",
+        help="cluster only: every tactic answers after MS ms (lean.simulated_latency_ms); "
+        "sweeps 1-16 Lean actors to show the orchestration's own scaling",
     )
     bench.set_defaults(handler=_bench_command)
     return parser
@@ -140,27 +168,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("burnqed: interrupted", file=sys.stderr)
         return 130
-    except (FileNotFoundError, FileExistsError, IsADirectoryError, NotADirectoryError, PermissionError) as exc:
-        # a path the user gave is wrong: one line, not a traceback (-vv shows it)
-        logging.getLogger(__name__).debug("path error", exc_info=True)
-        print(f"burnqed: {exc.strerror or exc}: {exc.filename} (check the path)", file=sys.stderr)
-        return 2
-    except ValidationError as exc:
-        logging.getLogger(__name__).debug("invalid input", exc_info=True)
-        first = exc.errors()[0]
-        where = ".".join(str(x) for x in first.get("loc", ())) or exc.title
-        print(f"burnqed: invalid input: {where}: {first.get('msg')}", file=sys.stderr)
-        return 2
     except BaseException as exc:
-        # an input the user named is unusable (model dir, energy head, theorem set, a shard
-        # to resume): one line; an error inside a task group arrives wrapped in a group
+        # a user error (a path, an input, a backend that cannot start as configured) is one
+        # line and exit 2; an error inside a task group arrives wrapped in a group
         found = _user_error(exc)
         if found is None:
-            raise
+            os_error = _os_error(exc)
+            if os_error is None:
+                raise
+            # a full disk or a read-only filesystem met inside a task group: one line too
+            logging.getLogger(__name__).debug("OS error", exc_info=True)
+            where = f": {os_error.filename}" if os_error.filename else ""
+            print(f"burnqed: {' '.join(str(os_error.strerror or os_error).split())}{where}", file=sys.stderr)
+            return 1
         logging.getLogger(__name__).debug("unusable input", exc_info=True)
         # a layer's message may quote a library's multi-line text: the promise is one line
-        print(f"burnqed: {' '.join(str(found).split())}", file=sys.stderr)
+        print(f"burnqed: {' '.join(_describe(found).split())}", file=sys.stderr)
         return 2
+
+
+_PATH_ERRORS = (FileNotFoundError, FileExistsError, IsADirectoryError, NotADirectoryError, PermissionError)
+
+
+def _describe(exc: BaseException) -> str:
+    """The one line that says what is wrong with a user error."""
+    if isinstance(exc, _PATH_ERRORS) and exc.filename is not None:
+        return f"{exc.strerror or exc}: {exc.filename} (check the path)"
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        where = ".".join(str(x) for x in first.get("loc", ())) or exc.title
+        return f"invalid input: {where}: {first.get('msg')}"
+    return str(exc) or type(exc).__name__
 
 
 def _run_dir_problem(args: argparse.Namespace, config: BurnqedConfig) -> str | None:
@@ -177,33 +215,61 @@ def _run_dir_problem(args: argparse.Namespace, config: BurnqedConfig) -> str | N
     return None
 
 
+def _found_in(exc: BaseException, matches: Callable[[BaseException], bool]) -> BaseException | None:
+    """``exc`` itself or the first error inside its exception groups that ``matches``."""
+    if matches(exc):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            found = _found_in(inner, matches)
+            if found is not None:
+                return found
+    return None
+
+
+def _os_error(exc: BaseException) -> OSError | None:
+    """The OSError inside an exception group (an error of a task), or None."""
+    found = _found_in(exc, lambda e: isinstance(e, OSError))
+    return found if isinstance(found, OSError) else None
+
+
 def _user_error(exc: BaseException) -> BaseException | None:
     """The error in ``exc`` (or in its exception group) that names an unusable input."""
+    from burnqed.blueprint.errors import BlueprintError
+    from burnqed.iteration.layout import RunOutputError
     from burnqed.cluster.errors import ClusterError
+    from burnqed.data.leandojo import LeanDojoError
     from burnqed.data.theorems import TheoremSetError
+    from burnqed.lean.errors import LeanConfigError, LeanStartupError, PoolExhausted
+    from burnqed.lean.statement import StatementError
     from burnqed.ebm.errors import EBMCheckpointError
     from burnqed.policy.errors import (
         PolicyEmbeddingsUnavailable,
         PolicyLoadError,
         PolicyServerError,
+        SFTError,
     )
     from burnqed.trajectory.writer import TrajectoryWriteError
+    from burnqed.writelock import LockHeld
 
     # a policy server that cannot be reached or refuses counts as an unusable input: policy.base_url / model
     kinds = (
         PolicyLoadError,
         PolicyServerError,
         PolicyEmbeddingsUnavailable,
+        SFTError,  # fine-tuning cannot read what it was given (a corrupt earlier trajectory, a bad pairs file)
         EBMCheckpointError,
         TheoremSetError,
         TrajectoryWriteError,
         ClusterError,  # Ray missing (names the extra) or not reachable at cluster.address
+        LeanConfigError,  # lean.backend cannot be launched as configured (no repl, no command)
+        LeanStartupError,  # the Lean child did not start (wrong toolchain, missing Mathlib build)
+        PoolExhausted,  # no Lean worker could be started or freed
+        LeanDojoError,
+        StatementError,
+        ConfigError,
+        LockHeld,  # another writer holds the run directory or the output
+        BlueprintError,  # a BLUEPRINT.md that cannot be read (not UTF-8, emptied)
+        RunOutputError,  # an output a run's iterations own
     )
-    if isinstance(exc, kinds):
-        return exc
-    if isinstance(exc, BaseExceptionGroup):
-        for inner in exc.exceptions:
-            found = _user_error(inner)
-            if found is not None:
-                return found
-    return None
+    return _found_in(exc, lambda e: isinstance(e, (*kinds, *_PATH_ERRORS, ValidationError)))

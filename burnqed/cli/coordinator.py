@@ -30,13 +30,17 @@ def _paths(args: argparse.Namespace, config: BurnqedConfig) -> Any:
 
 
 def _start(args: argparse.Namespace, config: BurnqedConfig) -> int:
-    from burnqed.coordination.control import ControlError, read_pid, start_detached
+    from burnqed.coordination.control import ControlError, lock_holder, read_pid, start_detached
     from burnqed.coordination.daemon import prepare_run_config, write_config_snapshot
 
     paths = _paths(args, config)
     running = read_pid(paths)
     if running is not None:  # refused before anything is written (the config snapshot stays)
         print(f"burnqed: a coordinator is already running for {paths.run_dir} (pid {running})", file=sys.stderr)
+        return 1
+    current = lock_holder(paths)
+    if current is not None:  # a foreground run-once or an iterate: its config.toml stays too
+        print(f"burnqed: run directory {paths.run_dir} is in use by {current.describe()}", file=sys.stderr)
         return 1
     snapshot = write_config_snapshot(prepare_run_config(config, paths.run_dir), paths.config_file)
     try:
@@ -60,16 +64,21 @@ def _status(args: argparse.Namespace, config: BurnqedConfig) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from burnqed.coordination.control import describe
+    from burnqed.coordination.control import ControlError, describe
 
-    info = describe(_paths(args, config))
+    try:
+        info = describe(_paths(args, config))
+    except ControlError as exc:
+        print(f"burnqed: {exc}", file=sys.stderr)
+        return 1
     if args.json:
         print(json.dumps(info, indent=2, default=str))
         return 0
     table = Table(title="burnqed coordinator", show_header=False)
     best = info.get("best_held_out")
     rows = {
-        "running": f"yes (pid {info['pid']})" if info["running"] else "no",
+        "running": (f"yes: {info['holder']} (pid {info['pid']})" if info.get("holder") else f"yes (pid {info['pid']})")
+        if info["running"] else "no",
         "status": info["status"],
         "current session": str(info["session"]),
         "sessions done": str(info["sessions_done"]),
@@ -113,9 +122,9 @@ async def _run_once(args: argparse.Namespace, config: BurnqedConfig) -> int:
     from burnqed.coordination.daemon import Daemon
 
     paths = _paths(args, config)
-    daemon = Daemon(config, paths.run_dir)
     try:
-        with run_lock(paths):
+        with run_lock(paths, "burnqed coordinator run-once"):
+            daemon = Daemon(config, paths.run_dir)
             record = await daemon.run_session()
     except (ControlError, BlueprintError) as exc:
         print(f"burnqed: {exc}", file=sys.stderr)
@@ -161,6 +170,9 @@ def _resume(args: argparse.Namespace, config: BurnqedConfig) -> int:
 async def _demo(args: argparse.Namespace, config: BurnqedConfig) -> int:
     from burnqed.coordination.demo import run_demo
 
+    from burnqed.coordination.demo import demo_config
+
+    config = demo_config(config, args.mode, list(getattr(args, "overrides", [])))
     return await run_demo(config, Path(args.run_dir), sessions=args.sessions, fresh=args.fresh)
 
 
@@ -201,6 +213,12 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     demo.add_argument("--run-dir", default=str(DEMO_RUN_DIR))
     demo.add_argument("--sessions", type=int, default=3, help="coordinator sessions (one iteration each)")
     demo.add_argument("--fresh", action="store_true", help="start over instead of resuming the run dir")
+    demo.add_argument(
+        "--mode", choices=["expert", "reference"], default="reference",
+        help="reference: the benchmark with 150 reference proofs (default, measured at ~5.5 min on 2 cores); "
+             "expert: expert iteration in the depth world from a small seed, with baselines (its goal is not "
+             "reached yet and its run time is unmeasured: docs/iteration.md)",
+    )
     demo.add_argument(
         "--eval-size", type=int, default=150,
         help="held-out theorems evaluated per iteration (0 = all 300; fewer is faster but noisier)",

@@ -133,7 +133,11 @@ def _import(args: argparse.Namespace, config: BurnqedConfig) -> int:
         return 2
     try:
         if args.format == "minif2f":
-            theorems = load_theorems(args.file, split=args.split)
+            skipped: list[tuple[int, str]] = []
+            theorems = load_theorems(args.file, split=args.split, skipped=None if args.strict else skipped)
+            for lineno, reason in skipped:
+                verb = "renamed" if reason.startswith("duplicate theorem name") else "skipped"
+                print(f"{verb} {args.file}:{lineno}: {' '.join(reason.split())}", file=sys.stderr)
             if args.limit:
                 theorems = theorems[: args.limit]
             save_theorems(args.out, theorems)
@@ -142,7 +146,9 @@ def _import(args: argparse.Namespace, config: BurnqedConfig) -> int:
                 splits[thm.split or "-"] = splits.get(thm.split or "-", 0) + 1
             headers = len({thm.header for thm in theorems})
             per_split = ", ".join(f"{k} {v}" for k, v in sorted(splits.items()))
-            print(f"wrote {len(theorems)} theorems ({per_split}; {headers} distinct header(s)) to {args.out}")
+            dropped_count = sum(not r.startswith("duplicate theorem name") for _, r in skipped)
+            dropped = f"; skipped {dropped_count} line(s) it cannot take (listed above; --strict refuses them)" if skipped else ""
+            print(f"wrote {len(theorems)} theorems ({per_split}; {headers} distinct header(s)) to {args.out}{dropped}")
         else:
             pairs = load_leandojo(args.file, split=args.split, limit=args.limit or None)
             count = write_pairs(args.out, pairs)
@@ -194,4 +200,7 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     imp.add_argument("--limit", type=int, default=0, help="keep only the first N theorems / pairs")
     imp.add_argument("--out", type=Path, required=True, help="theorem set (minif2f) or pairs file (leandojo) to write")
     imp.add_argument("--force", action="store_true", help="replace --out if it exists")
+    imp.add_argument(
+        "--strict", action="store_true", help="minif2f: fail on the first line that cannot be imported (default: skip it, named)"
+    )
     imp.set_defaults(handler=_import)

@@ -7,7 +7,7 @@ import json
 import signal
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from burnqed.config import BurnqedConfig
 from burnqed.interrupt import INTERRUPTED_EXIT, cancel_on_signal
@@ -31,19 +31,32 @@ async def _iterate(args: argparse.Namespace, config: BurnqedConfig) -> int:
 
     from burnqed.blueprint import BlueprintError
     from burnqed.iteration.errors import IterationError
+    from burnqed.iteration.layout import RunLayout
     from burnqed.iteration.runner import IterationRunner
     from burnqed.lean.pool import LeanPool
+    from burnqed.writelock import LockHeld
 
     run_dir = Path(args.run_dir) if args.run_dir else config.paths.run_dir
     console = Console(stderr=True)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     reports = []
+    baselines: dict[str, Any] = {}
     try:
-        async with cancel_on_signal() as interrupt, LeanPool(config.lean) as pool:
-            with Progress(*columns, console=console, transient=False, disable=args.quiet) as progress:
-                runner = IterationRunner(config, run_dir, pool, progress=progress)
-                reports = await (runner.run_pending() if args.pending else runner.run(args.iterations))
-    except (IterationError, BlueprintError) as exc:
+        # the signal handlers first, then the run dir's one-writer lock (a daemon, a run-once or
+        # another iterate there refuses this one): a SIGTERM from here on stops the run cleanly
+        async with cancel_on_signal() as interrupt:
+            with RunLayout(run_dir).hold("burnqed iterate"):
+                async with LeanPool(config.lean) as pool:
+                    with Progress(*columns, console=console, transient=False, disable=args.quiet) as progress:
+                        runner = IterationRunner(config, run_dir, pool, progress=progress)
+                        reports = await (runner.run_pending() if args.pending else runner.run(args.iterations))
+                        if config.iteration.baselines and interrupt.signal is None:
+                            from burnqed.iteration.baselines import run_baselines
+
+                            baselines = await run_baselines(
+                                config, run_dir, pool, names=tuple(config.iteration.baselines), progress=progress
+                            )
+    except (IterationError, BlueprintError, LockHeld) as exc:
         print(f"burnqed iterate: {exc}", file=sys.stderr)
         return 1
     if interrupt.signal is not None:
@@ -81,6 +94,9 @@ async def _iterate(args: argparse.Namespace, config: BurnqedConfig) -> int:
             ]
         table.add_row(*row, ", ".join(r.executed) or "-")
     Console().print(table)
+    for name, summary in baselines.items():
+        Console().print(f"baseline {name}: {_pct(summary.solve_rate)} held-out ({summary.report}); "
+                        f"`burnqed report {run_dir}` pairs the last iteration with it")
     return 0
 
 
@@ -116,6 +132,10 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
         "--cluster", action="store_true",
         help="search and evaluate on Ray Lean actors (iteration.cluster; [cluster], extra 'cluster')",
     )  # fmt: skip
+    p.add_argument(
+        "--baselines", action="store_true",
+        help="then evaluate the baselines (rule policy alone; a policy fine-tuned on every reference proof)",
+    )  # fmt: skip
     p.add_argument("--json", action="store_true", help="print the per-iteration results as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(
@@ -126,5 +146,6 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
             "iteration.eval_size": a.eval_size,
             "iteration.max_nodes": a.max_nodes,
             "iteration.cluster": True if a.cluster else None,
+            "iteration.baselines": ["rules", "reference"] if a.baselines else None,
         },
     )

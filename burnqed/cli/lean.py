@@ -125,7 +125,7 @@ async def _verify_file(args: argparse.Namespace, config: BurnqedConfig) -> int:
     from burnqed.data.theorems import TheoremSetError
     from burnqed.lean import LeanError, LeanPool
     from burnqed.lean.final_check import FileRefused, refuse_file
-    from burnqed.lean.statement import StatementError, TheoremDecl, is_theorem_form, parse_header, parse_theorem
+    from burnqed.lean.statement import StatementError, parse_header, statement_decl
 
     def report(ok: bool, reason: str, **extra: Any) -> int:
         if args.json:
@@ -157,11 +157,7 @@ async def _verify_file(args: argparse.Namespace, config: BurnqedConfig) -> int:
             return 2
         locked = theorems[name]
         try:
-            lock_decl = (
-                parse_theorem(locked.statement)
-                if is_theorem_form(locked.statement)
-                else TheoremDecl("theorem", None, "", locked.statement)
-            )
+            lock_decl = statement_decl(locked.statement)
             lock_header = parse_header(locked.header)
         except StatementError as exc:
             print(f"burnqed verify-file: the locked statement of {name} is unreadable: {exc}", file=sys.stderr)

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from burnqed.cli.compare import add_bootstrap_flags
 from burnqed.config import BurnqedConfig
 
 __all__ = ["register"]
@@ -16,7 +17,8 @@ def _report(args: argparse.Namespace, config: BurnqedConfig) -> int:
 
     from burnqed.iteration.errors import ReportError
     from burnqed.iteration.layout import RunLayout
-    from burnqed.iteration.report import render_tables, run_report, write_chart
+    from burnqed.iteration.report import run_report
+    from burnqed.iteration.report_view import render_tables, write_chart
 
     runs = [args.run, *(args.seeds or [])]
     try:
@@ -38,13 +40,6 @@ def _report(args: argparse.Namespace, config: BurnqedConfig) -> int:
     return 0
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
     """Add ``burnqed report``."""
     p = sub.add_parser(
@@ -56,6 +51,5 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     p.add_argument("--seeds", nargs="+", metavar="RUN", help="more run directories of the same experiment (other seeds)")
     p.add_argument("--chart", metavar="PATH", help="where to write the PNG chart (default: RUN/report.png)")
     p.add_argument("--json", action="store_true", help="print the whole report as JSON")
-    p.add_argument("--resamples", type=_positive, default=10000, help="bootstrap resamples (default 10000)")
-    p.add_argument("--bootstrap-seed", type=int, default=0, help="seed of the bootstrap resampling (default 0)")
+    add_bootstrap_flags(p)
     p.set_defaults(handler=_report)

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from burnqed.cli.compare import add_bootstrap_flags, compare_command
+from burnqed.cli.outputs import check_output, count, guard_output, resume_conflicts, write_proofs
 from burnqed.config import BurnqedConfig
 from burnqed.interrupt import INTERRUPTED_EXIT, SignalInterrupt
 from burnqed.data.theorems import Theorem, TheoremSetError, load_theorems
@@ -21,6 +23,7 @@ from burnqed.paths import DEMO_RUN_DIR
 if TYPE_CHECKING:  # pyarrow stays out of `burnqed --help`
     from burnqed.trajectory.writer import TrajectoryWriter
     from burnqed.iteration.best import BestCheckpoint
+    from burnqed.search.checkpoint import ResultCheckpoint
     from burnqed.search.results import SearchResult
 
 __all__ = ["register"]
@@ -81,14 +84,14 @@ def _parent_with_set(parent: argparse.ArgumentParser) -> argparse.ArgumentParser
         metavar="NAME|KEY=VALUE",
         help="built-in theorem set (core, benchmark-test, benchmark-train); KEY=VALUE overrides a config value",
     )
-    p.set_defaults(theorem_set=None, overrides=[])
+    p.set_defaults(theorem_set=None)  # no overrides default: it would drop a --set given before the command
     return p
 
 
 def _set_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--theorems", type=Path, metavar="FILE", help="theorem set (JSON Lines)")
     p.add_argument("--split", metavar="NAME", help="only theorems of this split (valid, test, ...) of an imported set")
-    p.add_argument("--limit", type=int, metavar="N", help="only the first N theorems")
+    p.add_argument("--limit", type=count, metavar="N", help="only the first N theorems")
     p.add_argument("--concurrency", type=int, help="theorems searched at once (search.concurrency)")
     p.add_argument("--iteration", type=int, default=0, help="expert-iteration number recorded in the rows")
     p.add_argument(
@@ -126,16 +129,21 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     ev.add_argument("--trajectories", type=Path, metavar="OUT.parquet", help="also write the trajectories")
     ev.add_argument(
         "--resume", action="store_true",
-        help="with --cluster: continue an interrupted evaluation from its manifest (R.json.shards/)",
+        help="continue an interrupted evaluation (R.json.partial.jsonl; with --cluster its manifest R.json.shards/)",
     )  # fmt: skip
+    ev.add_argument("--force", action="store_true", help="replace an existing report (and --trajectories file)")
     _search_flags(ev)
     ev.set_defaults(handler=_eval)
 
-    cmp = sub.add_parser("compare", parents=[parent], help="the difference between two eval reports")
-    cmp.add_argument("a", type=Path, metavar="A.json")
-    cmp.add_argument("b", type=Path, metavar="B.json")
-    cmp.add_argument("--json", action="store_true")
-    cmp.set_defaults(handler=_compare)
+    cmp = sub.add_parser(
+        "compare", parents=[parent],
+        help="B against A, paired by statement: difference with a bootstrap interval and McNemar's p",
+    )  # fmt: skip
+    cmp.add_argument("a", type=Path, metavar="A.json", help="the baseline's eval report")
+    cmp.add_argument("b", type=Path, metavar="B.json", help="the candidate's eval report")
+    cmp.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    add_bootstrap_flags(cmp)
+    cmp.set_defaults(handler=compare_command)
 
 
 # ---------------------------------------------------------------- helpers
@@ -189,6 +197,8 @@ async def _run_set(
     theorems: list[Theorem],
     open_writer: Callable[[], TrajectoryWriter] | None,
     skip: set[str],
+    *,
+    checkpoint: ResultCheckpoint | None = None,
 ) -> tuple[list[Any], str, Any, SignalInterrupt]:
     """Search ``theorems`` not in ``skip`` with a progress bar; stops cleanly on SIGINT / SIGTERM.
 
@@ -206,7 +216,7 @@ async def _run_set(
     comps: Any = None  # stays None when a signal arrives while the model loads
     todo = [t for t in theorems if t.name not in skip]
     async with anyio.create_task_group() as tg:
-        tg.start_soon(interrupt.watch, tg.cancel_scope)
+        await tg.start(interrupt.watch, tg.cancel_scope)
         async with LeanPool(config.lean) as pool, open_components(
             config.policy, config.paths, policy=args.policy, model_dir=args.model, ebm=args.ebm
         ) as comps:
@@ -217,6 +227,8 @@ async def _run_set(
                     task = progress.add_task(_set_name(args), total=len(todo), proved=0)
 
                     def on_result(result: Any) -> None:
+                        if checkpoint is not None:
+                            checkpoint.append(result)
                         results.append(result)
                         progress.update(task, advance=1, proved=sum(r.proved for r in results))
 
@@ -235,6 +247,7 @@ async def _run_set(
                 if writer is not None:
                     writer.finalize()
         tg.cancel_scope.cancel()
+    interrupt.restore()
     return results, backend, comps, interrupt
 
 
@@ -321,31 +334,36 @@ def _check_inputs(args: argparse.Namespace) -> None:
         check_head_dir(args.ebm)
 
 
-def _write_proofs(output: Path, results: list[SearchResult]) -> None:
-    """One checked Lean file per proved theorem, beside the run's output."""
-    from burnqed.search.proof_files import proofs_dir, write_proof_files
-
-    written = write_proof_files(proofs_dir(output), results)
-    if written:
-        print(f"{len(written)} proof file(s) in {proofs_dir(output)}")
-
-
 async def _search(args: argparse.Namespace, config: BurnqedConfig) -> int:
-    from burnqed.trajectory.summary import summarize
-    from burnqed.trajectory.writer import TrajectoryWriter, parts_dir, written_theorems
-
     theorems = _checked_inputs(args, config)
-    if args.cluster:
-        from burnqed.cli.cluster_run import cluster_search
+    check_output(args.output)
+    # the output's one writer from here on: a second search on it is refused, not interleaved
+    with guard_output([args.output], "burnqed search"):
+        if args.cluster:
+            from burnqed.cli.cluster_run import cluster_search
 
-        return await cluster_search(args, config, theorems)
+            return await cluster_search(args, config, theorems)
+        return await _search_locked(args, config, theorems)
+
+
+async def _search_locked(args: argparse.Namespace, config: BurnqedConfig, theorems: list[Theorem]) -> int:
+    from burnqed.trajectory.summary import summarize
+    from burnqed.trajectory.writer import TrajectoryWriter, parts_dir
+
     exists = args.output.exists() or parts_dir(args.output).exists()
     if exists and not (args.resume or args.force):
         print(f"burnqed: {args.output} exists; use --resume to continue it or --force to replace it", file=sys.stderr)
         return 2
     # read-only: a corrupt part stops the run here (TrajectoryWriteError naming it), untouched
-    done = written_theorems(args.output) if args.resume else set()
-    skipped = len(done & {t.name for t in theorems})
+    done: set[str] = set()
+    if args.resume:
+        done, changed = resume_conflicts(args.output, theorems)
+        if changed:
+            shown = ", ".join(changed[:5]) + (" …" if len(changed) > 5 else "")
+            print(f"burnqed: {args.output} holds {len(changed)} theorem(s) under the same name with another "
+                  f"statement ({shown}); use --force to replace it or another --output", file=sys.stderr)
+            return 2
+    skipped = len(done)
 
     def open_writer() -> TrajectoryWriter:
         return TrajectoryWriter(
@@ -363,7 +381,7 @@ async def _search(args: argparse.Namespace, config: BurnqedConfig) -> int:
     proved = sum(r.proved for r in results)
     status = "interrupted" if interrupt.signal is not None else "done"
     print(f"{status}: searched {len(results)} theorems ({skipped} already done), proved {proved}; backend {backend}")
-    _write_proofs(args.output, results)
+    write_proofs(args.output, results, resumed=[t for t in theorems if t.name in done])
     if args.output.exists():
         s = summarize(args.output)
         print(
@@ -374,17 +392,39 @@ async def _search(args: argparse.Namespace, config: BurnqedConfig) -> int:
 
 
 async def _eval(args: argparse.Namespace, config: BurnqedConfig) -> int:
-    from burnqed.search.evaluation import in_theorem_order, report_from_results
-    from burnqed.trajectory.writer import TrajectoryWriter
-
     theorems = _checked_inputs(args, config)
-    if args.resume and not args.cluster:
-        print("burnqed: eval --resume needs --cluster (only a cluster evaluation keeps a manifest)", file=sys.stderr)
-        return 2
+    # before any search: an output that cannot be written must not cost an evaluation
+    check_output(args.output)
+    if args.trajectories is not None:
+        check_output(args.trajectories)
+    outputs = [args.output] + ([args.trajectories] if args.trajectories is not None else [])
+    with guard_output(outputs, "burnqed eval"):
+        return await _eval_locked(args, config, theorems)
+
+
+async def _eval_locked(args: argparse.Namespace, config: BurnqedConfig, theorems: list[Theorem]) -> int:
+    from burnqed.files import write_text_atomic
+    from burnqed.search.checkpoint import ResultCheckpoint
+    from burnqed.search.evaluation import in_theorem_order, report_from_results
+    from burnqed.trajectory.writer import TrajectoryWriter, parts_dir
+
+    checkpoint = ResultCheckpoint(args.output.with_name(args.output.name + ".partial.jsonl"))
+    # same rule as search: nothing an earlier run wrote is replaced without being asked
+    for path, what in ((args.output, "report"), (checkpoint.path, "checkpoint"), (args.trajectories, "trajectories")):
+        if path is None or args.resume or args.force:
+            continue
+        if path.exists() or (what == "trajectories" and parts_dir(path).exists()):
+            print(f"burnqed: {path} exists; use --resume to continue the evaluation or --force to replace it",
+                  file=sys.stderr)
+            return 2
+    if args.force and not args.resume:
+        checkpoint.remove()
     trajectories = args.trajectories
-    open_writer = (lambda: TrajectoryWriter(trajectories)) if trajectories is not None else None
+    resume = bool(args.resume)
+    open_writer = (lambda: TrajectoryWriter(trajectories, resume=resume)) if trajectories is not None else None
     started = anyio.current_time()
     store: Any = None
+    prior: list[Any] = []
     try:
         if args.cluster:
             from burnqed.cli.cluster_run import eval_store, run_cluster_set
@@ -392,18 +432,24 @@ async def _eval(args: argparse.Namespace, config: BurnqedConfig) -> int:
             store = eval_store(args)
             results, backend, comps, interrupt, _ = await run_cluster_set(args, config, theorems, store, finalize=False)
         else:
-            results, backend, comps, interrupt = await _run_set(args, config, theorems, open_writer, set())
+            # one line per finished statement: a killed evaluation resumes where it stopped
+            # (an infrastructure outcome is not kept, so --resume searches it again)
+            prior = checkpoint.load(theorems) if resume else []
+            results, backend, comps, interrupt = await _run_set(
+                args, config, theorems, open_writer, {r.theorem.name for r in prior}, checkpoint=checkpoint
+            )
     except LeanError as exc:
         print(f"burnqed: Lean failed: {exc}", file=sys.stderr)
         return 1
     if interrupt.signal is not None or comps is None:
-        kept = f"; {len(store.done_theorems())} statement(s) kept in {store.dir}, --resume continues" if store else ""
-        print(f"burnqed: interrupted; no report written{kept}", file=sys.stderr)
+        kept = (f"; {len(store.done_theorems())} statement(s) kept in {store.dir}" if store
+                else f"; {len(prior) + len(results)} statement(s) kept in {checkpoint.path}")
+        print(f"burnqed: interrupted; no report written{kept}, --resume continues", file=sys.stderr)
         return INTERRUPTED_EXIT
     if store is not None:
         # this run's and those an interrupted run committed (--resume), of the statements asked for
         results = store.results()
-    results = in_theorem_order(theorems, results)
+    results = in_theorem_order(theorems, [*prior, *results])
     report = report_from_results(
         results,
         label=args.label or comps.label,
@@ -415,11 +461,12 @@ async def _eval(args: argparse.Namespace, config: BurnqedConfig) -> int:
         theorem_set=_set_name(args),
         run_wall_s=anyio.current_time() - started,
     )
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(report.model_dump_json(indent=2), encoding="utf-8")
+    # whole or not at all: a full disk leaves the old report (and the checkpoint) in place
+    write_text_atomic(args.output, report.model_dump_json(indent=2))
+    checkpoint.remove()
     if store is not None:
         store.finalize()  # after the report: a kill before this line resumes with every result kept
-    _write_proofs(args.output, results)
+    write_proofs(args.output, results)
     print(
         f"{report.label}: solved {report.solved}/{report.total} ({report.solve_rate:.1%}) "
         f"on {report.backend}; {report.budget.nodes_expanded} nodes; report {args.output}"
@@ -430,36 +477,4 @@ async def _eval(args: argparse.Namespace, config: BurnqedConfig) -> int:
             f"  {report.outside_fragment} statement(s) outside the embedded fragment (not searched); "
             f"in-fragment: solved {report.solved}/{inside} ({report.in_fragment_solve_rate or 0.0:.1%})"
         )
-    return 0
-
-
-def _compare(args: argparse.Namespace, config: BurnqedConfig) -> int:
-    from rich.console import Console
-    from rich.table import Table
-
-    from burnqed.search.evaluation import compare_reports, load_report
-
-    a, b = load_report(args.a), load_report(args.b)
-    diff = compare_reports(a, b)
-    if args.json:
-        print(json.dumps(diff.model_dump(), indent=2))
-        return 0
-    console = Console()
-    table = Table(title=f"{args.a} (A) vs {args.b} (B)")
-    table.add_column("")
-    table.add_column(f"A: {a.label}", justify="right")
-    table.add_column(f"B: {b.label}", justify="right")
-    table.add_row("backend", a.backend, b.backend)
-    table.add_row("policy", a.policy, b.policy)
-    table.add_row("energy head", a.ebm or "-", b.ebm or "-")
-    table.add_row("solved", f"{a.solved}/{a.total}", f"{b.solved}/{b.total}")
-    table.add_row("solve rate", f"{a.solve_rate:.1%}", f"{b.solve_rate:.1%}")
-    table.add_row(f"on the {diff.common} common", f"{diff.a_common_rate:.1%}", f"{diff.b_common_rate:.1%}")
-    table.add_row("nodes (common)", str(diff.a_nodes), str(diff.b_nodes))
-    table.add_row("only solved here", str(len(diff.only_a)), str(len(diff.only_b)))
-    console.print(table)
-    console.print(f"Δ solve rate (B − A): {diff.delta:+.1%} over {diff.common} common theorems")
-    for title, names in (("only A", diff.only_a), ("only B", diff.only_b)):
-        if names:
-            console.print(f"{title}: {', '.join(names[:20])}{' …' if len(names) > 20 else ''}")
     return 0

@@ -29,9 +29,15 @@ async def _serve(args: argparse.Namespace, config: BurnqedConfig) -> int:
         tokens = resolve_tokens(tools, Path(args.token_file) if args.token_file else None)
         check_auth(tools, host, tokens, args.no_auth)
         server = build_named_server(args.server, config)
-        print(f"burnqed-{args.server}: serving http://{host}:{port}/mcp"
-              + ("" if tokens else " (no token: this machine only)"), file=sys.stderr, flush=True)
-        await serve_http(server, tools, host=host, port=port, tokens=tokens, allow_no_auth=args.no_auth)
+
+        def ready() -> None:
+            print(f"burnqed-{args.server}: serving http://{host}:{port}/mcp"
+                  + ("" if tokens else " (no token: this machine only)"), file=sys.stderr, flush=True)
+
+        from burnqed.tools.serving import call_log_path
+
+        await serve_http(server, tools, host=host, port=port, tokens=tokens, allow_no_auth=args.no_auth,
+                         on_ready=ready, call_log=call_log_path(config))
     except HttpServeError as exc:
         print(f"burnqed serve: {exc}", file=sys.stderr)
         return 2

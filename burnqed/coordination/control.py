@@ -8,7 +8,6 @@ held-out solve rate; replaced atomically), ``sessions.jsonl`` (one line per sess
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import signal
@@ -21,16 +20,18 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from burnqed.env import environment
 from burnqed.iteration.layout import RunLayout
+from burnqed.writelock import Holder, LockHeld, holder, process_token
 
 __all__ = [
     "ControlError",
     "DaemonPaths",
     "DaemonState",
     "describe",
+    "lock_holder",
     "pid_alive",
     "read_pid",
-    "process_token",
     "read_state",
     "run_lock",
     "start_detached",
@@ -110,11 +111,19 @@ def write_state(paths: DaemonPaths, state: DaemonState) -> None:
 
 
 def read_state(paths: DaemonPaths) -> DaemonState:
-    """The last written state (a default one when none exists)."""
+    """The last written state (a default one when none exists). A state.json that cannot be
+    read is a ``ControlError``: resetting it would restart the session count at 0."""
     try:
-        return DaemonState.model_validate_json(paths.state_file.read_text(encoding="utf-8"))
-    except (FileNotFoundError, ValueError):
+        text = paths.state_file.read_text(encoding="utf-8")
+    except FileNotFoundError:
         return DaemonState()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ControlError(f"{paths.state_file} cannot be read ({exc}); repair or remove it") from None
+    try:
+        return DaemonState.model_validate_json(text)
+    except ValueError as exc:
+        first = str(exc).splitlines()[0]
+        raise ControlError(f"{paths.state_file} is damaged ({first}); repair or remove it") from None
 
 
 def pid_alive(pid: int) -> bool:
@@ -130,17 +139,6 @@ def pid_alive(pid: int) -> bool:
         return stat.split(")")[-1].split()[0] != "Z"
     except OSError:
         return True
-
-
-def process_token(pid: int) -> str | None:
-    """The start time of a process (clock ticks since boot, /proc/PID/stat field 22): with
-    the pid it names one process, so a pid reused by another program is not mistaken."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = stat.rsplit(")", 1)[-1].split()
-    return fields[19] if len(fields) > 19 else None
 
 
 def write_pid(paths: DaemonPaths) -> None:
@@ -169,22 +167,20 @@ def read_pid(paths: DaemonPaths) -> int | None:
 
 
 @contextmanager
-def run_lock(paths: DaemonPaths) -> Iterator[None]:
-    """Hold the run dir's daemon lock (flock) for as long as the block runs: a second
-    daemon on the same run dir is refused with the first one's pid."""
-    paths.root.mkdir(parents=True, exist_ok=True)
-    fd = os.open(paths.root / "daemon.lock", os.O_RDWR | os.O_CREAT, 0o644)
+def run_lock(paths: DaemonPaths, role: str = "burnqed coordinator") -> Iterator[None]:
+    """Hold the run directory's writer lock (``RunLayout.hold``) for as long as the block
+    runs: a second daemon, a ``run-once`` or an ``iterate`` on the same run dir is refused
+    with the holder's role and pid."""
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            pid = read_pid(paths)
-            raise ControlError(
-                f"a coordinator is already running for {paths.run_dir}" + (f" (pid {pid})" if pid else "")
-            ) from None
-        yield
-    finally:
-        os.close(fd)  # closing the descriptor releases the lock
+        with RunLayout(paths.run_dir).hold(role):
+            yield
+    except LockHeld as exc:
+        raise ControlError(str(exc)) from None
+
+
+def lock_holder(paths: DaemonPaths) -> Holder | None:
+    """Who holds the run directory now (daemon, run-once, iterate, a search server), or None."""
+    return holder(RunLayout(paths.run_dir).lock)
 
 
 def start_detached(paths: DaemonPaths, argv: list[str], *, wait_s: float = 30.0) -> int:
@@ -200,7 +196,7 @@ def start_detached(paths: DaemonPaths, argv: list[str], *, wait_s: float = 30.0)
         pid = os.posix_spawn(
             sys.executable,
             [sys.executable, "-m", "burnqed.cli", *argv],
-            os.environ,
+            environment(),
             file_actions=[
                 (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
                 (os.POSIX_SPAWN_DUP2, log_fd, 1),
@@ -226,14 +222,26 @@ def stop_daemon(paths: DaemonPaths, *, wait_s: float = 60.0) -> dict[str, Any]:
     pid = read_pid(paths)
     if pid is None:
         return {"stopped": False, "reason": "not running"}
-    os.kill(pid, signal.SIGTERM)
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        paths.pid_file.unlink(missing_ok=True)
+        return {"stopped": True, "pid": pid, "signal": None}
     deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
         if not pid_alive(pid):
             paths.pid_file.unlink(missing_ok=True)
             return {"stopped": True, "pid": pid, "signal": "SIGTERM"}
         time.sleep(0.05)
-    os.killpg(pid, signal.SIGKILL)
+    # a detached daemon leads its own process group; a foreground one (`coordinator run`)
+    # does not, and only the process itself is killed
+    try:
+        if os.getpgid(pid) == pid:
+            os.killpg(pid, signal.SIGKILL)
+        else:
+            os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
     paths.pid_file.unlink(missing_ok=True)
     return {"stopped": True, "pid": pid, "signal": "SIGKILL"}
 
@@ -242,4 +250,12 @@ def describe(paths: DaemonPaths) -> dict[str, Any]:
     """Status as a dict: running or not, and the last state."""
     pid = read_pid(paths)
     state = read_state(paths)
-    return {"running": pid is not None, "pid": pid, **json.loads(state.model_dump_json())}
+    current = lock_holder(paths)
+    # the live pid wins over the one the state file last recorded (None after a clean stop)
+    info = {**json.loads(state.model_dump_json()), "running": pid is not None, "pid": pid}
+    if current is not None:
+        # run-once and iterate hold the run dir without a pid file; state.json's pid may be an old daemon's
+        info |= {"running": True, "pid": current.pid, "holder": current.role}
+    elif pid is None:
+        info["pid"] = None
+    return info

@@ -33,6 +33,7 @@ from burnqed.coordination.brain import (
 )
 from burnqed.coordination.config import CoordinationRunConfig
 from burnqed.coordination.control import (
+    ControlError,
     DaemonPaths,
     read_state,
     run_lock,
@@ -42,12 +43,15 @@ from burnqed.coordination.control import (
 from burnqed.coordination.log import SessionLog, append_jsonl, read_jsonl
 from burnqed.coordination.scripted_brain import ScriptedBrain
 from burnqed.coordination.toolbox import Toolbox
+from burnqed.files import write_text_atomic
+from burnqed.interrupt import STOP_SIGNALS, shield_cleanup
 from burnqed.iteration.layout import RunLayout
 
 if TYPE_CHECKING:
     from burnqed.iteration.runner import IterationReport
 
 __all__ = [
+    "AGENT_TOOLS_SETTINGS",
     "Daemon",
     "IterationSummary",
     "SessionRecord",
@@ -60,6 +64,9 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 BrainFactory = Callable[[CoordinationRunConfig], Brain]
+
+# settings the coordinator's servers always run with (the toolbox also passes them as --set)
+AGENT_TOOLS_SETTINGS: dict[str, Any] = {"show_held_out": False, "allow_cluster_jobs": False}
 
 
 class IterationSummary(BaseModel):
@@ -97,6 +104,21 @@ class SessionRecord(BaseModel):
     probe_solve_rate: float | None = None
 
 
+class _BrainPhase(BaseModel):
+    """A session's finished brain part (``coordinator/session_brain.json``): what a restart
+    needs to finish the session without running its brain again."""
+
+    session: int
+    brain: str
+    started: float
+    finished: bool = True
+    next_iteration: int = 0
+    outcome: BrainOutcome | None = None
+    tool_calls: int = 0
+    refused_calls: int = 0
+    tool_usage: dict[str, int] = Field(default_factory=dict)
+
+
 def make_brain(config: CoordinationRunConfig) -> Brain:
     """The brain the config names."""
     if config.coordinator.brain == "anthropic":
@@ -115,6 +137,9 @@ def prepare_run_config(config: C, run_dir: Path) -> C:
         update={
             "paths": config.paths.model_copy(update={"run_dir": run_dir, "logs_dir": layout.logs}),
             "blueprint": config.blueprint.model_copy(update={"path": layout.blueprint}),
+            # the agent's servers start from this config: whatever burnqed.toml says for a
+            # person's own server, they never show held-out results nor start infrastructure
+            "tools": config.tools.model_copy(update=AGENT_TOOLS_SETTINGS),
         }
     )
 
@@ -172,6 +197,7 @@ class Daemon:
         self._progress = progress
         self._stop = anyio.Event()
         self._scope: anyio.CancelScope | None = None
+        self._shielded: dict[int, Any] = {}
         self.state = read_state(self.paths)
 
     def request_stop(self) -> None:
@@ -192,7 +218,7 @@ class Daemon:
     async def _execute_iterations(self) -> list[IterationSummary]:
         """Run the blueprint's pending iterations (none pending: no Lean pool is started)."""
         from burnqed.blueprint import BlueprintStore
-        from burnqed.iteration import IterationRunner
+        from burnqed.iteration.runner import IterationRunner
         from burnqed.lean import LeanPool
 
         if not BlueprintStore(self.config.blueprint.path, self.config.blueprint).pending_iterations():
@@ -215,20 +241,93 @@ class Daemon:
         """One session, then the scheduled iterations; returns (and appends) its record.
 
         Iterations left pending by an interrupted run are finished first, so a session
-        never starts while earlier work is unfinished.
+        never starts while earlier work is unfinished. A session whose brain had finished
+        when the daemon stopped (a crash or SIGTERM in its iterations) is resumed there: its
+        brain does not run again (no second probe, no extra iteration), its iterations are
+        finished and its record is the one an uninterrupted run writes.
         """
-        resumed = await self._execute_iterations()
         session = self.state.sessions_done
+        blueprint = self.config.blueprint.path
+        if blueprint.is_file() and not blueprint.read_bytes().strip():
+            # a session could neither pick a target nor schedule work: refused, not counted
+            raise ControlError(f"{blueprint} is empty: nothing for a session to work on; restore it, or remove "
+                               "it to start a new blueprint (burnqed demo registers the benchmark's targets)")
+        pending = self._pending_brain(session)
+        resumed = await self._execute_iterations()
+        if pending is None:
+            pending = await self._brain_phase(session)
+        iterations = resumed + await self._execute_iterations()
+        outcome = pending.outcome
+        text = _handover(outcome, iterations, self.config.coordinator.handover_chars)
+        write_text_atomic(self.paths.root / "handover.md", text)
+        record = SessionRecord(
+            session=session,
+            brain=pending.brain,
+            started=pending.started,
+            seconds=round(time.time() - pending.started, 2),
+            stop_reason=outcome.stop_reason if outcome else "time_limit",
+            turns=outcome.turns if outcome else 0,
+            tool_calls=pending.tool_calls,
+            refused_calls=pending.refused_calls,
+            tool_usage=pending.tool_usage,
+            usage=outcome.usage if outcome else {},
+            iterations=iterations,
+            handover=text,
+            probe_solve_rate=outcome.probe_solve_rate if outcome else None,
+        )
+        if not any(r.get("session") == session for r in read_jsonl(self.paths.sessions_file)):
+            # a kill between this line and the state's update must not record the session twice
+            append_jsonl(self.paths.sessions_file, record.model_dump())
+        best, best_label = self.state.best_held_out, self.state.best_held_out_iteration
+        for it in iterations:
+            rate = it.held_out
+            if rate is not None and (best is None or rate > best):
+                best, best_label = rate, it.label
+        last = iterations[-1].label if iterations else self.state.last_iteration
+        self._save(status="idle", sessions_done=session + 1, last_iteration=last, best_held_out=best,
+                   best_held_out_iteration=best_label, consecutive_failures=0, last_error=None)
+        self._brain_file.unlink(missing_ok=True)
+        return record
+
+    @property
+    def _brain_file(self) -> Path:
+        return self.paths.root / "session_brain.json"
+
+    def _read_brain_file(self, session: int) -> _BrainPhase | None:
+        try:
+            phase = _BrainPhase.model_validate_json(self._brain_file.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as exc:
+            raise ControlError(f"{self._brain_file} is damaged ({type(exc).__name__}); repair or remove it") from None
+        return phase if phase.session == session else None  # an older session's is already recorded
+
+    def _pending_brain(self, session: int) -> _BrainPhase | None:
+        """The finished brain phase of ``session`` an interrupted run left, or None."""
+        phase = self._read_brain_file(session)
+        if phase is None or not phase.finished:
+            return None
+        log.warning("session %d: its brain had finished before the daemon stopped; finishing its iterations", session)
+        return phase
+
+    async def _brain_phase(self, session: int) -> _BrainPhase:
+        """The brain's part of a session; written down before its iterations run."""
         write_config_snapshot(self.config, self.paths.config_file)
         handover_path = self.paths.root / "handover.md"
         handover = handover_path.read_text(encoding="utf-8") if handover_path.is_file() else ""
-        context = SessionContext(session=session, handover=handover, next_iteration=self._next_iteration(),
+        # a brain cut short (a kill mid-session) runs again with the iteration label it was given,
+        # so what it schedules again is the same entry, never an extra iteration
+        cut_short = self._read_brain_file(session)
+        next_iteration = cut_short.next_iteration if cut_short is not None else self._next_iteration()
+        context = SessionContext(session=session, handover=handover, next_iteration=next_iteration,
                                  train_set=self.config.iteration.train_set,
                                  previous_probe_rate=self._previous_probe_rate())
         session_log = SessionLog(self.paths.turns_file(session), session)
         brain = self._brain_factory(self.config)
         self._save(status="session", session=session, pid=os.getpid())
         started = time.time()
+        write_text_atomic(self._brain_file, _BrainPhase(session=session, brain=brain.name, started=started,
+                                                        finished=False, next_iteration=next_iteration).model_dump_json())
         session_log.event("session_start", brain=brain.name, handover=handover)
         outcome: BrainOutcome | None = None
         task = None
@@ -241,34 +340,10 @@ class Daemon:
         if task is not None:
             self._progress.update(task, description=f"session {session}: {tool_calls} tool calls", total=1, completed=1)
         session_log.event("session_end", stop_reason=outcome.stop_reason if outcome else "time_limit")
-        iterations = resumed + await self._execute_iterations()
-        text = _handover(outcome, iterations, self.config.coordinator.handover_chars)
-        handover_path.write_text(text, encoding="utf-8")
-        record = SessionRecord(
-            session=session,
-            brain=brain.name,
-            started=started,
-            seconds=round(time.time() - started, 2),
-            stop_reason=outcome.stop_reason if outcome else "time_limit",
-            turns=outcome.turns if outcome else 0,
-            tool_calls=tool_calls,
-            refused_calls=refused,
-            tool_usage=usage,
-            usage=outcome.usage if outcome else {},
-            iterations=iterations,
-            handover=text,
-            probe_solve_rate=outcome.probe_solve_rate if outcome else None,
-        )
-        append_jsonl(self.paths.sessions_file, record.model_dump())
-        best, best_label = self.state.best_held_out, self.state.best_held_out_iteration
-        for it in iterations:
-            rate = it.held_out
-            if rate is not None and (best is None or rate > best):
-                best, best_label = rate, it.label
-        last = iterations[-1].label if iterations else self.state.last_iteration
-        self._save(status="idle", sessions_done=session + 1, last_iteration=last, best_held_out=best,
-                   best_held_out_iteration=best_label, consecutive_failures=0, last_error=None)
-        return record
+        phase = _BrainPhase(session=session, brain=brain.name, started=started, next_iteration=next_iteration,
+                            outcome=outcome, tool_calls=tool_calls, refused_calls=refused, tool_usage=usage)
+        write_text_atomic(self._brain_file, phase.model_dump_json(indent=2))
+        return phase
 
     async def _backoff(self, failures: int) -> None:
         cfg = self.config.coordinator
@@ -278,24 +353,28 @@ class Daemon:
         with anyio.move_on_after(delay):
             await self._stop.wait()
 
-    async def _watch_signals(self, scope: anyio.CancelScope) -> None:
-        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+    async def _watch_signals(self, scope: anyio.CancelScope, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
+        with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
+            task_status.started()
             async for signum in signals:
                 log.warning("received %s; stopping", signal.Signals(signum).name)
                 self.request_stop()
                 scope.cancel()
-                return
+                break
+        if self._stop.is_set():
+            # the clean-up (entry marked partial, writers finalised, state saved) is not cut short
+            self._shielded = shield_cleanup()
 
     async def run(self, *, handle_signals: bool = True) -> int:
         """Sessions until stopped, ``max_sessions`` is reached or a fatal error; the exit code."""
         cfg = self.config.coordinator
-        with run_lock(self.paths):  # one daemon per run dir, for its whole life
+        with run_lock(self.paths):  # the run dir's one writer, for the daemon's whole life
             write_pid(self.paths)
             code = 0
             try:
                 async with anyio.create_task_group() as tg:
-                    if handle_signals:
-                        tg.start_soon(self._watch_signals, tg.cancel_scope)
+                    if handle_signals:  # in place before the first session starts
+                        await tg.start(self._watch_signals, tg.cancel_scope)
                     code = await self._loop(cfg.max_sessions)
                     tg.cancel_scope.cancel()
             finally:
@@ -303,6 +382,8 @@ class Daemon:
                 status = "stopped" if stopped or code == 0 else "failed"
                 self._save(status=status, pid=None)
                 self.paths.pid_file.unlink(missing_ok=True)
+                for signum, handler in self._shielded.items():
+                    signal.signal(signum, handler)
         return code
 
     async def _loop(self, max_sessions: int | None) -> int:

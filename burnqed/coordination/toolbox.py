@@ -66,6 +66,9 @@ def server_parameters(server: str, config_path: Path | None, cwd: Path | None = 
     args = ["-m", "burnqed.cli"]
     if config_path is not None:
         args += ["--config", str(config_path)]
+    # whatever the config file says: the agent's servers never show held-out results and
+    # never start infrastructure (the daemon's snapshot says so too; this holds if it is edited)
+    args += ["--set", "tools.show_held_out=false", "--set", "tools.allow_cluster_jobs=false"]
     args += ["serve", server]
     return StdioServerParameters(command=sys.executable, args=args, cwd=str(cwd) if cwd else None)
 

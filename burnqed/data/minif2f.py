@@ -8,17 +8,22 @@ One JSON object per line::
      "goal": "⊢ |120 / 100 * 30 - 130 / 100 * 20| = 10",
      "header": "import Mathlib\\nimport Aesop\\n\\nset_option maxHeartbeats 400000\\n\\nopen BigOperators Real Nat Topology Rat\\n\\n"}
 
-``id`` may stand for ``name``. Each line becomes a Theorem that keeps the header and the
-theorem-form statement, so the lock hash covers both; a statement that carries a proof, a
-header with anything but imports and scope commands, or a missing field is refused with
-the line's number. ``load_theorems`` reads such files as they are (``split=`` keeps one split).
+``id`` may stand for ``name``. Goedel-Prover-V2's file has no ``header`` field: its
+``formal_statement`` starts with the header (imports, ``set_option``, ``open``, a doc comment)
+and the theorem follows; the two are split here (burnqed.lean.statement.split_statement).
+Each line becomes a Theorem that keeps the header and the theorem-form statement, so the
+lock hash covers both; a statement that carries a proof or is a ``def`` (ProofNet asks for
+some structures as data), a header the rules of burnqed.lean.statement.parse_header refuse,
+or a missing field is refused with the line's number. ``load_theorems`` reads such files as
+they are (``split=`` keeps one split); ``burnqed data import`` skips what it cannot take and
+names each line.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from burnqed.lean.statement import StatementError, parse_header, parse_theorem
+from burnqed.lean.statement import StatementError, parse_header, parse_theorem, split_statement, strip_comments
 
 __all__ = ["is_minif2f_record", "minif2f_fields"]
 
@@ -55,6 +60,20 @@ def minif2f_fields(obj: Any, *, source: str = "minif2f") -> dict[str, Any]:
     split = obj.get("split")
     if split is not None and not isinstance(split, str):
         raise ValueError(f"{name}: `split` must be a string")
+    own_header, statement = split_statement(statement)
+    if own_header is not None:
+        if header is not None and header.strip():
+            raise ValueError(f"{name}: a header both in `header` and at the start of `formal_statement`")
+        try:
+            header = parse_header(own_header).render()
+        except StatementError as exc:
+            raise ValueError(f"{name}: {exc}") from exc
+    first = strip_comments(statement).split(maxsplit=2)[:2]
+    if first[:1] == ["def"] or first == ["noncomputable", "def"]:
+        raise ValueError(
+            f"{name}: the statement is a `def` (it asks for data, such as a structure, not a proof of a "
+            "proposition); burnqed proves theorems"
+        )
     try:
         decl = parse_theorem(statement)
         parse_header(header)

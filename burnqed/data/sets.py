@@ -1,9 +1,10 @@
-"""The built-in theorem sets, by name: ``core``, ``benchmark-test`` and ``benchmark-train``.
+"""The built-in theorem sets, by name: ``core``, ``benchmark-test``, ``benchmark-train`` and ``depth-test``.
 
 ``core`` and ``benchmark-test`` ship with the package as JSON Lines files, so they are the
 same bytes on every machine; ``benchmark-train`` is generated from its seed on first use
 and cached under ``<paths.home>/data/`` (a file name that records the generator version,
-seed and size, so a change of any of them builds a new file).
+seed and size, so a change of any of them builds a new file). ``depth-test`` is the held-out set
+of the depth world (burnqed.data.depth), generated from its fixed seed (cached the same way).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ BUILTIN_SETS: dict[str, str] = {
     "core": "about 30 named theorems in the style of Lean core, with reference proofs",
     "benchmark-test": "the held-out benchmark: 300 graded statements from a fixed seed (shipped)",
     "benchmark-train": "the default training benchmark (data.train_size statements, seed data.train_seed)",
+    "depth-test": "the depth world's held-out set: 150 statements of 3 to 5 composed parts, fixed seed (generated)",
 }
 
 _SHIPPED = {"core": "core.jsonl", "benchmark-test": "benchmark-test.jsonl"}
@@ -62,6 +64,8 @@ def load_builtin(name: str, *, home: Path | None = None, config: DataConfig | No
         if name == "benchmark-test" and not path.is_file():
             return generate_test()
         return load_theorems(path)
+    if name == "depth-test":
+        return _depth_test(home)
     if name != "benchmark-train":
         raise TheoremSetError(f"unknown built-in set {name!r} (known: {', '.join(builtin_sets())})")
     config = config or DataConfig()
@@ -75,6 +79,18 @@ def load_builtin(name: str, *, home: Path | None = None, config: DataConfig | No
         held_out=held_out_hashes(),
         max_attempts=config.max_attempts,
     )
+    if cached is not None:
+        save_theorems(cached, theorems)
+    return theorems
+
+
+def _depth_test(home: Path | None) -> list[Theorem]:
+    from burnqed.data.depth import DEPTH_VERSION, depth_test
+
+    cached = Path(home) / "data" / f"depth-test-v{DEPTH_VERSION}.jsonl" if home is not None else None
+    if cached is not None and cached.is_file():
+        return load_theorems(cached)
+    theorems = depth_test()
     if cached is not None:
         save_theorems(cached, theorems)
     return theorems

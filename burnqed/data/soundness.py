@@ -28,7 +28,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["GENERIC_SCRIPTS", "Tally", "falsified", "mutants", "run_campaign"]
+__all__ = ["FAMILY_SCRIPTS", "GENERIC_SCRIPTS", "Tally", "falsified", "mutants", "run_campaign"]
 
 GENERIC_SCRIPTS: list[list[str]] = [
     ["omega"],
@@ -57,6 +57,18 @@ GENERIC_SCRIPTS: list[list[str]] = [
     ["intros", "first | omega | simp | decide | linarith | nlinarith"],
     ["intros", "simp only [*] at *"],
     ["exact Eq.symm (by rfl)"],
+]
+# scripts aimed at the arithmetic families (hypotheses that pin a divisor to 0)
+FAMILY_SCRIPTS: list[list[str]] = [
+    ["intros", "subst_vars", "omega"],
+    ["intros", "simp_all", "omega"],
+    ["intros", "norm_num at *"],
+    ["intros", "omega"],
+    ["intro x", "simp"],
+    ["push_cast", "omega"],
+    ["intros", "push_cast", "ring_nf"],
+    ["intros", "ring"],
+    ["intros", "nlinarith [sq_nonneg x]"],
 ]
 _CONSTANT_NAMES = ("True", "False", "Nat", "Int", "Prop", "id", "rfl")
 _RELS = ("≤", "<", "≥", ">", "=", "≠")
@@ -276,10 +288,10 @@ def _sources(seed: int, drawn: int) -> list[tuple[str, list[str]]]:
     return out
 
 
-def _chunk(args: tuple[list[tuple[str, list[str]]], int, int, int]) -> Tally:
+def _chunk(args: tuple[list[tuple[str, list[str]]], int, int, int, list[tuple[str, str]]]) -> Tally:
     from burnqed.lean.embedded.checker import Checker
 
-    sources, seed, per_source, timeout_ms = args
+    sources, seed, per_source, timeout_ms, family_attacks = args
     rng = random.Random(seed)
     checker = Checker()
     checker.handle({"cmd": "options.set", "payload": {"timeout": timeout_ms}})
@@ -315,17 +327,38 @@ def _chunk(args: tuple[list[tuple[str, list[str]]], int, int, int]) -> Tally:
                 tally.elaborator_accepted += a + b
                 if a != b:
                     tally.alpha_verdict_changes.append({"statement": statement, "renamed": renamed, "script": script})
+    for family, statement in family_attacks:  # already proved false by the oracle
+        key = f"family:{family}"
+        for script in [*GENERIC_SCRIPTS, *FAMILY_SCRIPTS]:
+            tally.attempts[key] = tally.attempts.get(key, 0) + 1
+            if run(statement, script):
+                tally.false_accepted.append({"statement": statement, "script": script, "from": key})
     return tally
 
 
 def run_campaign(
-    *, seed: int = 0, drawn: int = 300, per_source: int = 6, workers: int | None = None, timeout_ms: int = 2000
+    *,
+    seed: int = 0,
+    drawn: int = 300,
+    per_source: int = 6,
+    workers: int | None = None,
+    timeout_ms: int = 2000,
+    per_family: int = 0,
 ) -> Tally:
-    """Run the mutation and alpha-renaming campaigns over the sources, in parallel."""
+    """Run the mutation and alpha-renaming campaigns over the sources, and ``per_family``
+    false statements of each arithmetic family (soundness_families), in parallel."""
+    from burnqed.data.soundness_families import FAMILY_TEMPLATES, family_statements
+
     sources = _sources(seed, drawn)
+    rng = random.Random(seed)
+    attacks = [(name, s) for name in FAMILY_TEMPLATES for s in family_statements(name, rng, per_family, falsified)]
     workers = workers or os.cpu_count() or 1
-    chunks = [sources[i::workers * 4] for i in range(workers * 4)]
-    jobs = [(c, seed * 1000 + i, per_source, timeout_ms) for i, c in enumerate(chunks) if c]
+    n = workers * 4
+    jobs = [
+        (sources[i::n], seed * 1000 + i, per_source, timeout_ms, attacks[i::n])
+        for i in range(n)
+        if sources[i::n] or attacks[i::n]
+    ]
     total = Tally()
     if workers == 1:
         for job in jobs:

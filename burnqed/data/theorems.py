@@ -17,9 +17,20 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from burnqed.data.minif2f import is_minif2f_record, minif2f_fields
-from burnqed.lean.statement import TheoremDecl, assemble_file, is_theorem_form, lean_name, parse_header, parse_theorem
+from burnqed.lean.source import lean_tokens
+from burnqed.lean.statement import StatementError, assemble_file, lean_name, parse_header, statement_decl
 
-__all__ = ["Theorem", "TheoremSetError", "load_theorems", "locked_sha", "save_theorems", "statement_sha"]
+__all__ = [
+    "Theorem",
+    "TheoremSetError",
+    "legacy_statement_sha",
+    "load_theorems",
+    "lock_shas",
+    "locked_sha",
+    "matches_lock",
+    "save_theorems",
+    "statement_sha",
+]
 
 
 class TheoremSetError(ValueError):
@@ -27,7 +38,22 @@ class TheoremSetError(ValueError):
 
 
 def statement_sha(statement: str) -> str:
-    """SHA-256 of a statement after NFC normalisation and whitespace collapsing (the lock hash)."""
+    """SHA-256 of a statement's Lean tokens, one space apart, after NFC normalisation (the lock hash).
+
+    Token by token, never more loosely: ``10∣x`` and ``10 ∣ x`` (or a comment) hash alike,
+    ``n!`` and ``n !`` or ``<=`` and ``< =`` do not. A text the tokenizer cannot read (an
+    unterminated comment) falls back to its whitespace-collapsed form, which Lean refuses anyway.
+    """
+    text = unicodedata.normalize("NFC", statement)
+    try:
+        normal = " ".join(lean_tokens(text))
+    except StatementError:
+        normal = " ".join(text.split())
+    return hashlib.sha256(normal.encode("utf-8")).hexdigest()
+
+
+def legacy_statement_sha(statement: str) -> str:
+    """The lock hash ledgers written before the token hash hold: NFC, whitespace collapsed."""
     normal = " ".join(unicodedata.normalize("NFC", statement).split())
     return hashlib.sha256(normal.encode("utf-8")).hexdigest()
 
@@ -35,6 +61,25 @@ def statement_sha(statement: str) -> str:
 def locked_sha(statement: str, header: str | None) -> str:
     """The lock hash of a statement under its header (the statement's own hash when there is none)."""
     return statement_sha(statement) if not header else statement_sha(f"{header}\n{statement}")
+
+
+def lock_shas(statement: str, header: str | None = None) -> frozenset[str]:
+    """Every hash that locks this statement: the token hash and the legacy one."""
+    text = statement if not header else f"{header}\n{statement}"
+    return frozenset({statement_sha(text), legacy_statement_sha(text)})
+
+
+def matches_lock(statement: str, sha: str, header: str | None = None, *, locked_text: str | None = None) -> bool:
+    """Whether ``sha`` (a lock, a ledger line, a claim) locks this statement: its hash, new or
+    legacy, or, given the text the lock was made from (``locked_text``), a lock of that text
+    whose tokens equal this statement's (a legacy lock vouches only for its exact spacing)."""
+    if sha in lock_shas(statement, header):
+        return True
+    return (
+        locked_text is not None
+        and sha in lock_shas(locked_text, header)
+        and locked_sha(locked_text, header) == locked_sha(statement, header)
+    )
 
 
 class Theorem(BaseModel):
@@ -68,11 +113,7 @@ class Theorem(BaseModel):
 
     def lean_file(self, tactics: list[str]) -> str:
         """The complete Lean file of a proof of this theorem: header, the theorem under its name, the tactics."""
-        decl = (
-            parse_theorem(self.statement)
-            if is_theorem_form(self.statement)
-            else TheoremDecl("theorem", None, "", self.statement)
-        )
+        decl = statement_decl(self.statement)
         return assemble_file(parse_header(self.header), decl, tactics, name=lean_name(self.name))
 
     @property
@@ -81,11 +122,31 @@ class Theorem(BaseModel):
         return locked_sha(self.statement, self.header)
 
 
-def load_theorems(path: str | Path, *, split: str | None = None) -> list[Theorem]:
+def _leandojo_problem(path: Path, lineno: int, obj: object) -> TheoremSetError | None:
+    """The error for a LeanDojo record read as a theorem set (it holds tactic pairs, not statements)."""
+    record = obj[0] if isinstance(obj, list) and obj else obj
+    if isinstance(record, dict) and ("traced_tactics" in record or "full_name" in record) and not (
+        "statement" in record or "formal_statement" in record
+    ):
+        return TheoremSetError(
+            f"{path}:{lineno}: this is LeanDojo traced-tactic data (full_name, traced_tactics), not a theorem set: "
+            f"it gives (state, tactic) pairs for fine-tuning; convert it with `burnqed data import --format leandojo "
+            f"{path} --out pairs.jsonl` and train with `burnqed policy sft --pairs pairs.jsonl`; --theorems reads "
+            "JSON Lines of {name, statement} or a miniF2F-style benchmark file"
+        )
+    return None
+
+
+def load_theorems(
+    path: str | Path, *, split: str | None = None, skipped: list[tuple[int, str]] | None = None
+) -> list[Theorem]:
     """Read a theorem set (JSON Lines); blank lines and lines starting with '//' are skipped.
 
     Lines in the field's benchmark format (``formal_statement``, ``header``: burnqed.data.minif2f)
     are read as such, so a downloaded miniF2F file works as it is; ``split`` keeps one split.
+    With ``skipped`` given, a line that cannot be imported (a refused statement or header) is
+    appended to it as (line number, reason) instead of failing the whole file, and a repeated
+    name is imported as ``name~2`` (noted there too).
     """
     path = Path(path)
     try:
@@ -96,13 +157,21 @@ def load_theorems(path: str | Path, *, split: str | None = None) -> list[Theorem
         raise TheoremSetError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     theorems: list[Theorem] = []
     seen: set[str] = set()
+    renamed: list[tuple[int, str]] = []
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.lstrip().startswith("//"):
             continue
         try:
             obj = json.loads(line)
         except ValueError as exc:
+            if lineno == 1 and line.strip() in ("[", "[{"):
+                leandojo = _leandojo_array(path, text)
+                if leandojo is not None:
+                    raise leandojo from exc
             raise TheoremSetError(f"{path}:{lineno}: not JSON: {exc}") from exc
+        leandojo = _leandojo_problem(path, lineno, obj)
+        if leandojo is not None:
+            raise leandojo
         try:
             thm = Theorem.model_validate(minif2f_fields(obj, source=path.stem) if is_minif2f_record(obj) else obj)
         except ValidationError as exc:
@@ -111,17 +180,39 @@ def load_theorems(path: str | Path, *, split: str | None = None) -> list[Theorem
             msg = first.get("msg")
             if where == "statement" and first.get("type") == "missing":
                 msg = "needs a `statement` (or a `formal_statement` in the benchmark format)"
+            if skipped is not None:
+                skipped.append((lineno, f"{where}: {msg}"))
+                continue
             raise TheoremSetError(f"{path}:{lineno}: {where}: {msg}") from exc
         except ValueError as exc:
+            if skipped is not None:
+                skipped.append((lineno, str(exc)))
+                continue
             raise TheoremSetError(f"{path}:{lineno}: {exc}") from exc
         if thm.name in seen:
-            raise TheoremSetError(f"{path}:{lineno}: duplicate theorem name {thm.name!r}")
+            if skipped is None:
+                raise TheoremSetError(f"{path}:{lineno}: duplicate theorem name {thm.name!r}")
+            # ProofNet reuses exercise numbers across its textbooks: another problem, same name
+            copy = next(f"{thm.name}~{k}" for k in range(2, len(seen) + 3) if f"{thm.name}~{k}" not in seen)
+            renamed.append((lineno, f"duplicate theorem name {thm.name!r}: imported as {copy!r}"))
+            thm = thm.model_copy(update={"name": copy})
         seen.add(thm.name)
         if split is None or thm.split == split:
             theorems.append(thm)
     if split is not None and not theorems:
         raise TheoremSetError(f"{path}: no theorem of split {split!r}")
+    if skipped is not None:
+        skipped.extend(renamed)
+        skipped.sort()
     return theorems
+
+
+def _leandojo_array(path: Path, text: str) -> TheoremSetError | None:
+    try:
+        whole = json.loads(text)
+    except ValueError:
+        return None
+    return _leandojo_problem(path, 1, whole)
 
 
 def save_theorems(path: str | Path, theorems: Iterable[Theorem]) -> None:

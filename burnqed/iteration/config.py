@@ -16,7 +16,7 @@ from burnqed.paths import PathsConfig
 from burnqed.policy.config import PolicyConfig
 from burnqed.search.config import SearchConfig
 
-__all__ = ["IterationConfig", "IterationRunConfig"]
+__all__ = ["IterationConfig", "IterationRunConfig", "iteration_search_config"]
 
 
 class IterationConfig(BaseModel):
@@ -36,6 +36,13 @@ class IterationConfig(BaseModel):
         description="search a difficulty band of an unlabeled pool; learn from a small seed plus what search found",
     )
     pool_size: int = Field(default=1500, ge=1, description="curriculum: statements in the unlabeled pool (levels 1 … 6)")
+    world: Literal["benchmark", "depth"] = Field(
+        default="benchmark",
+        description="curriculum: the pool's generator: the benchmark families, or the depth world (burnqed.data.depth)",
+    )
+    labelled_depth: int = Field(
+        default=2, ge=1, le=6, description="depth world: pool statements up to this depth carry a reference proof"
+    )
     seed_size: int = Field(default=40, ge=1, description="curriculum: pool statements whose reference proofs are the seed")
     seed_max_level: int = Field(default=3, ge=1, le=6, description="curriculum: highest level of a seed statement")
     explore_share: float = Field(
@@ -85,7 +92,20 @@ class IterationConfig(BaseModel):
         default=0, ge=0, description="torch CPU threads while iterating; 0 = half the CPU cores (Lean gets the rest)"
     )
     ebm_min_positives: int = Field(default=4, ge=1, description="proof-path states needed to train an energy head")
+    baselines: list[Literal["rules", "reference"]] = Field(
+        default_factory=list,
+        description="baselines `burnqed iterate` evaluates after the iterations (burnqed.iteration.baselines)",
+    )
+    baseline_reference_size: int = Field(
+        default=0, ge=0, description="reference baseline: statements whose reference proofs it trains on (0 = all)"
+    )
 
+
+    @model_validator(mode="after")
+    def _depth_world_is_a_curriculum(self) -> IterationConfig:
+        if self.world == "depth" and not self.curriculum:
+            raise ValueError("iteration.world = 'depth' is the curriculum's pool: set iteration.curriculum = true")
+        return self
 
     @model_validator(mode="after")
     def _expert_rules_run_locally(self) -> IterationConfig:
@@ -113,3 +133,19 @@ class IterationRunConfig(BaseModel):
     blueprint: BlueprintConfig = Field(default_factory=BlueprintConfig)
     cluster: ClusterConfig = Field(default_factory=ClusterConfig)
     paths: PathsConfig = Field(default_factory=PathsConfig)
+
+
+def iteration_search_config(config: IterationRunConfig) -> SearchConfig:
+    """The search config with the iteration's budgets (training search, held-out evaluation, baselines alike)."""
+    it = config.iteration
+    updates: dict[str, object] = {}
+    if it.max_nodes is not None:
+        updates["max_nodes"] = it.max_nodes
+    if it.num_candidates is not None:
+        updates["num_candidates"] = it.num_candidates
+    if it.time_limit_s is not None:
+        updates["time_limit_s"] = it.time_limit_s
+    # a search holds its worker while the replay gate opens a second handle: with every
+    # worker held by a search, the gate would wait for a worker that never comes free
+    updates["concurrency"] = min(config.search.concurrency, max(1, config.lean.num_workers - 1))
+    return config.search.model_copy(update=updates)

@@ -74,6 +74,8 @@ def _excluded_hashes(config: IterationRunConfig) -> set[str]:
     from burnqed.data.sets import BUILTIN_SETS, held_out_hashes, load_builtin
 
     excluded = set(held_out_hashes())
+    if config.iteration.world == "depth":
+        excluded |= {t.sha for t in load_builtin("depth-test", home=config.paths.home)}
     name = config.iteration.eval_set
     if name in BUILTIN_SETS and name != "benchmark-train":
         excluded |= {t.sha for t in load_builtin(name, home=config.paths.home, config=config.data)}
@@ -95,8 +97,17 @@ def curriculum_pool(config: IterationRunConfig) -> list[Theorem]:
     it = config.iteration
     excluded = _excluded_hashes(config)
     path = pool_cache_path(config.paths.home, it.pool_size, config.data.train_seed)
+    if it.world == "depth":
+        from burnqed.data.depth import DEPTH_VERSION, depth_pool
+
+        path = path.with_name(f"depth-pool-v{DEPTH_VERSION}-seed{config.data.train_seed}-n{it.pool_size}"
+                              f"-labelled{it.labelled_depth}.jsonl")
     if path.is_file():
         theorems = load_theorems(path)
+    elif it.world == "depth":
+        theorems = depth_pool(it.pool_size, config.data.train_seed, labelled_depth=it.labelled_depth,
+                              exclude=excluded, max_attempts=config.data.max_attempts)
+        save_theorems(path, theorems)
     else:
         drawn = generate(
             "train", it.pool_size, config.data.train_seed, exclude=excluded,

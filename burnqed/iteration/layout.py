@@ -16,6 +16,8 @@ Run directory::
     cluster/iter_N_search/            iteration.cluster: the search step's shards and manifest (merged into
                                       trajectories/iter_N.parquet and removed when the step finishes)
     state/iter_N/<step>.json          a step's marker: written atomically when it finished
+    run.lock                          flock of the run's one writer (daemon, iterate, run-once,
+                                      the search server); its descendants work under it
     iterate.jsonl                     one JSON line per step event (machine-read log)
     jobs/                             search jobs of the MCP search server (records, results)
     logs/tool_calls.jsonl             the MCP tool-call log
@@ -29,13 +31,20 @@ Every reader and writer of a run directory asks RunLayout for its paths.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from burnqed.files import append_line, write_json_atomic
+from burnqed.writelock import RUN_LOCK_NAME, Held, hold
 
-__all__ = ["STEPS", "RunLayout", "write_json_atomic"]
+__all__ = ["STEPS", "RunLayout", "RunOutputError", "enclosing_run", "write_json_atomic"]
+
+
+class RunOutputError(ValueError):
+    """A command was asked to write a file that a run directory's iterations own."""
 
 # the steps of one iteration, in order; each is skipped when its marker exists
 STEPS: tuple[str, ...] = ("sft", "train_ebm", "search", "evaluate_no_ebm", "evaluate")
@@ -51,6 +60,18 @@ class RunLayout:
     def blueprint(self) -> Path:
         """The run's BLUEPRINT.md."""
         return self.root / "BLUEPRINT.md"
+
+    @property
+    def lock(self) -> Path:
+        """The run's writer lock (flock; see ``hold``)."""
+        return self.root / RUN_LOCK_NAME
+
+    @contextmanager
+    def hold(self, role: str) -> Iterator[Held]:
+        """Be the run directory's one writer for the block (``LockHeld`` names the holder when
+        another process is; the holder's descendants pass, ``Held.borrowed``)."""
+        with hold(self.lock, role, what=f"run directory {self.root}") as held:
+            yield held
 
     @property
     def reference_pairs(self) -> Path:
@@ -136,6 +157,14 @@ class RunLayout:
         """`burnqed report`'s default PNG chart."""
         return self.root / "report.png"
 
+    def owned_by_iterations(self, path: str | Path) -> bool:
+        """True for a path under the directories only the run's iterations write (checkpoints,
+        trajectories, eval results, step markers, cluster shards, data)."""
+        target = Path(path).resolve()
+        root = self.root.resolve()
+        owned = ("checkpoints", "trajectories", "eval_results", "state", "cluster", "data", "cache")
+        return any(target.is_relative_to(root / name) for name in owned)
+
     def llm(self, index: int) -> Path:
         """Policy checkpoint of iteration ``index``."""
         return self.checkpoints_llm / f"iter_{index}"
@@ -175,3 +204,13 @@ class RunLayout:
     def append_log(self, record: dict[str, Any]) -> None:
         """Append one event to iterate.jsonl."""
         append_line(self.log, json.dumps({"time": datetime.now(UTC).isoformat(), **record}, ensure_ascii=False, default=str))
+
+
+def enclosing_run(path: str | Path) -> RunLayout | None:
+    """The run directory ``path`` lies in (an ancestor with an ``iterate.jsonl``, ``state/``,
+    ``coordinator/`` or ``run.lock``), or None."""
+    here = Path(path).resolve().parent
+    for directory in (here, *here.parents):
+        if any((directory / name).exists() for name in ("iterate.jsonl", "state", "coordinator", RUN_LOCK_NAME)):
+            return RunLayout(directory)
+    return None

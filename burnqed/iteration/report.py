@@ -9,11 +9,22 @@ and ``iter_N.json`` (EvalReports) and compute:
 - the energy-head ablation: iteration N with against without the head, same statements and
   budget (skipped where no head was trained: the with-EBM report is then a copy).
 
+Beside the ablation each row shows whether the budget binds (the share of unsolved searches
+without the head that ended at the node budget rather than with an empty frontier: only there
+can an ordering change an outcome) and the head's ranking quality on the held-out searches it
+proved (AUC proof-path vs off-path states, top-1 among siblings; the policy's order beside it).
+
+Baselines: reports named ``eval_results/baseline_<name>.json`` (written by
+burnqed.iteration.baselines: the rule policy alone, a policy fine-tuned on every reference
+proof available) and iteration 0 itself; the last evaluated iteration (no head) is paired
+with each, and the best of them (highest solve rate) is marked.
+
 With several run dirs a pooled row per iteration concatenates the pairs of every seed.
 Other reports in eval_results named ``iter_N_<suffix>.json`` (re-evaluations) become extra
 rows, paired against ``iter_0_<suffix>.json`` when it exists, else against iteration 0's
-no-EBM report when the statements match. ``run_report`` builds the ``RunReport`` model,
-``render_tables`` the rich tables and ``write_chart`` a PNG; nothing here prints.
+no-EBM report when the statements match. The statistics are ``burnqed.search.comparison``'s
+(the one paired comparison). ``run_report`` builds the ``RunReport`` model,
+burnqed.iteration.report_view the rich tables and the PNG; nothing here prints.
 """
 
 from __future__ import annotations
@@ -21,27 +32,22 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from burnqed.iteration.errors import EvalReportMissing, ReportError, StatementSetMismatch
+from burnqed.iteration.errors import EvalReportMissing, ReportError
 from burnqed.iteration.layout import RunLayout
-from burnqed.iteration.statistics import (
-    PairedComparison,
-    PairedOutcomes,
-    bootstrap_rate,
-    compare_pairs,
-    pair_reports,
-    pool_pairs,
-)
+from burnqed.search.comparison import (PairedComparison, PairedOutcomes, StatementSetMismatch, bootstrap_rate,
+                                       compare_pairs, pair_reports, pool_pairs)
 from burnqed.search.evaluation import EvalReport, load_report
+from burnqed.search.ranking import RankingQuality, merge_ranking
 
-__all__ = ["EvalRow", "RateCell", "RunReport", "render_tables", "run_report", "write_chart"]
+__all__ = ["BaselineRow", "BudgetBinding", "EvalRow", "RateCell", "RunReport", "best_baseline_rows", "run_report"]
 
 POOLED = "pooled"
 _MAIN = re.compile(r"^iter_(\d+)(_no_ebm)?\.json$")
 _EXTRA = re.compile(r"^iter_(\d+)_(.+)\.json$")
+_BASELINE = re.compile(r"^baseline_(.+)\.json$")
 # search budgets that must match for the with/without-EBM ablation to be at equal budget
 _BUDGET_KEYS = ("max_nodes", "num_candidates", "max_depth", "time_limit_s")
 
@@ -59,6 +65,30 @@ class RateCell(BaseModel):
     report: str = Field(description="the EvalReport file (several, joined by ', ', when pooled)")
 
 
+class BudgetBinding(BaseModel):
+    """How the unsolved searches of an evaluation ended: at the node budget, or with an empty frontier."""
+
+    model_config = ConfigDict(frozen=True)
+
+    unsolved: int = Field(description="searched statements not proved")
+    at_budget: int = Field(description="ended at the node budget (reason node_budget)")
+    emptied: int = Field(description="ended with an empty frontier (reason exhausted)")
+    share: float | None = Field(description="at_budget / unsolved: the budget binds when at least one half")
+    new_per_expansion: float | None = Field(
+        default=None, description="new open states per expanded state, over every search (the frontier's growth)"
+    )
+
+    @classmethod
+    def of(cls, reports: Sequence[EvalReport]) -> BudgetBinding:
+        """The counts over one or more reports."""
+        unsolved = [o for r in reports for o in r.outcomes if not o.proved and o.reason != "outside_fragment"]
+        at_budget = sum(o.reason == "node_budget" for o in unsolved)
+        expanded = sum(r.budget.nodes_expanded for r in reports)
+        return cls(unsolved=len(unsolved), at_budget=at_budget, emptied=sum(o.reason == "exhausted" for o in unsolved),
+                   share=at_budget / len(unsolved) if unsolved else None,
+                   new_per_expansion=sum(r.budget.children_new for r in reports) / expanded if expanded else None)
+
+
 class EvalRow(BaseModel):
     """One iteration of one run (or pooled over runs), or one extra report."""
 
@@ -74,6 +104,25 @@ class EvalRow(BaseModel):
     energy_head: bool = Field(default=False, description="the with-EBM evaluation used an energy head")
     vs_iter0: PairedComparison | None = Field(default=None, description="no-EBM of N against the baseline of iteration 0")
     ebm_ablation: PairedComparison | None = Field(default=None, description="with against without the head")
+    budget: BudgetBinding | None = Field(default=None, description="how the unsolved searches without the head ended")
+    ranking: RankingQuality | None = Field(
+        default=None, description="the head's (and the policy's) ranking quality on the with-EBM evaluation"
+    )
+    notes: list[str] = Field(default_factory=list)
+
+
+class BaselineRow(BaseModel):
+    """One baseline of one run (or pooled), and the last iteration paired against it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    seed: str = Field(description='the run, or "pooled"')
+    name: str = Field(description='"iter_0", or the <name> of eval_results/baseline_<name>.json')
+    description: str = Field(default="", description="what the baseline is (its report's label and policy)")
+    rate: RateCell | None = None
+    last: int = Field(description="the iteration compared (the last one evaluated without the head)")
+    vs_last: PairedComparison | None = Field(default=None, description="baseline (A) against the last iteration (B)")
+    best: bool = Field(default=False, description="the highest solve rate among this run's baselines")
     notes: list[str] = Field(default_factory=list)
 
 
@@ -87,6 +136,9 @@ class RunReport(BaseModel):
     iterations: list[int]
     rows: list[EvalRow] = Field(description="per iteration: one row per seed, then the pooled row")
     extra: list[EvalRow] = Field(default_factory=list, description="other eval reports (re-evaluations)")
+    baselines: list[BaselineRow] = Field(
+        default_factory=list, description="per run (then pooled): iteration 0 and each baseline report vs the last iteration"
+    )
     resamples: int
     seed: int
     level: float
@@ -102,10 +154,17 @@ class _Run:
         self.layout = RunLayout(path)
         self.main: dict[tuple[int, bool], EvalReport] = {}
         self.extra: dict[str, tuple[int, EvalReport | str]] = {}
+        self.baselines: dict[str, EvalReport | str] = {}
         directory = self.layout.eval_results_dir
         if not path.is_dir():
             raise EvalReportMissing(str(path), "no such run directory")
         files = sorted(directory.glob("iter_*.json")) if directory.is_dir() else []
+        for file in sorted(directory.glob("baseline_*.json")) if directory.is_dir() else []:
+            if named := _BASELINE.match(file.name):
+                try:
+                    self.baselines[named.group(1)] = load_report(file)
+                except (ValueError, ValidationError) as exc:
+                    self.baselines[named.group(1)] = f"not an eval report: {_first_line(exc)}"
         for file in files:
             main = _MAIN.match(file.name)
             if main:
@@ -162,10 +221,10 @@ class _Stats:
         return compare_pairs(pairs, resamples=self.resamples, seed=self.seed, level=self.level)
 
 
-def _budget_note(without: EvalReport, with_: EvalReport) -> str | None:
+def _budget_note(without: EvalReport, with_: EvalReport, what: str = "no EBM vs EBM") -> str | None:
     a, b = without.search.model_dump(), with_.search.model_dump()
     differ = [f"{k} {a[k]} vs {b[k]}" for k in _BUDGET_KEYS if a.get(k) != b.get(k)]
-    return "budgets differ (no EBM vs EBM): " + ", ".join(differ) if differ else None
+    return f"budgets differ ({what}): " + ", ".join(differ) if differ else None
 
 
 def _pair(a: EvalReport, b: EvalReport, baseline: str, candidate: str, notes: list[str]) -> PairedOutcomes | None:
@@ -189,6 +248,8 @@ class _Seed:
         self.ablation: PairedOutcomes | None = None
         self.no_ebm: list[bool] = []
         self.ebm: list[bool] = []
+        self.without = run.main.get((index, False))
+        self.ranking: RankingQuality | None = None
         without = run.main.get((index, False))
         with_ = run.main.get((index, True))
         notes: list[str] = []
@@ -201,6 +262,9 @@ class _Seed:
             notes.append(f"{Path(run.file(index, False)).name} not evaluated")
         elif index > 0:
             self.vs0 = _pair(run.main[(0, False)], without, "iter_0_no_ebm", f"{name}_no_ebm", notes)
+            budget = _budget_note(run.main[(0, False)], without, f"iter_0 vs {name}, no EBM")
+            if budget:
+                notes.append(budget)
         if with_ is None:
             notes.append(f"{Path(run.file(index, True)).name} not evaluated")
         elif not head:
@@ -210,9 +274,7 @@ class _Seed:
             budget = _budget_note(without, with_)
             if budget:
                 notes.append(budget)
-            reorder = _reorder_note(without)
-            if reorder:
-                notes.append(reorder)
+            self.ranking = with_.ranking
         self.no_ebm = _inside(without) if without is not None else []
         self.ebm = _inside(with_) if with_ is not None and head else []
         self.row = EvalRow(
@@ -226,20 +288,10 @@ class _Seed:
             energy_head=head,
             vs_iter0=stats.compare(self.vs0),
             ebm_ablation=stats.compare(self.ablation),
+            budget=BudgetBinding.of([without]) if without is not None else None,
+            ranking=self.ranking,
             notes=notes,
         )
-
-
-def _reorder_note(without: EvalReport) -> str | None:
-    """Why the head may not matter: it only reorders the frontier, and searches that empty it explore everything."""
-    unsolved = [o for o in without.outcomes if not o.proved and o.reason != "outside_fragment"]
-    if not unsolved:
-        return None
-    emptied = sum(o.reason == "exhausted" for o in unsolved)
-    return (
-        f"the head only reorders the frontier: {emptied} of {len(unsolved)} unsolved searches emptied it "
-        "within the node budget, where order cannot change the outcome"
-    )
 
 
 def _pooled_row(index: int, seeds: list[_Seed], stats: _Stats) -> EvalRow:
@@ -255,6 +307,8 @@ def _pooled_row(index: int, seeds: list[_Seed], stats: _Stats) -> EvalRow:
     no_ebm = [x for s in seeds for x in s.no_ebm]
     ebm = [x for s in seeds for x in s.ebm]
     files = ", ".join
+    withouts = [s.without for s in seeds if s.without is not None]
+    rankings = [s.ranking for s in seeds if s.ranking is not None]
     return EvalRow(
         seed=POOLED,
         iteration=index,
@@ -266,6 +320,8 @@ def _pooled_row(index: int, seeds: list[_Seed], stats: _Stats) -> EvalRow:
         energy_head=bool(ebm),
         vs_iter0=stats.compare(pool_pairs(vs0, baseline="iter_0_no_ebm", candidate=f"{name}_no_ebm") if vs0 else None),
         ebm_ablation=stats.compare(pool_pairs(ablation, baseline=f"{name}_no_ebm", candidate=name) if ablation else None),
+        budget=BudgetBinding.of(withouts) if withouts else None,
+        ranking=merge_ranking(rankings) if rankings else None,
         notes=notes if evaluated else ["not evaluated", *notes],
     )
 
@@ -302,6 +358,87 @@ def _extra_row(run: _Run, stem: str, index: int, loaded: EvalReport | str, stats
     )
 
 
+class _Baselines:
+    """The baseline rows of one run, and the pairs the pooled rows concatenate."""
+
+    def __init__(self, run: _Run, stats: _Stats) -> None:
+        self.rows: list[BaselineRow] = []
+        self.pairs: dict[str, PairedOutcomes] = {}
+        self.solved: dict[str, list[bool]] = {}
+        self.descriptions: dict[str, str] = {}
+        evaluated = [index for index, with_ebm in run.main if not with_ebm]
+        self.last = max(evaluated)
+        last = run.main[(self.last, False)]
+        candidate = f"iter_{self.last}_no_ebm"
+        found: list[tuple[str, EvalReport | str]] = []
+        if self.last > 0:
+            found.append(("iter_0", run.main[(0, False)]))
+        found += sorted(run.baselines.items())
+        rows: list[BaselineRow] = []
+        for name, loaded in found:
+            if isinstance(loaded, str):
+                rows.append(BaselineRow(seed=run.label, name=name, last=self.last, notes=[loaded]))
+                continue
+            notes: list[str] = []
+            description = _describe(name, loaded)
+            self.descriptions[name] = description
+            pairs = _pair(loaded, last, name, candidate, notes)
+            if pairs is not None:
+                self.pairs[name] = pairs
+            budget = _budget_note(loaded, last, f"{name} vs {candidate}")
+            if budget:
+                notes.append(budget)
+            solved = _inside(loaded)
+            self.solved[name] = solved
+            rows.append(BaselineRow(
+                seed=run.label, name=name, description=description,
+                rate=stats.cell(solved, str(run.layout.eval_results_dir / f"baseline_{name}.json")
+                                if name != "iter_0" else run.file(0, False)),
+                last=self.last, vs_last=stats.compare(pairs), notes=notes,
+            ))
+        self.rows = _mark_best(rows)
+
+
+_DESCRIPTIONS = {
+    "iter_0": "iteration 0, no head",
+    "rules": "the rule policy alone",
+    "reference": "fine-tuned on every reference proof available",
+}
+
+
+def _describe(name: str, report: EvalReport) -> str:
+    return _DESCRIPTIONS.get(name) or f"{report.label}, policy {Path(report.policy).name}"
+
+
+def _mark_best(rows: list[BaselineRow]) -> list[BaselineRow]:
+    rated = [r for r in rows if r.rate is not None and r.vs_last is not None]
+    if not rated:
+        return rows
+    best = max(rated, key=lambda r: (r.vs_last.rate_a if r.vs_last else 0.0, r.name != "iter_0"))
+    return [r.model_copy(update={"best": True}) if r is best else r for r in rows]
+
+
+def _pooled_baselines(runs: list[_Baselines], stats: _Stats) -> list[BaselineRow]:
+    names = [name for name in runs[0].pairs if all(name in b.pairs for b in runs[1:])]
+    lasts = sorted({b.last for b in runs})
+    rows = []
+    for name in names:
+        candidate = "last_no_ebm"
+        pooled = pool_pairs([b.pairs[name] for b in runs], baseline=name, candidate=candidate)
+        notes = [] if len(lasts) == 1 else [f"the runs' last iterations differ: {lasts}"]
+        rows.append(BaselineRow(
+            seed=POOLED, name=name, description=runs[0].descriptions.get(name, ""),
+            rate=stats.cell([x for b in runs for x in b.solved[name]], name),
+            last=lasts[-1], vs_last=stats.compare(pooled), notes=notes,
+        ))
+    return _mark_best(rows)
+
+
+def best_baseline_rows(report: RunReport) -> list[BaselineRow]:
+    """Per run (then pooled, when several): the baseline marked best, i.e. the one the last iteration must beat."""
+    return [r for r in report.baselines if r.best]
+
+
 def _labels(paths: Sequence[Path]) -> list[str]:
     names = [p.resolve().name or str(p) for p in paths]
     if len(set(names)) == len(names):
@@ -329,6 +466,10 @@ def run_report(
         rows += [s.row for s in seeds]
         if len(runs) > 1:
             rows.append(_pooled_row(index, seeds, stats))
+    per_run = [_Baselines(run, stats) for run in runs]
+    baselines = [row for b in per_run for row in b.rows]
+    if len(runs) > 1:
+        baselines += _pooled_baselines(per_run, stats)
     extra = [
         _extra_row(run, stem, index, loaded, stats)
         for run in runs
@@ -340,96 +481,8 @@ def run_report(
         iterations=iterations,
         rows=rows,
         extra=extra,
+        baselines=baselines,
         resamples=resamples,
         seed=seed,
         level=level,
     )
-
-
-def _rate(cell: RateCell | None) -> str:
-    return "—" if cell is None else f"{100 * cell.rate:.1f}% ({cell.solved}/{cell.n})"
-
-
-def _diff(cmp: PairedComparison | None, missing: str = "—") -> tuple[str, str]:
-    if cmp is None:
-        return missing, ""
-    return f"{cmp.diff_points:+.1f} [{cmp.ci_lo:+.1f}, {cmp.ci_hi:+.1f}] (-{cmp.b}/+{cmp.c})", _p(cmp.p_value)
-
-
-def _p(p: float) -> str:
-    return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
-
-
-def render_tables(report: RunReport) -> list[Any]:
-    """The report as rich tables: the iterations, then the extra reports (when any)."""
-    from rich.table import Table
-
-    pct = round(100 * report.level)
-    caption = (
-        f"rates on the statements inside the fragment; Δ in points, [{pct}% paired bootstrap interval, "
-        f"{report.resamples} resamples] (-lost/+gained statements); p: exact McNemar"
-    )
-    table = Table(title=f"held-out solve rate per iteration: {', '.join(report.runs)}", caption=caption)
-    for column in ("iter", "run", "no EBM", "EBM", "Δ vs iter 0 (no EBM)", "p", "EBM − no EBM", "p ", "notes"):
-        table.add_column(column, overflow="fold")
-    for row in report.rows:
-        if not row.evaluated:
-            table.add_row(str(row.iteration), row.seed, "not evaluated", "", "", "", "", "", "; ".join(row.notes[1:]))
-            continue
-        vs0 = _diff(row.vs_iter0, "baseline" if row.iteration == 0 else "—")
-        ablation = _diff(row.ebm_ablation, "—" if row.energy_head or not row.ebm_evaluated else "no head")
-        ebm = _rate(row.ebm) if row.energy_head else "no head" if row.ebm_evaluated else "not evaluated"
-        style = "bold" if row.seed == POOLED else None
-        table.add_row(str(row.iteration), row.seed, _rate(row.no_ebm), ebm, *vs0, *ablation, "; ".join(row.notes),
-                      style=style)
-    tables: list[Any] = [table]
-    if report.extra:
-        extra = Table(title="other evaluations in eval_results", caption="Δ against the baseline named in 'vs'")
-        for column in ("iter", "run", "report", "rate", "EBM", "vs", "Δ", "p", "notes"):
-            extra.add_column(column, overflow="fold")
-        for row in report.extra:
-            cell = row.ebm or row.no_ebm
-            vs = row.vs_iter0.baseline if row.vs_iter0 else "—"
-            extra.add_row(str(row.iteration), row.seed, row.name, _rate(cell) if row.evaluated else "unreadable",
-                          "yes" if row.energy_head else "no", vs, *_diff(row.vs_iter0), "; ".join(row.notes))
-        tables.append(extra)
-    return tables
-
-
-def write_chart(report: RunReport, path: str | Path) -> Path:
-    """A PNG of the solve rate per iteration, bootstrap intervals as error bars (Agg backend)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    figure = Figure(figsize=(7, 4.5), dpi=110)
-    FigureCanvasAgg(figure)
-    axes = figure.add_subplot(1, 1, 1)
-    series = [*report.seeds, POOLED] if len(report.seeds) > 1 else list(report.seeds)
-    colours = [f"C{i}" for i in range(len(series) - (len(series) > 1))] + (["black"] if len(series) > 1 else [])
-    width = 0.08
-    for k, (label, colour) in enumerate(zip(series, colours, strict=True)):
-        rows = [r for r in report.rows if r.seed == label and r.evaluated]
-        for which, style, offset in (("no_ebm", "-o", -width / 2), ("ebm", "--s", width / 2)):
-            points = [(r.iteration, getattr(r, which)) for r in rows
-                      if getattr(r, which) is not None and (which == "no_ebm" or r.energy_head)]
-            if not points:
-                continue
-            shift = offset + (k - (len(series) - 1) / 2) * width
-            xs = [i + shift for i, _ in points]
-            ys = [100 * c.rate for _, c in points]
-            low = [100 * (c.rate - c.ci_lo) for _, c in points]
-            high = [100 * (c.ci_hi - c.rate) for _, c in points]
-            name = f"{label}, {'with' if which == 'ebm' else 'without'} EBM"
-            axes.errorbar(xs, ys, yerr=[low, high], fmt=style, color=colour, capsize=3, label=name,
-                          linewidth=2 if label == POOLED else 1.2)
-    axes.set_xticks(report.iterations)
-    axes.set_xlabel("iteration")
-    axes.set_ylabel("held-out solve rate (%)")
-    axes.set_title(f"held-out solve rate ({round(100 * report.level)}% bootstrap intervals)")
-    axes.grid(True, alpha=0.3)
-    axes.legend(fontsize=7, loc="best")
-    figure.tight_layout()
-    figure.savefig(out, format="png")
-    return out

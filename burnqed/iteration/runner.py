@@ -30,7 +30,7 @@ from burnqed.iteration.steps import STEP_FUNCTIONS, IterationContext
 from burnqed.iteration.summaries import StepSummaries, read_summaries, read_summary
 from burnqed.search.protocols import ProofPool
 
-__all__ = ["IterationReport", "IterationRunner", "StepHook", "apply_plan", "plan_of"]
+__all__ = ["IterationReport", "IterationRunner", "StepHook", "apply_plan", "plan_fingerprint", "plan_of"]
 
 # a config of this layer or of one above it (apply_plan keeps the caller's model)
 C = TypeVar("C", bound=IterationRunConfig)
@@ -162,6 +162,11 @@ class IterationRunner:
             return self._finished_report(index, entry.label)
         if entry.status == "exhausted":
             raise IterationError(f"{entry.label} is exhausted ({entry.meta.get('attempts')}); `burnqed coordinator resume --extra-attempts N` reopens it")
+        if entry.status == "failed" and entry.crashes > self.store.config.max_crash_restarts:
+            # the crash budget stopped it: only the operator reopens it
+            raise IterationError(
+                f"{entry.label} crashed {entry.crashes} times and is failed; `burnqed coordinator resume` reopens it"
+            )
         if entry.status == "running":
             # left running by a crash (SIGKILL, OOM): a crash, not a new attempt
             entry = self.store.restart(entry.label, note=f"resumed in {self.layout.root}")
@@ -214,16 +219,31 @@ class IterationRunner:
             layout=self.layout,
             index=index,
             pool=self.pool,
-            train=sample.theorems if sample is not None else training_set(config, index),
-            held_out=load_set(it.eval_set, it.eval_size, config),
+            # in a worker thread: an uncached benchmark-train of train_size theorems takes seconds
+            # to generate, and the loop must keep answering SIGTERM meanwhile
+            train=sample.theorems
+            if sample is not None
+            else await anyio.to_thread.run_sync(training_set, config, index, abandon_on_cancel=True),
+            held_out=await anyio.to_thread.run_sync(
+                load_set, it.eval_set, it.eval_size, config, abandon_on_cancel=True
+            ),
             progress=self.progress,
             sample=sample,
         )
         executed: list[str] = []
         skipped: list[str] = []
+        fingerprint = plan_fingerprint(config, ctx.train, ctx.held_out)
         for step in STEPS:
             done = read_summary(self.layout, index, step)
             if done is not None:
+                made_for = (self.layout.read_marker(index, step) or {}).get("plan_fingerprint")
+                if made_for is not None and made_for != fingerprint:
+                    # a marker is valid only for the plan and the theorems it was made with
+                    raise IterationError(
+                        f"{self.layout.marker(index, step)} was made for another plan or other theorems than "
+                        f"iteration {index}'s now (its BLUEPRINT.md entry was replaced?); use a new run "
+                        f"directory, or remove {self.layout.root / 'state'} and the iteration outputs to start over"
+                    )
                 ctx.summaries[step] = done
                 skipped.append(step)
                 continue
@@ -240,7 +260,7 @@ class IterationRunner:
                 self.layout.append_log({"iteration": index, "step": step, "event": "error", "error": repr(exc)[:500]})
                 raise
             summary = summary.model_copy(update={"step_seconds": round(time.perf_counter() - step_started, 2)})
-            record = summary.model_dump(mode="json")
+            record = summary.model_dump(mode="json") | {"plan_fingerprint": fingerprint}
             self.layout.write_marker(index, step, record)
             self.layout.append_log({"iteration": index, "step": step, "event": "done", "summary": record})
             ctx.summaries[step] = summary
@@ -260,6 +280,22 @@ class IterationRunner:
         return IterationReport(
             index=index, label=label, executed=[], skipped=steps.finished(), steps=steps, seconds=0.0
         )
+
+
+def plan_fingerprint(config: IterationRunConfig, train: list[Any], held_out: list[Any]) -> str:
+    """The identity of an iteration's work: its plan fields and the statements (name and hash)
+    of its training and held-out sets; a step marker records it."""
+    import hashlib
+    import json
+
+    plan = plan_of(config, "iter_0").plan()  # plan() leaves the label out
+    value = {
+        "plan": plan,
+        "seed": config.iteration.seed,
+        "train": [[t.name, t.sha] for t in train],
+        "held_out": [[t.name, t.sha] for t in held_out],
+    }
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode("utf-8")).hexdigest()
 
 
 def _set_torch_threads(threads: int) -> int:

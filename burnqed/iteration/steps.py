@@ -22,6 +22,7 @@ With ``iteration.cluster`` steps 3 and 4 search on Ray Lean actors
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,7 +33,7 @@ import anyio
 
 from burnqed.data.theorems import Theorem
 from burnqed.interrupt import run_stoppable
-from burnqed.iteration.config import IterationConfig, IterationRunConfig
+from burnqed.iteration.config import IterationConfig, IterationRunConfig, iteration_search_config
 from burnqed.iteration.curriculum import (
     CurriculumHistory,
     CurriculumSample,
@@ -61,6 +62,9 @@ __all__ = ["STEP_FUNCTIONS", "IterationContext", "evaluate_step", "search_step",
 
 log = logging.getLogger(__name__)
 
+# a trajectory file or the parts directory of an unfinished one: iter_N.parquet[.parts]
+_TRAJECTORY_NAME = re.compile(r"^iter_([0-9]+)\.parquet(?:\.parts)?$")
+
 
 @dataclass(slots=True)
 class IterationContext:
@@ -84,19 +88,7 @@ class IterationContext:
     @property
     def search(self) -> SearchConfig:
         """The search config with the iteration's budgets."""
-        it = self.it
-        updates: dict[str, Any] = {}
-        if it.max_nodes is not None:
-            updates["max_nodes"] = it.max_nodes
-        if it.num_candidates is not None:
-            updates["num_candidates"] = it.num_candidates
-        if it.time_limit_s is not None:
-            updates["time_limit_s"] = it.time_limit_s
-        # a search holds its worker while the replay gate opens a second handle: with every
-        # worker held by a search, the gate would wait for a worker that never comes free
-        workers = self.config.lean.num_workers
-        updates["concurrency"] = min(self.config.search.concurrency, max(1, workers - 1))
-        return self.config.search.model_copy(update=updates)
+        return iteration_search_config(self.config)
 
     def base_model(self) -> Path:
         """The policy every run starts from: policy.model_dir, else the tiny model (built if missing)."""
@@ -110,7 +102,17 @@ class IterationContext:
         """Trajectory files of iterations 0 … index-1 that exist."""
         from burnqed.trajectory.reader import trajectory_files
 
-        return [self.layout.trajectories(i) for i in range(self.index) if trajectory_files(self.layout.trajectories(i))]
+        # from the directory's listing, never range(index): the index comes from a blueprint label,
+        # and a loop over it would block the event loop for as long as the label is large
+        found: set[int] = set()
+        directory = self.layout.trajectories_dir
+        if directory.is_dir():
+            for path in directory.iterdir():
+                match = _TRAJECTORY_NAME.match(path.name)
+                if match and int(match.group(1)) < self.index:
+                    found.add(int(match.group(1)))
+        paths = [self.layout.trajectories(i) for i in sorted(found)]
+        return [p for p in paths if trajectory_files(p)]
 
     def ebm_dir(self) -> Path | None:
         """This iteration's energy head, if its training step produced one."""
@@ -130,6 +132,15 @@ async def sft_step(ctx: IterationContext) -> SFTSummary:
     from burnqed.policy.sft import sft_policy
 
     it, layout = ctx.it, ctx.layout
+    previous = layout.llm(ctx.index - 1)
+    from_previous = ctx.index > 0 and it.sft_from == "previous"
+    if from_previous and not (previous / "config.json").is_file():
+        # never a silent restart from the base model: the iteration would not be what it says
+        raise IterationDataError(
+            f"iteration {ctx.index}: the previous policy {previous} is missing; restore it, or rerun "
+            f"iteration {ctx.index - 1}'s fine-tuning (remove {layout.marker(ctx.index - 1, 'sft')}), "
+            "or set iteration.sft_from = \"base\""
+        )
     pairs: list[tuple[str, str]] = []
     sources: dict[str, int] = {}
     origins: list[dict[str, Any]] | None = None
@@ -161,8 +172,6 @@ async def sft_step(ctx: IterationContext) -> SFTSummary:
     if not pairs:
         raise IterationDataError(f"iteration {ctx.index}: no (state, tactic) pairs to fine-tune on")
     save_pairs_file(layout.pairs(ctx.index), pairs, origins)
-    previous = layout.llm(ctx.index - 1)
-    from_previous = ctx.index > 0 and it.sft_from == "previous" and (previous / "config.json").is_file()
     base = previous if from_previous else ctx.base_model()
     epochs = it.sft_epochs if from_previous else it.first_sft_epochs
     sft = ctx.config.policy.sft.model_copy(update={"epochs": epochs, "seed": it.seed + ctx.index})

@@ -43,7 +43,19 @@ class LeanConfig(BaseModel):
     acquire_timeout_s: float = Field(default=60.0, gt=0)
     max_requests_per_worker: int = Field(default=1000, ge=1)
     max_worker_age_s: float = Field(default=1800.0, gt=0)
-    memory_limit_mb: int | None = Field(default=8192, ge=64, description="address-space limit per child")
+    memory_limit_mb: int | None = Field(
+        default=8192,
+        ge=64,
+        description="resident-memory limit per child (anonymous RSS, polled; over it the child is killed and "
+        "replaced); a Mathlib worker's own memory is a few GB, its mapped .olean files are not counted",
+    )
+    memory_poll_s: float = Field(default=0.5, gt=0, description="how often a busy child's resident memory is read")
+    address_space_limit_mb: int | None = Field(
+        default=None,
+        ge=64,
+        description="opt-in RLIMIT_AS per child; a Mathlib worker maps its .olean files and needs tens of GB of "
+        "address space, so leave it unset there",
+    )
     cpu_limit_s: int | None = Field(default=None, ge=1, description="CPU-seconds limit per child")
     max_line_bytes: int = Field(default=64 * 1024 * 1024, ge=1024, description="longest answer line accepted")
     max_input_chars: int = Field(
@@ -58,4 +70,14 @@ class LeanConfig(BaseModel):
     )
     project_dir: Path | None = Field(default=None, description="the Lean project the final check compiles in (cwd)")
     final_check_timeout_s: float = Field(default=600.0, gt=0, description="time limit of one final-check compile")
-    final_check_memory_mb: int | None = Field(default=16384, ge=64, description="address-space limit of that compile")
+    final_check_memory_mb: int | None = Field(
+        default=None, ge=64, description="opt-in address-space limit of that compile (lean maps Mathlib's .olean files)"
+    )
+    simulated_latency_ms: int = Field(
+        default=0,
+        ge=0,
+        le=60_000,
+        description="benchmark/testing knob, embedded backend only, 0 (off) by default: each tactic's answer "
+        "comes this long after the request (the checker sleeps), as from a Lean process spending that time on "
+        "its own node; `burnqed bench cluster --simulated-latency-ms` measures the orchestration's scaling with it",
+    )

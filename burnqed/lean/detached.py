@@ -158,6 +158,10 @@ class DetachedProof:
 
     # ------------------------------------------------------------------ workers
 
+    def depth(self, state_id: int) -> int:
+        """Tactics from the root to ``state_id`` (what a cold call on it replays)."""
+        return len(self._path(state_id))
+
     def _path(self, state_id: int) -> list[int]:
         path: list[int] = []
         node: int | None = state_id

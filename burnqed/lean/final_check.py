@@ -28,22 +28,37 @@ import re
 import shutil
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
+from burnqed.env import environment
 from burnqed.lean.config import LeanConfig
 from burnqed.lean.errors import LeanError
 from burnqed.lean.limits import limited_argv
 from burnqed.lean.protocol import FrontendProcess, FrontendProcessResult
-from burnqed.lean.statement import LeanFile, LeanHeader, StatementError, TheoremDecl, has_sorry, parse_file
+from burnqed.lean.results import ProofVerdict
+from burnqed.lean.statement import (
+    SNIPPET_NAME,
+    LeanFile,
+    LeanHeader,
+    StatementError,
+    TheoremDecl,
+    assemble_file,
+    has_sorry,
+    parse_file,
+    parse_header,
+    statement_decl,
+)
 
 __all__ = [
     "ALLOWED_AXIOMS",
     "FileRefused",
     "FileVerdict",
+    "check_replayed",
     "compile_file",
     "final_check_argv",
     "process_file",
@@ -113,7 +128,7 @@ def final_check_argv(config: LeanConfig) -> list[str] | None:
 
 
 def _environment(config: LeanConfig) -> dict[str, str]:
-    env = dict(os.environ)
+    env = environment()
     if config.lean_path:
         entries = [str(p) for p in config.lean_path]
         if env.get("LEAN_PATH"):
@@ -202,3 +217,52 @@ async def process_file(worker: _Worker, text: str) -> FileVerdict:
                     reason=f"final check: {message.severity}: {message.data[:500]}",
                 )  # fmt: skip
     return FileVerdict(ok=True, checked_by="kernel", elapsed_s=elapsed)
+
+
+class WorkerLender(Protocol):
+    """What the embedded final check needs of a pool: its config and backend, a worker to borrow."""
+
+    config: LeanConfig
+
+    @property
+    def backend(self) -> str:
+        """``embedded``, ``pantograph`` or ``command``."""
+        ...
+
+    async def _acquire(self, scope: str | None = None) -> Any:
+        """A free worker."""
+        ...
+
+    def _release(self, worker: Any) -> None:
+        """Give it back."""
+        ...
+
+
+async def check_replayed(
+    pool: WorkerLender, statement: str, tactics: Sequence[str], header: str | None, steps: int
+) -> ProofVerdict:
+    """The whole file a replayed proof makes: refused on sight, else compiled (pantograph) or kernel-checked."""
+    parsed_header = parse_header(header) if header else LeanHeader()
+    decl = statement_decl(statement)
+    text = assemble_file(parsed_header, decl, tactics)
+    try:
+        parsed = refuse_file(text, statement=decl, header=parsed_header)
+    except FileRefused as exc:
+        return ProofVerdict(ok=False, reason=f"final check: {exc}", steps=steps, file=text, checked_by="text")
+    argv = final_check_argv(pool.config)
+    if argv is None and pool.backend != "embedded":  # the command backend: its replay is all there is
+        return ProofVerdict(ok=True, steps=steps, file=text, checked_by="replay")
+    if argv is None:  # the embedded checker elaborates the file itself, every step kernel-checked
+        # its library is loaded whatever the header imports, so a theorem named like one of its
+        # lemmas (core's `Nat.add_zero`) would clash there though not in Lean: the name is a label
+        kernel_text = assemble_file(parsed_header, decl, tactics, name=SNIPPET_NAME)
+        worker = await pool._acquire()
+        try:
+            verdict = await process_file(worker, kernel_text)
+        finally:
+            pool._release(worker)
+        return ProofVerdict(ok=verdict.ok, reason=verdict.reason, steps=steps, file=text, checked_by="kernel")
+    compiled = await compile_file(text, parsed, pool.config, argv)
+    return ProofVerdict(
+        ok=compiled.ok, reason=compiled.reason, steps=steps, file=text, checked_by="lean", axioms=compiled.axioms
+    )

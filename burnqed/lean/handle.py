@@ -51,8 +51,9 @@ from burnqed.lean.statement import (
     StatementError,
     TheoremDecl,
     frontend_snippet,
+    is_binder_form,
     is_theorem_form,
-    parse_theorem,
+    statement_decl,
 )
 from burnqed.lean.worker import LeanWorker
 
@@ -200,11 +201,12 @@ class ProofHandle:
         self.goals = list(printed.goals or [])
 
     def _decl(self) -> TheoremDecl | None:
-        """The statement's signature when it is in theorem form (``theorem name (x : ℕ) : P``)."""
-        if self.statement is None or not is_theorem_form(self.statement):
+        """The statement's signature when it is in theorem form (``theorem name (x : ℕ) : P``) or
+        binder form (``(x : ℕ) : P``): forms goal.start's parseElabType cannot read, sent as a theorem."""
+        if self.statement is None or not (is_theorem_form(self.statement) or is_binder_form(self.statement)):
             return None
         try:
-            return parse_theorem(self.statement)
+            return statement_decl(self.statement)
         except StatementError as exc:
             raise InvalidStatement("parsing", str(exc)) from exc
 
@@ -212,7 +214,10 @@ class ProofHandle:
         """Theorem form under a header: the theorem with ``sorry`` through frontend.process, its sorry goal as root."""
         if self.statement is None:
             raise InvalidStatement("arguments", "a header needs a statement, not a constant name")
-        decl = decl or TheoremDecl("theorem", None, "", self.statement)
+        try:
+            decl = decl or statement_decl(self.statement)
+        except StatementError as exc:
+            raise InvalidStatement("parsing", str(exc)) from exc
         snippet = frontend_snippet(self.header or LeanHeader(), decl)
         try:
             result: FrontendProcessResult = await self._request(worker, FrontendProcess(file=snippet, sorrys=True))

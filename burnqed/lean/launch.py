@@ -1,6 +1,7 @@
 """From a LeanConfig to the command line and environment of one child process.
 
-- ``embedded``: ``python -m burnqed.lean.embedded IMPORT... --OPT=VALUE...``
+- ``embedded``: ``python -m burnqed.lean.embedded IMPORT... --OPT=VALUE...`` (and
+  ``--simulated_latency_ms=N`` when that benchmark knob is set; refused on other backends)
 - ``pantograph``: ``repl IMPORT... --OPT=VALUE...``, the binary from ``repl_path``, else
   ``$PANTOGRAPH_REPL``, else ``repl`` on PATH; ``lean_path`` entries are prepended to
   LEAN_PATH.
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from burnqed.env import env, environment
 from burnqed.lean.config import LeanConfig
 from burnqed.lean.errors import LeanConfigError
 from burnqed.lean.limits import limited_argv
@@ -50,8 +52,8 @@ def find_pantograph(config: LeanConfig) -> Path:
     candidate: str | None
     if config.repl_path is not None:
         candidate, origin = str(config.repl_path), "lean.repl_path"
-    elif os.environ.get("PANTOGRAPH_REPL"):
-        candidate, origin = os.environ.get("PANTOGRAPH_REPL"), "$PANTOGRAPH_REPL"
+    elif env("PANTOGRAPH_REPL"):
+        candidate, origin = env("PANTOGRAPH_REPL"), "$PANTOGRAPH_REPL"
     else:
         candidate, origin = shutil.which("repl"), "PATH"
     if candidate is None:
@@ -68,17 +70,22 @@ def find_pantograph(config: LeanConfig) -> Path:
 def backend_argv(config: LeanConfig) -> tuple[list[str], dict[str, str] | None]:
     """The backend's own argv and environment (``None`` = inherit), without limits."""
     if config.backend == "embedded":
-        return [sys.executable, "-m", "burnqed.lean.embedded", *_lean_args(config)], None
+        latency = [f"--simulated_latency_ms={config.simulated_latency_ms}"] if config.simulated_latency_ms else []
+        return [sys.executable, "-m", "burnqed.lean.embedded", *_lean_args(config), *latency], None
+    if config.simulated_latency_ms:
+        raise LeanConfigError(
+            f"lean.simulated_latency_ms is a benchmark knob of the embedded backend, not of {config.backend!r}"
+        )
     if config.backend == "pantograph":
         argv = [str(find_pantograph(config)), *_lean_args(config)]
         if not config.lean_path:
             return argv, None
 
         entries = [str(p) for p in config.lean_path]
-        inherited = os.environ.get("LEAN_PATH")
+        inherited = env("LEAN_PATH")
         if inherited:
             entries.append(inherited)
-        return argv, {**os.environ, "LEAN_PATH": os.pathsep.join(entries)}
+        return argv, {**environment(), "LEAN_PATH": os.pathsep.join(entries)}
     if not config.command:
         raise LeanConfigError("backend 'command' needs lean.command, the argv of a protocol-speaking child")
     return list(config.command), None
@@ -86,6 +93,7 @@ def backend_argv(config: LeanConfig) -> tuple[list[str], dict[str, str] | None]:
 
 def build_launch(config: LeanConfig) -> LaunchSpec:
     """The full launch (trampoline + backend argv) for one worker of ``config``."""
-    argv, env = backend_argv(config)
-    wrapped = limited_argv(argv, memory_limit_mb=config.memory_limit_mb, cpu_limit_s=config.cpu_limit_s)
-    return LaunchSpec(backend=config.backend, argv=wrapped, env=env)
+    argv, child_env = backend_argv(config)
+    # resident memory is watched by the worker (LeanWorker); only an opt-in address-space cap goes to the kernel
+    wrapped = limited_argv(argv, memory_limit_mb=config.address_space_limit_mb, cpu_limit_s=config.cpu_limit_s)
+    return LaunchSpec(backend=config.backend, argv=wrapped, env=child_env)

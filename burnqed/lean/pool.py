@@ -2,14 +2,22 @@
 
 ``start_proof`` / ``open_proof`` take a free worker (FIFO-fair, bounded by
 ``acquire_timeout_s`` → PoolExhausted) and return a ProofHandle that holds it until
-closed. There is no pool-level run_tactic. A worker that died is replaced in the
+closed.
+
+A header's commands are the worker's (LeanWorker.take_header: goal.tactic elaborates in
+the REPL's own scope, which only frontend.process with inheritEnv sets). A worker that took
+one header is never given another (definitions cannot be taken back): it is replaced by a
+fresh process, and idle workers that took the wanted header are lent first. There is no pool-level run_tactic. A worker that died is replaced in the
 background at once; a worker past ``max_requests_per_worker`` / ``max_worker_age_s`` is
-recycled when its handle closes (only between proofs). Shutting the pool down kills
+recycled when its handle closes (only between proofs): its replacement starts then, and
+the old worker keeps serving until the replacement is ready, so recycling never leaves the
+pool a worker short (on a loaded machine a start takes seconds). Shutting the pool down kills
 every child; children also die with this process (PR_SET_PDEATHSIG, see limits.py).
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import logging
 import uuid
@@ -18,6 +26,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from types import TracebackType
 
 import anyio
+import anyio.lowlevel
 from anyio.abc import TaskGroup
 
 from burnqed.lean.config import LeanConfig
@@ -26,7 +35,6 @@ from burnqed.lean.errors import (
     InvalidStatement,
     LeanError,
     LeanProcessDied,
-    OutsideFragment,
     PoolClosed,
     PoolExhausted,
     UnknownHandle,
@@ -34,18 +42,9 @@ from burnqed.lean.errors import (
 from burnqed.lean.groups import ImportGroups
 from burnqed.lean.handle import ProofHandle, input_problem
 from burnqed.lean.launch import LaunchSpec, build_launch
+from burnqed.lean.replay import replay_proof
 from burnqed.lean.results import PoolStatus, ProofVerdict
-from burnqed.lean.final_check import FileRefused, compile_file, final_check_argv, process_file, refuse_file
-from burnqed.lean.statement import (
-    SNIPPET_NAME,
-    LeanHeader,
-    StatementError,
-    TheoremDecl,
-    assemble_file,
-    is_theorem_form,
-    parse_header,
-    parse_theorem,
-)
+from burnqed.lean.statement import LeanHeader, StatementError, parse_header
 from burnqed.lean.worker import LeanWorker
 
 __all__ = ["LeanPool"]
@@ -96,6 +95,7 @@ class LeanPool:
         self._handles: dict[str, ProofHandle] = {}
         self._ids = itertools.count()
         self._starting = 0
+        self._successors: set[LeanWorker] = set()  # workers serving on while their replacement starts
         self._restarts = 0
         self._retired_requests = 0
         self._tg: TaskGroup | None = None
@@ -172,18 +172,27 @@ class LeanPool:
             except LeanError as exc:
                 errors.append(exc)
 
+        failed = False
         try:
             async with anyio.create_task_group() as tg:
                 for worker in workers:
                     tg.start_soon(boot, worker)
+        except BaseException:
+            # cancelled mid-start (SIGTERM) with every child up: a failed __aenter__ gets no
+            # __aexit__, so the task group entered above must be left here or scopes unwind out of order
+            failed = True
+            raise
         finally:
             for worker in workers:
                 if worker.alive:
                     self._workers.add(worker)
                     self._idle.append(worker)
-            if errors or not all(w.alive for w in workers):
+            if failed or errors or not all(w.alive for w in workers):
                 await self.aclose()
         if errors:
+            # a start cut short by a cancellation (SIGTERM) fails its workers: the cancellation,
+            # not their LeanError, is what happened
+            await anyio.lowlevel.checkpoint_if_cancelled()
             raise errors[0]
         log.info("lean pool up: %d %s workers", len(self._workers), self.backend)
 
@@ -220,15 +229,25 @@ class LeanPool:
 
     # ------------------------------------------------------------------ lending workers
 
-    async def _acquire(self) -> LeanWorker:
-        """A free live worker, FIFO-fair, within acquire_timeout_s."""
+    def _pick_idle(self, scope: str | None) -> LeanWorker:
+        """The idle worker to lend: one that already took ``scope``, else one that took no header, else the first."""
+        if scope is not None:
+            for wanted in (scope, ""):
+                for worker in self._idle:
+                    if worker.scope == wanted:
+                        self._idle.remove(worker)
+                        return worker
+        return self._idle.popleft()
+
+    async def _acquire(self, scope: str | None = None) -> LeanWorker:
+        """A free live worker, FIFO-fair, within acquire_timeout_s (preferring one that took header ``scope``)."""
         if self._closed:
             raise PoolClosed("the Lean pool is shut down")
         while self._idle and not self._waiters:
-            worker = self._idle.popleft()
+            worker = self._pick_idle(scope)
             if worker.alive:
                 return worker
-            self._replace(worker)
+            self._lost(worker)
         if not self._workers and self._starting == 0:
             raise PoolExhausted("no live Lean workers (replacements failed to start)")
         waiter = _Waiter()
@@ -271,13 +290,31 @@ class LeanPool:
         """A handle gives its worker back: reuse, recycle or replace it."""
         if self._closed:
             return  # aclose() closes every worker, busy ones included
-        if not worker.alive:
-            self._replace(worker)
-        elif worker.needs_recycling():
-            log.info("recycling worker %d after %d requests / %.0fs", worker.id, worker.requests, worker.age_s)
-            self._replace(worker)
+        if worker not in self._workers:
+            self._spawn(worker.close)  # retired while its last proof ran: its replacement is serving
+        elif not worker.alive:
+            self._lost(worker)
         else:
+            if worker.needs_recycling() and worker not in self._successors:
+                log.info("recycling worker %d after %d requests / %.0fs", worker.id, worker.requests, worker.age_s)
+                self._successors.add(worker)
+                self._restarts, self._starting = self._restarts + 1, self._starting + 1
+                self._spawn(functools.partial(self._start_replacement, worker))
             self._offer(worker)
+
+    def _lost(self, worker: LeanWorker) -> None:
+        """A dead worker: replaced, unless its replacement is starting already (it was being recycled)."""
+        self._retire(worker) if worker in self._successors else self._replace(worker)
+
+    def _retire(self, old: LeanWorker) -> None:
+        """Take ``old`` out of the pool (its replacement is serving); closed now if idle, else when released."""
+        self._successors.discard(old)
+        self._workers.discard(old)
+        self._retired_requests += old.requests
+        if old in self._idle or not old.alive:
+            if old in self._idle:
+                self._idle.remove(old)
+            self._spawn(old.close)
 
     def _forget(self, handle: ProofHandle) -> None:
         self._handles.pop(handle.id, None)
@@ -304,7 +341,7 @@ class LeanPool:
         self._spawn(old.close)
         self._spawn(self._start_replacement)
 
-    async def _start_replacement(self) -> None:
+    async def _start_replacement(self, retiring: LeanWorker | None = None) -> None:
         try:
             for attempt in range(self.config.restart_attempts):
                 if self._closed:
@@ -320,10 +357,14 @@ class LeanPool:
                     await worker.close()
                     return
                 self._workers.add(worker)
+                if retiring is not None and retiring in self._workers:
+                    self._retire(retiring)
                 self._offer(worker)
                 return
             log.error("gave up replacing a Lean worker after %d attempts", self.config.restart_attempts)
         finally:
+            if retiring is not None:
+                self._successors.discard(retiring)  # a failed start: recycling is tried again later
             self._starting -= 1
             if not self._workers and self._starting == 0:
                 # nobody will ever hand these waiters a worker
@@ -331,6 +372,42 @@ class LeanPool:
                     waiter.gone = True
                     waiter.event.set()
                 self._waiters.clear()
+
+    # ------------------------------------------------------------------ headers
+
+    async def _fresh(self, old: LeanWorker) -> LeanWorker:
+        """A new process in place of ``old`` (which took another header), started now for the caller."""
+        self._workers.discard(old)
+        self._retired_requests += old.requests
+        self._restarts += 1
+        await old.close()
+        worker = self._new_worker()
+        try:
+            await worker.start()
+        except BaseException:
+            self._starting += 1  # the pool keeps its size: a replacement in the background
+            self._spawn(self._start_replacement)
+            raise
+        self._workers.add(worker)
+        return worker
+
+    async def _enter_scope(self, worker: LeanWorker, header: LeanHeader | None) -> LeanWorker:
+        """``worker`` (or a fresh one, when it took another header) with ``header``'s commands as its scope.
+
+        On any failure the worker held is given back (and replaced when it may hold part of the header).
+        """
+        want = header.body if header is not None else ""
+        if worker.scope == want:
+            return worker
+        try:
+            if worker.scope:
+                worker = await self._fresh(worker)
+            await worker.take_header(want)
+            return worker
+        except BaseException:
+            if worker.alive or worker in self._workers:
+                self._release(worker)
+            raise
 
     # ------------------------------------------------------------------ proofs
 
@@ -377,8 +454,15 @@ class LeanPool:
                 raise PoolClosed("the Lean pool is shut down")
             group = await self._groups.get(parsed.imports)
             return await group.open_proof(statement, name=name, header=header)
+        scope = parsed.body if parsed is not None else ""
         for attempt in range(2):
-            worker = await self._acquire()
+            worker = await self._acquire(scope)
+            try:
+                worker = await self._enter_scope(worker, parsed)
+            except LeanProcessDied:
+                if attempt == 1:
+                    raise
+                continue
             handle = ProofHandle(self, worker, uuid.uuid4().hex[:12], statement, name, parsed)
             try:
                 await handle._open()
@@ -411,64 +495,6 @@ class LeanPool:
     async def verify_proof(
         self, statement: str | None, tactics: Sequence[str], *, name: str | None = None, header: str | None = None
     ) -> ProofVerdict:
-        """The replay gate: fresh handle, replay every tactic, no goals, root without sorry / mvars."""
-        try:
-            handle = await self.open_proof(statement, name=name, header=header)
-        except (InvalidStatement, InvalidInput) as exc:
-            return ProofVerdict(
-                ok=False, reason=f"statement refused: {exc}", outside_fragment=isinstance(exc, OutsideFragment)
-            )
-        async with handle:
-            state, goals, sorry = handle.state_id, handle.goals, False
-            for step, tactic in enumerate(tactics):
-                out = await handle.run_tactic(state, tactic)
-                if not out.ok or out.next_state_id is None:
-                    return ProofVerdict(
-                        ok=False,
-                        reason=f"step {step} {tactic!r}: {out.status.value}: {out.error_text[:500]}",
-                        failed_step=step,
-                        steps=step,
-                    )
-                state, goals, sorry = out.next_state_id, out.goals, sorry or out.has_sorry
-            steps = len(tactics)
-            if goals:
-                return ProofVerdict(ok=False, reason=f"{len(goals)} goal(s) left after the last tactic", steps=steps)
-            if sorry:
-                return ProofVerdict(ok=False, reason="a tactic used sorry", steps=steps)
-            printed = await handle.print_root(state)
-            if printed.root_has_sorry:
-                return ProofVerdict(ok=False, reason="the proof term contains sorry", steps=steps)
-            if printed.root_has_mvar:
-                return ProofVerdict(ok=False, reason="the proof term has unassigned metavariables", steps=steps)
-        if statement is None:
-            return ProofVerdict(ok=True, steps=steps, checked_by="replay")  # a constant's type has no file text
-        return await self._final_check(statement, tactics, header, steps)
-
-    async def _final_check(
-        self, statement: str, tactics: Sequence[str], header: str | None, steps: int
-    ) -> ProofVerdict:
-        """The whole file the replayed proof makes: refused on sight, else compiled (pantograph) or kernel-checked."""
-        parsed_header = parse_header(header) if header else LeanHeader()
-        decl = parse_theorem(statement) if is_theorem_form(statement) else TheoremDecl("theorem", None, "", statement)
-        text = assemble_file(parsed_header, decl, tactics)
-        try:
-            parsed = refuse_file(text, statement=decl, header=parsed_header)
-        except FileRefused as exc:
-            return ProofVerdict(ok=False, reason=f"final check: {exc}", steps=steps, file=text, checked_by="text")
-        argv = final_check_argv(self.config)
-        if argv is None and self.backend != "embedded":  # the command backend: its replay is all there is
-            return ProofVerdict(ok=True, steps=steps, file=text, checked_by="replay")
-        if argv is None:  # the embedded checker elaborates the file itself, every step kernel-checked
-            # its library is loaded whatever the header imports, so a theorem named like one of its
-            # lemmas (core's `Nat.add_zero`) would clash there though not in Lean: the name is a label
-            kernel_text = assemble_file(parsed_header, decl, tactics, name=SNIPPET_NAME)
-            worker = await self._acquire()
-            try:
-                verdict = await process_file(worker, kernel_text)
-            finally:
-                self._release(worker)
-            return ProofVerdict(ok=verdict.ok, reason=verdict.reason, steps=steps, file=text, checked_by="kernel")
-        verdict = await compile_file(text, parsed, self.config, argv)
-        return ProofVerdict(
-            ok=verdict.ok, reason=verdict.reason, steps=steps, file=text, checked_by="lean", axioms=verdict.axioms
-        )
+        """The replay gate (burnqed.lean.replay): fresh handle, every tactic, no goals, root
+        without sorry / mvars, then the whole-file final check."""
+        return await replay_proof(self, statement, tactics, name=name, header=header)

@@ -19,8 +19,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from burnqed.lean.source import StatementError, has_sorry, lean_tokens, strip_comments
+
 __all__ = [
     "HEADER_COMMANDS",
+    "HEADER_DEFINITIONS",
     "NAME_PATTERN",
     "SAFE_OPTIONS",
     "LeanFile",
@@ -30,89 +33,74 @@ __all__ = [
     "assemble_file",
     "frontend_snippet",
     "has_sorry",
+    "header_commands",
+    "is_binder_form",
+    "is_definition",
     "is_theorem_form",
     "lean_name",
+    "lean_tokens",
     "parse_file",
     "parse_header",
     "parse_theorem",
     "split_decl",
+    "statement_decl",
+    "split_statement",
     "split_tactic_block",
     "strip_comments",
     "top_level",
 ]
 
 HEADER_COMMANDS = ("open", "set_option", "namespace", "section", "end", "universe", "noncomputable section")
-"""The commands a header may hold besides imports: scope only, no declarations."""
+"""The scope commands a header may hold besides imports and definitions."""
+
+HEADER_DEFINITIONS = ("def", "abbrev", "noncomputable def", "noncomputable abbrev")
+"""The declarations a header may hold: definitions with a body (ProofNet's ``def is_topology``,
+``abbrev I : Set ℝ := Icc 0 1``). A definition is checked by the kernel and only names a term:
+it cannot make a false proposition provable. The theorem's meaning depends on it, which is why
+the header is part of the lock hash. Axioms, instances, opaque constants, notation, macros and
+anything with attributes are refused: they can change what is provable or what the text means
+beyond naming a term."""
 
 SAFE_OPTIONS = (
     "maxHeartbeats", "maxRecDepth", "synthInstance.", "linter.", "pp.", "autoImplicit", "relaxedAutoImplicit",
-    "trace.", "profiler", "exponentiation.threshold", "tactic.",
+    "trace.", "profiler", "exponentiation.threshold", "tactic.", "checkBinderAnnotations",
 )  # fmt: skip
-"""Option-name prefixes a header may set: limits and printing, nothing that weakens checking."""
+"""Option-name prefixes a header may set: limits, printing and elaboration conveniences, nothing
+that weakens checking (``checkBinderAnnotations false``, which ProofNet uses, only lets a binder
+like ``[CofiniteTopology X]`` be instance-implicit without being a class; the kernel is untouched)."""
 
 _DECL_KEYWORDS = ("theorem", "lemma", "example")
 _OPEN = {"(": ")", "{": "}", "[": "]", "⦃": "⦄", "⟨": "⟩"}
 _CLOSE = set(_OPEN.values())
-_SORRY = re.compile(r"(?<![\w.'])(sorry|admit)(?![\w'])")
 NAME_PATTERN = re.compile(r"[^\s(){}\[\]⦃⦄:]+")
 """A declaration or binder name as it stands in source."""
 
 
-class StatementError(ValueError):
-    """Text that is not a header, a theorem in theorem form, or a Lean file of the shape burnqed checks."""
-
-
-def strip_comments(text: str) -> str:
-    """``text`` with Lean comments (``--`` to end of line, nested ``/- -/``) blanked out, offsets kept."""
-    out: list[str] = []
-    i, depth, n = 0, 0, len(text)
-    while i < n:
-        if depth == 0 and text.startswith("--", i):
-            end = text.find("\n", i)
-            end = n if end < 0 else end
-            out.append(" " * (end - i))
-            i = end
-        elif text.startswith("/-", i):
-            depth += 1
-            out.append("  ")
-            i += 2
-        elif depth and text.startswith("-/", i):
-            depth -= 1
-            out.append("  ")
-            i += 2
-        elif depth:
-            out.append("\n" if text[i] == "\n" else " ")
-            i += 1
-        elif text[i] == '"':
-            end = i + 1
-            while end < n and text[end] != '"':
-                end += 2 if text[end] == "\\" else 1
-            out.append(text[i : end + 1])
-            i = end + 1
-        else:
-            out.append(text[i])
-            i += 1
-    if depth:
-        raise StatementError("unterminated /- comment")
-    return "".join(out)
-
-
-def has_sorry(text: str) -> bool:
-    """Whether ``text`` (comments aside) uses ``sorry`` or ``admit``."""
-    return _SORRY.search(strip_comments(text)) is not None
-
-
 @dataclass(frozen=True)
 class LeanHeader:
-    """A file's header: the modules it imports and the scope commands that follow."""
+    """A file's header: the modules it imports and the commands that follow (scope commands, definitions)."""
 
     imports: tuple[str, ...] = ()
     commands: tuple[str, ...] = ()
 
     @property
     def body(self) -> str:
-        """The non-import commands, one per line: what is sent with a theorem."""
+        """The non-import commands, one per line (a definition may span lines)."""
         return "\n".join(self.commands)
+
+    @property
+    def scope(self) -> str:
+        """The scope commands only (open, set_option, namespace, ...): what each statement's snippet repeats.
+
+        A definition is added to a worker's environment once (frontend.process with
+        inheritEnv); a snippet that declared it again would fail with "already declared".
+        """
+        return "\n".join(c for c in self.commands if not is_definition(c))
+
+    @property
+    def definitions(self) -> tuple[str, ...]:
+        """The header's definitions, in order."""
+        return tuple(c for c in self.commands if is_definition(c))
 
     def render(self) -> str:
         """The header as file text (imports first)."""
@@ -123,16 +111,55 @@ class LeanHeader:
         return "\n".join(lines)
 
 
+def is_definition(command: str) -> bool:
+    """Whether a header command is one of HEADER_DEFINITIONS."""
+    words = command.split()
+    return bool(words) and (words[0] in ("def", "abbrev") or words[:2] in (["noncomputable", "def"], ["noncomputable", "abbrev"]))
+
+
+def header_commands(text: str) -> list[str]:
+    """A header's commands (comments blanked): a line at column 0 starts one, indented and ``|`` lines continue it."""
+    commands: list[list[str]] = []
+    for raw in strip_comments(text).splitlines():
+        if not raw.strip():
+            continue
+        line = raw.rstrip()
+        if commands and (line[0].isspace() or line.lstrip().startswith("|")) and not line.lstrip().startswith("import "):
+            commands[-1].append(line)
+        else:
+            commands.append([line.strip()])
+    return ["\n".join(c) for c in commands]
+
+
+_TACTIC_WORD = re.compile(r"(?<![\w.'])(by|run_tac|run_cmd|run_elab|unsafe|implemented_by|extern|decreasing_by)(?![\w'])")
+
+
+def _check_definition(command: str) -> None:
+    head = command.split("\n", 1)[0]
+    if has_sorry(command):
+        raise StatementError(f"header: `{head[:80]}` uses sorry: a definition with a hole leaves the statement open")
+    if _TACTIC_WORD.search(command):
+        raise StatementError(
+            f"header: `{head[:80]}` runs tactics or meta code (`by`, `run_tac`, `unsafe`): a header's definition "
+            "must be a plain term, since tactics there run before any check of the theorem"
+        )
+    signature = command.split(maxsplit=2 if command.startswith("noncomputable") else 1)[-1]
+    if top_level(signature, ":=") < 0 and "\n|" not in command.replace("\n  |", "\n|").replace("\n |", "\n|"):
+        raise StatementError(f"header: `{head[:80]}` has no body (`:=` or match arms): a definition must give its value")
+
+
 def parse_header(text: str | None) -> LeanHeader:
-    """Split a header into imports and scope commands; StatementError for anything else."""
+    """Split a header into imports and commands; StatementError naming the first command not allowed.
+
+    Allowed: ``import`` lines first, then HEADER_COMMANDS (``set_option`` only for SAFE_OPTIONS)
+    and HEADER_DEFINITIONS. One rule set for every entry: benchmark import, the pool, the MCP tools.
+    """
     if not text or not text.strip():
         return LeanHeader()
     imports: list[str] = []
     commands: list[str] = []
-    for raw in strip_comments(text).splitlines():
-        line = raw.strip()
-        if not line:
-            continue
+    for command in header_commands(text):
+        line = command.split("\n", 1)[0]
         if line.startswith("import "):
             if commands:
                 raise StatementError(f"header: `{line}` comes after a command; imports must come first")
@@ -145,12 +172,21 @@ def parse_header(text: str | None) -> LeanHeader:
                     f"header: option `{option}` is not allowed (allowed: {', '.join(SAFE_OPTIONS)}); "
                     "some options (debug.skipKernelTC) switch off checks a proof relies on"
                 )
+            if line.rstrip().endswith(" in"):
+                raise StatementError(f"header: `{line[:80]}` is a prefix (`... in`), not a command")
         if any(line == cmd or line.startswith(cmd + " ") for cmd in HEADER_COMMANDS):
+            if "\n" in command:
+                raise StatementError(f"header: `{line[:80]}` continues on an indented line; write it on one line")
             commands.append(line)
             continue
+        if is_definition(command):
+            _check_definition(command)
+            commands.append(command)
+            continue
         raise StatementError(
-            f"header: `{line[:80]}` is not allowed; a header holds imports and "
-            f"{', '.join(HEADER_COMMANDS)} lines only (a declaration there could change what the theorem means)"
+            f"header: `{line[:80]}` is not allowed; a header holds imports, "
+            f"{', '.join(HEADER_COMMANDS)} lines and {', '.join(HEADER_DEFINITIONS)} definitions only "
+            "(an axiom, instance or macro there could change what is provable)"
         )
     return LeanHeader(tuple(imports), tuple(commands))
 
@@ -180,8 +216,17 @@ class TheoremDecl:
         return " ".join(parts) + f" : {self.type}"
 
     def normalized(self) -> str:
-        """The signature with whitespace collapsed and no name: what a changed statement differs in."""
-        return " ".join(f"{self.binders} : {self.type}".split()) if self.binders else " ".join(self.type.split())
+        """The signature as Lean tokens one space apart, no name: what a changed statement differs in.
+
+        Comments change nothing Lean reads and are dropped; ``10∣x`` and ``10 ∣ x`` are the
+        same tokens, so the same statement; ``n!`` (one identifier) and ``n !`` (factorial
+        notation) or ``<=`` and ``< =`` are not.
+        """
+        text = f"{self.binders} : {self.type}" if self.binders else self.type
+        try:
+            return " ".join(lean_tokens(text))
+        except StatementError:
+            return " ".join(text.split())  # an unterminated comment: compared as written, Lean refuses it anyway
 
 
 def lean_name(name: str) -> str:
@@ -195,6 +240,52 @@ def is_theorem_form(statement: str) -> bool:
     """Whether ``statement`` starts with ``theorem``, ``lemma`` or ``example``."""
     first = strip_comments(statement).lstrip().split(maxsplit=1)
     return bool(first) and first[0] in _DECL_KEYWORDS
+
+
+def is_binder_form(statement: str) -> bool:
+    """Whether ``statement`` is binders then a type, ``(a b : ℕ) (h : a < b) : a + 1 ≤ b`` (no keyword).
+
+    Not a term: Pantograph's goal.start reads ``expr`` with parseElabType, where this is a
+    parse error, so it goes to Lean as a theorem through frontend.process.
+    """
+    try:
+        clean = strip_comments(statement).strip()
+        colon = top_level(clean, ":") if clean[:1] in _OPEN else -1
+    except StatementError:
+        return False
+    if colon <= 0:
+        return False
+    # only bracketed binder groups may stand before the colon (`(∃ a, P) → ∃ x : T, Q` is a term)
+    prefix, i = clean[:colon].rstrip(), 0
+    while i < len(prefix):
+        if prefix[i] not in _OPEN:
+            return False
+        depth = 0
+        for j in range(i, len(prefix)):
+            depth += prefix[j] in _OPEN
+            depth -= prefix[j] in _CLOSE
+            if depth == 0:
+                break
+        else:
+            return False
+        i = j + 1
+        while i < len(prefix) and prefix[i].isspace():
+            i += 1
+    return True
+
+
+def statement_decl(statement: str) -> TheoremDecl:
+    """The theorem a statement stands for: theorem form as it is, binder form as its binders and type,
+    a proposition as the type of a theorem without binders. StatementError when unreadable."""
+    if is_theorem_form(statement):
+        return parse_theorem(statement)
+    if is_binder_form(statement):
+        decl, proof = split_decl("example " + statement)
+        if proof is not None:
+            raise StatementError("a statement must not carry a proof (`:=`)")
+        return TheoremDecl("theorem", None, decl.binders, decl.type)
+    # comments dropped: a trailing ``-- comment`` would otherwise swallow the ``:=`` after it
+    return TheoremDecl("theorem", None, "", strip_comments(statement).strip())
 
 
 def top_level(text: str, target: str, start: int = 0) -> int:
@@ -266,8 +357,13 @@ SNIPPET_NAME = "burnqed_goal"
 
 
 def frontend_snippet(header: LeanHeader, decl: TheoremDecl) -> str:
-    """The text sent to ``frontend.process``: header commands, the theorem, one ``sorry`` as its proof."""
-    parts = [header.body] if header.commands else []
+    """The text sent to ``frontend.process``: the header's scope commands, the theorem, one ``sorry`` as its proof.
+
+    Each frontend.process starts from a fresh scope (Pantograph's createContextStateFromFile),
+    so the scope commands are repeated; the header's definitions are already in the worker's
+    environment and are not.
+    """
+    parts = [header.scope] if header.scope else []
     parts.append(f"{decl.render(SNIPPET_NAME)} := by\n  sorry")
     return "\n\n".join(parts) + "\n"
 
@@ -278,6 +374,22 @@ def assemble_file(header: LeanHeader, decl: TheoremDecl, tactics: Sequence[str],
     head = header.render()
     body = f"{decl.render(name)} := by\n{block}\n"
     return f"{head}\n\n{body}" if head else body
+
+
+def split_statement(text: str) -> tuple[str | None, str]:
+    """A statement that carries its own header (Goedel-Prover-V2's ``formal_statement``) as (header, theorem).
+
+    The header is everything before the first line that starts a ``theorem``/``lemma``/
+    ``example`` at column 0; None when there is none (or no such line).
+    """
+    lines = text.splitlines()
+    for i, line in enumerate(strip_comments(text).splitlines()):
+        if line[:1].isspace() or not line.strip():
+            continue
+        if line.split()[0] in _DECL_KEYWORDS:
+            head = "\n".join(lines[:i])
+            return (head if head.strip() else None), "\n".join(lines[i:])
+    return None, text
 
 
 def split_tactic_block(block: str) -> list[str]:

@@ -6,22 +6,26 @@ pipe, an unparsable or over-long answer, or the caller being cancelled mid-reque
 the whole process group is SIGKILLed before the error is raised, and the worker is dead
 for good (the pool replaces it). ``{"error", "desc"}`` answers leave the pipe in step:
 they raise LeanReplError and the worker stays usable.
+
+Memory: while a request is in flight the child's resident memory is read every
+``lean.memory_poll_s`` from /proc (RssAnon + RssShmem: its own heap, not the page cache
+of the files it maps, which for a Mathlib worker is several GB of shared, reclaimable
+.olean pages); over ``lean.memory_limit_mb`` the child is killed and the request fails as
+LeanProcessDied naming the limit. This is how the field's REPL servers bound a worker
+(polling and restarting); an address-space limit (RLIMIT_AS) is opt-in only
+(``lean.address_space_limit_mb``), since mapping Mathlib's .olean files takes far more
+address space than resident memory.
 """
 
 from __future__ import annotations
 
 import logging
-import os
-import signal
-import subprocess
-import tempfile
 import time
-from typing import IO, Any
+from typing import Any
 
 import anyio
-from anyio.abc import Process
-from anyio.streams.buffered import BufferedByteReceiveStream
 
+from burnqed.child import PIPE_ERRORS, ChildProcess, resident_mb
 from burnqed.lean.config import LeanConfig
 from burnqed.lean.errors import (
     LeanError,
@@ -30,9 +34,17 @@ from burnqed.lean.errors import (
     LeanReplError,
     LeanStartupError,
     LeanTimeout,
+    statement_refused,
 )
 from burnqed.lean.launch import LaunchSpec, build_launch
-from burnqed.lean.protocol import OptionsSet, Request, decode_answer, encode_request
+from burnqed.lean.protocol import (
+    FrontendProcess,
+    FrontendProcessResult,
+    OptionsSet,
+    Request,
+    decode_answer,
+    encode_request,
+)
 
 __all__ = ["LeanWorker"]
 
@@ -40,15 +52,6 @@ log = logging.getLogger(__name__)
 
 _READY = "ready."
 _STDERR_TAIL_BYTES = 4096
-_REAP_TIMEOUT_S = 5.0
-_PIPE_ERRORS = (
-    anyio.BrokenResourceError,
-    anyio.ClosedResourceError,
-    anyio.EndOfStream,
-    anyio.IncompleteRead,
-    BrokenPipeError,
-    ConnectionResetError,
-)
 
 
 class LeanWorker:
@@ -62,14 +65,19 @@ class LeanWorker:
         self.started_at = 0.0
         self.death: str | None = None
         self.last_exchange_s = 0.0  # write → answer of the latest request (for the benchmark)
-        self._process: Process | None = None
-        self._stdout: BufferedByteReceiveStream | None = None
-        self._stderr: IO[bytes] | None = None
-        self._stderr_at_death = ""
+        # the header commands this process took with frontend.process inheritEnv: its REPL
+        # environment and scope ("" = none); set once, since definitions cannot be taken back
+        self.scope = ""
+        self._child = ChildProcess(
+            self.launch.argv,
+            env=self.launch.env,
+            max_line_bytes=config.max_line_bytes,
+            stderr_tail_bytes=_STDERR_TAIL_BYTES,
+        )
         self._lock = anyio.Lock()
 
     def __repr__(self) -> str:
-        state = "dead" if self.death else "alive" if self._process else "new"
+        state = "dead" if self.death else "alive" if self._child.spawned else "new"
         return f"<LeanWorker {self.id} pid={self.pid} {state} requests={self.requests}>"
 
     # ------------------------------------------------------------------ state
@@ -77,12 +85,12 @@ class LeanWorker:
     @property
     def pid(self) -> int | None:
         """The child's pid (also its process group id), once started."""
-        return self._process.pid if self._process is not None else None
+        return self._child.pid
 
     @property
     def alive(self) -> bool:
         """Started, not killed, and the process has not exited."""
-        return self._process is not None and self.death is None and self._process.returncode is None
+        return self.death is None and self._child.running
 
     @property
     def age_s(self) -> float:
@@ -95,40 +103,18 @@ class LeanWorker:
 
     def stderr_tail(self) -> str:
         """The last few KB the child wrote to stderr (for error messages)."""
-        if self._stderr is None or self._stderr.closed:
-            return self._stderr_at_death
-        try:
-            size = self._stderr.seek(0, os.SEEK_END)
-            self._stderr.seek(max(0, size - _STDERR_TAIL_BYTES))
-            return self._stderr.read().decode("utf-8", "replace").strip()
-        except (OSError, ValueError):
-            return ""
+        return self._child.stderr_tail().strip()
 
     # ------------------------------------------------------------------ life cycle
 
     async def start(self) -> None:
         """Spawn the child, wait for ``ready.`` and set Lean's own time-out option."""
-        if self._process is not None:
+        if self._child.spawned:
             raise LeanError("worker already started")
-        self._stderr = tempfile.TemporaryFile()
         try:
-            # shielded: a cancellation half-way through the spawn would orphan the child
-            with anyio.CancelScope(shield=True):
-                process = await anyio.open_process(
-                    self.launch.argv,
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=self._stderr,
-                    env=self.launch.env,
-                    start_new_session=True,
-                )
+            await self._child.spawn()
         except OSError as exc:
-            self._stderr.close()
             raise LeanStartupError(f"cannot start {self.launch.program[:1]}: {exc}") from exc
-        self._process = process
-        if process.stdout is None:
-            raise LeanStartupError("child started without a stdout pipe")
-        self._stdout = BufferedByteReceiveStream(process.stdout)
         try:
             with anyio.fail_after(self.config.startup_timeout_s):
                 await self._await_ready()
@@ -153,15 +139,12 @@ class LeanWorker:
         log.debug("worker %d ready (pid %s)", self.id, self.pid)
 
     async def _await_ready(self) -> None:
-        stdout = self._stdout
-        if stdout is None:
-            raise LeanStartupError("worker has no stdout pipe")
         while True:
             try:
-                raw = await stdout.receive_until(b"\n", self.config.max_line_bytes)
-            except _PIPE_ERRORS as exc:
+                raw = await self._child.read_line()
+            except PIPE_ERRORS as exc:
                 await self._kill("exited during start-up")
-                code = self._process.returncode if self._process is not None else None
+                code = self._child.returncode
                 raise LeanStartupError(
                     f"{self.launch.backend} child exited (status {code}) before `{_READY}`{self._tail_suffix()}"
                 ) from exc
@@ -182,36 +165,44 @@ class LeanWorker:
 
     async def close(self) -> None:
         """End the child: an empty line asks it to exit; SIGKILL after shutdown_grace_s."""
-        if self._process is None:
+        if not self._child.spawned:
             return
         with anyio.CancelScope(shield=True):
             if self.alive:
                 self.death = "closed"
-                try:
-                    with anyio.move_on_after(self.config.shutdown_grace_s):
-                        await self._process.stdin.send(b"\n")  # type: ignore[union-attr]
-                        await self._process.wait()
-                except (*_PIPE_ERRORS, OSError):
-                    pass  # already gone: the kill below reaps it
+                await self._child.stop(self.config.shutdown_grace_s, goodbye=b"\n")
             await self._kill(self.death or "closed")
 
     async def _kill(self, reason: str) -> None:
         """SIGKILL the child's process group, reap it and close the pipes (idempotent)."""
         if self.death is None:
             self.death = reason
-        process = self._process
-        if process is None:
+        await self._child.kill()
+
+    # ------------------------------------------------------------------ the header
+
+    async def take_header(self, commands: str) -> None:
+        """Make a header's ``commands`` this process's REPL environment and scope, once.
+
+        Pantograph's goal.tactic elaborates in the REPL's own scope (Repl.lean ``runCoreM``
+        reads ``scope.openDecls`` and ``scope.opts``), which frontend.process replaces only
+        with ``inheritEnv`` (Repl.lean 231-235): so ``open`` and ``set_option`` reach every
+        tactic, and definitions are declared once. A refused header kills the process (part
+        of it may be in its environment) and raises InvalidStatement.
+        """
+        if commands == self.scope:
             return
-        with anyio.CancelScope(shield=True):
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            with anyio.move_on_after(_REAP_TIMEOUT_S):
-                await process.aclose()
-            if self._stderr is not None and not self._stderr.closed:
-                self._stderr_at_death = self.stderr_tail()
-                self._stderr.close()
+        if self.scope:
+            raise LeanError(f"worker {self.id} took another header already; it takes one per process")
+        try:
+            result: FrontendProcessResult = await self.request(FrontendProcess(file=commands + "\n", inherit_env=True))
+        except LeanReplError as exc:
+            raise statement_refused(exc.error, f"header: {exc.desc}") from exc
+        errors = [m.data for unit in result.units for m in unit.errors]
+        if errors:
+            await self.close()
+            raise statement_refused("elab", ("header: " + "; ".join(errors))[:2000])
+        self.scope = commands
 
     # ------------------------------------------------------------------ requests
 
@@ -235,26 +226,52 @@ class LeanWorker:
             self.requests += 1
             return answer
 
+    async def _watch_memory(self, pid: int) -> None:
+        """Kill the child once its resident memory passes lean.memory_limit_mb (runs beside a request)."""
+        limit = self.config.memory_limit_mb
+        while limit is not None:
+            used = resident_mb(pid)
+            if used is not None and used > limit:
+                log.warning("worker %d uses %.0f MB resident, over lean.memory_limit_mb=%d: killed", self.id, used, limit)
+                self.death = f"resident memory {used:.0f} MB over lean.memory_limit_mb={limit}"
+                self._child.signal_group()
+                return
+            await anyio.sleep(self.config.memory_poll_s)
+
     async def _exchange(self, line: bytes, timeout: float) -> bytes:
         if not self.alive:
             raise LeanProcessDied(f"worker {self.id} is dead ({self.death or 'exited'})")
-        process, stdout = self._process, self._stdout
-        if process is None or process.stdin is None or stdout is None:
+        child = self._child
+        pid = child.pid
+        if pid is None:
             raise LeanProcessDied(f"worker {self.id} has no pipes")
         raw: bytes | None = None
+        failed: BaseException | None = None
         started = time.perf_counter()
         try:
             with anyio.move_on_after(timeout):
-                await process.stdin.send(line)
-                raw = await stdout.receive_until(b"\n", self.config.max_line_bytes)
-                self.last_exchange_s = time.perf_counter() - started
-        except _PIPE_ERRORS as exc:
-            await self._kill("process died")
-            code = process.returncode
-            raise LeanProcessDied(f"worker {self.id} died (status {code}){self._tail_suffix()}") from exc
-        except anyio.DelimiterNotFound as exc:
-            await self._kill("answer line too long")
-            raise LeanProtocolError(f"answer line longer than max_line_bytes={self.config.max_line_bytes}") from exc
+                async with anyio.create_task_group() as tg:
+                    if self.config.memory_limit_mb is not None:
+                        tg.start_soon(self._watch_memory, pid)
+                    try:
+                        await child.send(line)
+                        raw = await child.read_line()
+                        self.last_exchange_s = time.perf_counter() - started
+                    except (*PIPE_ERRORS, anyio.DelimiterNotFound) as exc:
+                        failed = exc  # raised below, outside the task group (never as a group)
+                    finally:
+                        tg.cancel_scope.cancel()
+            if isinstance(failed, anyio.DelimiterNotFound):
+                await self._kill("answer line too long")
+                raise LeanProtocolError(
+                    f"answer line longer than max_line_bytes={self.config.max_line_bytes}"
+                ) from failed
+            if failed is not None:
+                await self._kill("process died")
+                code = child.returncode
+                raise LeanProcessDied(
+                    f"worker {self.id} died (status {code}; {self.death}){self._tail_suffix()}"
+                ) from failed
         finally:
             if raw is None and self.death is None:
                 # time-out or cancellation mid-request: the pipe is out of step for good

@@ -2,16 +2,28 @@
 completions API.
 
 ``OpenAIPolicy`` is an ``AsyncPolicy``: the generation service awaits it on the event loop
-with up to ``policy.max_concurrency`` requests in flight, and each micro-batch of states is
-one ``POST {base_url}/completions`` carrying the prompts as a list and asking ``n`` samples
-of each with ``logprobs: 1``; a candidate's log-prob is the sum of its tokens' log-probs
-as the server reports them. Choices are grouped by their ``index`` (prompt ``i``, sample
-``j`` is ``i * n + j`` on vLLM and SGLang), never by their order.
+with up to ``policy.max_concurrency`` requests in flight. A micro-batch of states is asked
+with ``logprobs: 1``; a candidate's log-prob is the sum of its tokens' log-probs as the
+server reports them. Choices are grouped by their ``index`` (prompt ``i``, sample ``j`` is
+``i * n + j`` on vLLM and SGLang), never by their order.
+
+Samples. Without ``policy.seed`` one ``POST {base_url}/completions`` carries the prompts and
+asks ``n`` samples of each (unseeded draws are distinct on both servers). With a seed, the
+``n`` samples are ``n`` requests of one sample each, request ``j`` seeded by
+``row_seed(seed, temperature, n, j)``: a request's seed is shared by all its samples on
+SGLang (its ``n`` copies would come back identical) and by all its prompts on both servers,
+so per-sample requests make the ``n`` samples distinct draws, and a state's samples depend
+on the seed and its own prompt only (reproducible whatever it is batched with); a resample
+round asks another ``n``, so other seeds.
 
 Prompts are built exactly as for the local model: with a local tokenizer
 (``policy.tokenizer_dir``, else ``policy.model_dir``) the chat template and the token
-budget are the served model's own; without one the plain format or the literal DeepSeek
-turn markers are used and the budget is counted in characters.
+budget are the served model's own, and the prompt is sent as token ids, which vLLM and
+SGLang both take as they are (SGLang's completions request has no ``add_special_tokens``
+and tokenizes text with special tokens, so a text prompt that already starts with BOS
+would get a second one there). Without a tokenizer the plain format or the literal
+DeepSeek turn markers are used, the budget is counted in characters, and the prompt is
+sent as text without its leading BOS, which both servers then add once.
 
 ``async with OpenAIPolicy.connect(config) as policy`` owns the HTTP client and first asks
 ``GET {base_url}/models`` which model to use. Busy answers (429, 503) and dropped
@@ -37,10 +49,21 @@ from burnqed.env import env
 from burnqed.policy.config import PolicyConfig
 from burnqed.policy.errors import (
     PolicyEmbeddingsUnavailable,
+    PolicyError,
     PolicyLoadError,
     PolicyModelNotServed,
     PolicyServerError,
     PolicyServerUnavailable,
+)
+from burnqed.policy.model import row_seed
+from burnqed.policy.openai_wire import (
+    CompletionChoice,
+    CompletionRequest,
+    CompletionResponse,
+    ModelList,
+    ServedModel,
+    _ErrorBody,
+    _ErrorDetail,
 )
 from burnqed.policy.prompts import extract_first_tactic, format_prompt
 from burnqed.policy.types import TacticCandidate
@@ -68,90 +91,12 @@ CONNECT_TIMEOUT_S = 10.0  # opening a connection (the whole request has policy.r
 CHARS_PER_TOKEN = 3  # prompt budget without a tokenizer: characters per token, conservative for Lean text
 MIN_PROMPT_TOKENS = 16  # the least prompt budget left when the served context is short (as PolicyModel)
 NO_TOP_K = -1  # what vLLM and SGLang read as "no top-k cut" (policy.top_k = 0)
+SEED_MODULUS = 2**31 - 1  # request seeds kept below every server's int limit
+DEEPSEEK_BOS = "<｜begin▁of▁sentence｜>"  # what the literal DeepSeek turn markers start with
 MAX_MESSAGE_CHARS = 300  # a server's error message is quoted up to this length
 _CAUSE_DEPTH = 8  # links of an exception's cause chain searched for the socket error (4 in practice)
 
 _Answer = TypeVar("_Answer", bound=BaseModel)
-
-
-# ---------------------------------------------------------------- wire shapes
-
-
-class CompletionRequest(BaseModel):
-    """The body of ``POST /completions`` (top_k and add_special_tokens are vLLM / SGLang extras)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    model: str
-    prompt: list[str]
-    n: int
-    max_tokens: int
-    temperature: float
-    top_p: float
-    top_k: int
-    logprobs: int = 1
-    seed: int | None = None
-    add_special_tokens: bool | None = None
-
-
-class TokenLogprobs(BaseModel):
-    """A choice's ``logprobs``: one entry per generated token."""
-
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-    token_logprobs: list[float | None]
-
-
-class CompletionChoice(BaseModel):
-    """One sample: its ``index`` (prompt * n + sample), text and token log-probs."""
-
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-    index: int
-    text: str
-    logprobs: TokenLogprobs | None = None
-    finish_reason: str | None = None
-
-
-class CompletionResponse(BaseModel):
-    """The answer of ``POST /completions``."""
-
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-    choices: list[CompletionChoice]
-
-
-class ServedModel(BaseModel):
-    """One entry of ``GET /models`` (``max_model_len`` as vLLM and SGLang report it)."""
-
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-    id: str
-    max_model_len: int | None = None
-
-
-class ModelList(BaseModel):
-    """The answer of ``GET /models``."""
-
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-    data: list[ServedModel]
-
-
-class _ErrorDetail(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-    message: str | None = None
-
-
-class _ErrorBody(BaseModel):
-    """An error answer: vLLM's ``{"message": ...}``, OpenAI's ``{"error": {...}}``, FastAPI's ``{"detail": ...}``."""
-
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-    message: str | None = None
-    error: _ErrorDetail | str | None = None
-    detail: Any = None
 
 
 # ---------------------------------------------------------------- helpers
@@ -386,45 +331,83 @@ class OpenAIPolicy:
             budget = min(budget, max(MIN_PROMPT_TOKENS, self.max_model_len - self.config.max_new_tokens))
         return budget
 
-    def _writes_bos(self, prompts: Sequence[str]) -> bool:
-        """Whether the prompts already begin with BOS (so the server must not add a second one)."""
+    def wire_prompt(self, prompt: str) -> str | list[int]:
+        """The prompt as sent: token ids with a tokenizer, else text without a leading BOS.
+
+        Both are read alike by vLLM and SGLang: token ids are used as they are; text is
+        tokenized with special tokens (SGLang always, vLLM by default), which adds BOS once.
+        """
         if self.tokenizer is None:
-            return self.config.prompt_format == "deepseek-v2"  # the literal DeepSeek turn markers start with BOS
+            return prompt[len(DEEPSEEK_BOS) :] if prompt.startswith(DEEPSEEK_BOS) else prompt
         bos = getattr(self.tokenizer, "bos_token", None)
-        return bool(bos) and all(p.startswith(bos) for p in prompts)
+        written = bool(bos) and prompt.startswith(bos)
+        ids: list[int] = self.tokenizer(prompt, add_special_tokens=not written)["input_ids"]
+        return ids
 
     async def generate(self, states: Sequence[str], n: int) -> list[list[TacticCandidate]]:
-        """Up to ``n`` de-duplicated candidates per state, best first: one completions request."""
+        """Up to ``n`` de-duplicated candidates per state, best first (one request, or ``n`` when seeded)."""
         if not states:
             return []
         if n < 1:
             raise ValueError("n must be at least 1")
         cfg = self.config
         samples = 1 if cfg.temperature == 0 else n  # greedy: n samples would be one answer n times
-        prompts = [self.prompt(s) for s in states]
-        request = CompletionRequest(
-            model=self.model,
-            prompt=prompts,
-            n=samples,
-            max_tokens=cfg.max_new_tokens,
-            temperature=cfg.temperature,
-            top_p=cfg.top_p,
-            top_k=cfg.top_k if cfg.top_k > 0 else NO_TOP_K,
-            seed=cfg.seed,
-            add_special_tokens=False if self._writes_bos(prompts) else None,
-        )
-        answer = await self._server.call("POST", "completions", request, CompletionResponse)
-        return self._candidates(answer, len(states), samples)
+        wire = [self.wire_prompt(self.prompt(s)) for s in states]
+        prompts: list[str] | list[list[int]] = wire  # type: ignore[assignment]
 
-    def _candidates(self, answer: CompletionResponse, count: int, samples: int) -> list[list[TacticCandidate]]:
-        """Choices grouped by prompt (``index // samples``), de-duplicated keeping the best log-prob."""
+        def request(count: int, seed: int | None) -> CompletionRequest:
+            return CompletionRequest(
+                model=self.model,
+                prompt=prompts,
+                n=count,
+                max_tokens=cfg.max_new_tokens,
+                temperature=cfg.temperature,
+                top_p=cfg.top_p,
+                top_k=cfg.top_k if cfg.top_k > 0 else NO_TOP_K,
+                seed=seed,
+            )
+
+        if cfg.seed is None or samples == 1:
+            seed = None if cfg.seed is None else row_seed(cfg.seed, cfg.temperature, samples, 0, "") % SEED_MODULUS
+            answer = await self._server.call("POST", "completions", request(samples, seed), CompletionResponse)
+            return self._candidates([(answer, 0)], len(states), samples)
+        answers: list[tuple[CompletionResponse, int]] = []
+        failures: list[PolicyError] = []
+
+        async def one(j: int) -> None:
+            seed = row_seed(cfg.seed or 0, cfg.temperature, samples, j, "") % SEED_MODULUS
+            try:
+                answer = await self._server.call("POST", "completions", request(1, seed), CompletionResponse)
+            except PolicyError as exc:  # raised once below, as itself, not wrapped in a group
+                failures.append(exc)
+                return
+            answers.append((answer, j))
+
+        async with anyio.create_task_group() as tg:
+            for j in range(samples):
+                tg.start_soon(one, j)
+        if failures:
+            raise failures[0]
+        answers.sort(key=lambda pair: pair[1])
+        return self._candidates(answers, len(states), samples)
+
+    def _candidates(
+        self, answers: Sequence[tuple[CompletionResponse, int]], count: int, samples: int
+    ) -> list[list[TacticCandidate]]:
+        """Choices grouped by prompt, de-duplicated keeping the best log-prob.
+
+        ``answers`` pairs each answer with its first sample's number: one answer of
+        ``samples`` per prompt (prompt ``index // samples``), or one answer per sample.
+        """
         fenced = self.config.prompt_format == "deepseek-v2"  # chat models answer in a lean4 fence
         best: list[dict[str, float]] = [{} for _ in range(count)]
-        for choice in answer.choices:
-            if not 0 <= choice.index < count * samples:
+        per_answer = samples if len(answers) == 1 else 1
+        choices = [choice for answer, _ in answers for choice in answer.choices]
+        for choice in choices:
+            if not 0 <= choice.index < count * per_answer:
                 raise PolicyServerError(
                     f"the policy server at {self.base_url} answered choice {choice.index} for {count} prompt(s) × "
-                    f"{samples} sample(s): policy.base_url must be a vLLM or SGLang completions API"
+                    f"{per_answer} sample(s): policy.base_url must be a vLLM or SGLang completions API"
                 )
             if choice.logprobs is None:
                 raise PolicyServerError(
@@ -433,7 +416,7 @@ class OpenAIPolicy:
                 )
             log_prob = math.fsum(lp for lp in choice.logprobs.token_logprobs if lp is not None)
             tactic = extract_first_tactic(choice.text, require_fence=fenced)
-            group = best[choice.index // samples]
+            group = best[choice.index // per_answer]
             if tactic and log_prob > group.get(tactic, float("-inf")):
                 group[tactic] = log_prob
         return [

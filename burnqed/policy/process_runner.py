@@ -24,20 +24,17 @@ stays usable.
 from __future__ import annotations
 
 import logging
-import os
 import signal
-import subprocess
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import IO, TYPE_CHECKING, Literal, Self, TypeVar
+from typing import TYPE_CHECKING, Literal, Self, TypeVar
 
 import anyio
-from anyio.abc import Process
-from anyio.streams.buffered import BufferedByteReceiveStream
 from pydantic import BaseModel, ValidationError
+
+from burnqed.child import PIPE_ERRORS, ChildProcess
 
 from burnqed.policy.config import PolicyConfig
 from burnqed.policy.errors import PolicyGenerationError, PolicyLoadError
@@ -77,18 +74,9 @@ SHUTDOWN_GRACE_S = 10.0
 """Time for the child to exit on end of input before it is SIGKILLed."""
 MAX_LINE_BYTES = 256 * 1024 * 1024
 """Longest answer line read (a batch's embeddings, base64)."""
-_REAP_TIMEOUT_S = 5.0
 _STDERR_TAIL_BYTES = 8192
 _STDERR_TAIL_LINES = 5
 _SHOWN_LINE_CHARS = 200
-_PIPE_ERRORS = (
-    anyio.BrokenResourceError,
-    anyio.ClosedResourceError,
-    anyio.EndOfStream,
-    anyio.IncompleteRead,
-    BrokenPipeError,
-    ConnectionResetError,
-)
 
 _Wire = TypeVar("_Wire", bound=BaseModel)
 
@@ -158,10 +146,7 @@ class ProcessPolicy:
         self.info: ReadyInfo | None = None
         self.death: str | None = None
         self.requests = 0
-        self._process: Process | None = None
-        self._stdout: BufferedByteReceiveStream | None = None
-        self._stderr: IO[bytes] | None = None
-        self._stderr_at_death = ""
+        self._child = ChildProcess(self.command, max_line_bytes=max_line_bytes, stderr_tail_bytes=_STDERR_TAIL_BYTES)
         self._lock = anyio.Lock()
         self._next_id = 0
         self._busy = False
@@ -175,13 +160,12 @@ class ProcessPolicy:
     @property
     def pid(self) -> int | None:
         """The child's pid (also its process group id), once started."""
-        return self._process.pid if self._process is not None else None
+        return self._child.pid
 
     @property
     def alive(self) -> bool:
         """Ready, not killed, and the process has not exited."""
-        process = self._process
-        return self.info is not None and self.death is None and process is not None and process.returncode is None
+        return self.info is not None and self.death is None and self._child.running
 
     @property
     def busy(self) -> bool:
@@ -210,14 +194,7 @@ class ProcessPolicy:
 
     def stderr_tail(self) -> str:
         """The child's last few stderr lines, joined on one line."""
-        if self._stderr is None or self._stderr.closed:
-            return self._stderr_at_death
-        try:
-            size = self._stderr.seek(0, os.SEEK_END)
-            self._stderr.seek(max(0, size - _STDERR_TAIL_BYTES))
-            text = self._stderr.read().decode("utf-8", "replace")
-        except (OSError, ValueError):
-            return ""
+        text = self._child.stderr_tail()
         lines = [line.strip() for line in text.splitlines() if line.strip()]
         return " | ".join(lines[-_STDERR_TAIL_LINES:])
 
@@ -240,27 +217,12 @@ class ProcessPolicy:
 
     async def start(self) -> None:
         """Spawn the child, send it the model directory and config, and wait for its hello."""
-        if self._process is not None:
+        if self._child.spawned:
             raise PolicyProcessError("a ProcessPolicy starts once")
-        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the child; closed in _kill
         try:
-            # shielded: a cancellation half-way through the spawn would orphan the child
-            with anyio.CancelScope(shield=True):
-                process = await anyio.open_process(
-                    self.command,
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=self._stderr,
-                    start_new_session=True,
-                )
+            await self._child.spawn()
         except OSError as exc:
-            self._stderr.close()
             raise PolicyLoadError(f"cannot start the policy worker ({self.command[0]}): {exc}") from exc
-        self._process = process
-        if process.stdout is None:
-            await self._kill("no stdout pipe")
-            raise PolicyProcessDied("the policy worker started without a stdout pipe")
-        self._stdout = BufferedByteReceiveStream(process.stdout)
         try:
             start = WorkerStart(model_dir=str(self.model_dir), config=self.config)
             raw = await self._exchange(_line(start), self.startup_timeout_s, "start-up")
@@ -284,39 +246,19 @@ class ProcessPolicy:
 
     async def close(self) -> None:
         """End the child: close its input, wait shutdown_grace_s, then SIGKILL (idempotent)."""
-        process = self._process
-        if process is None:
+        if not self._child.spawned:
             return
         with anyio.CancelScope(shield=True):
-            if self.death is None and process.returncode is None:
+            if self.death is None and self._child.running:
                 self.death = "closed"
-                with anyio.move_on_after(self.shutdown_grace_s):
-                    try:
-                        if process.stdin is not None:
-                            await process.stdin.aclose()
-                    except (*_PIPE_ERRORS, OSError):
-                        pass  # already gone: the kill below reaps it
-                    await process.wait()
+                await self._child.stop(self.shutdown_grace_s)
             await self._kill(self.death or "closed")
 
     async def _kill(self, reason: str) -> None:
-        """SIGKILL the child's process group unless it exited, reap it, close the pipes (idempotent)."""
+        """SIGKILL the child's process group, reap it, close the pipes (idempotent)."""
         if self.death is None:
             self.death = reason
-        process = self._process
-        if process is None:
-            return
-        with anyio.CancelScope(shield=True):
-            if process.returncode is None:
-                try:
-                    os.killpg(process.pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-            with anyio.move_on_after(_REAP_TIMEOUT_S):
-                await process.aclose()
-            if self._stderr is not None and not self._stderr.closed:
-                self._stderr_at_death = self.stderr_tail()
-                self._stderr.close()
+        await self._child.kill()
 
     # ------------------------------------------------------------------ requests
 
@@ -375,8 +317,8 @@ class ProcessPolicy:
 
     async def _exchange(self, line: bytes, timeout: float, what: str) -> bytes:
         """Write ``line``, read one answer line; kills the child on EOF, time-out or cancellation."""
-        process, stdout = self._process, self._stdout
-        if self.death is not None or process is None or process.stdin is None or stdout is None:
+        child = self._child
+        if self.death is not None or not child.spawned:
             raise PolicyProcessDied(
                 f"the policy worker is not running ({self.death or 'not started'}){self._tail_suffix()}"
             )
@@ -384,12 +326,12 @@ class ProcessPolicy:
         self._busy = True
         try:
             with anyio.move_on_after(timeout):
-                await process.stdin.send(line)
-                raw = await stdout.receive_until(b"\n", self.max_line_bytes)
-        except _PIPE_ERRORS as exc:
+                await child.send(line)
+                raw = await child.read_line()
+        except PIPE_ERRORS as exc:
             await self._kill(f"died during {what}")
             raise PolicyProcessDied(
-                f"the policy worker (pid {process.pid}) died during {what} ({_status(process.returncode)})"
+                f"the policy worker (pid {child.pid}) died during {what} ({_status(child.returncode)})"
                 f"{self._tail_suffix()}"
             ) from exc
         except anyio.DelimiterNotFound as exc:
@@ -405,7 +347,7 @@ class ProcessPolicy:
         if raw is None:
             self.death = f"no answer to {what} within {timeout}s"
             raise PolicyProcessTimeout(
-                f"the policy worker (pid {process.pid}) gave no answer to {what} within {timeout}s (killed)"
+                f"the policy worker (pid {child.pid}) gave no answer to {what} within {timeout}s (killed)"
                 f"{self._tail_suffix()}"
             )
         return raw

@@ -1,12 +1,11 @@
 """burnqed.search: best-first proof search, the rule-based policy, and evaluation."""
 
+from burnqed.search.comparison import PairedComparison, compare_reports
 from burnqed.search.config import SearchConfig
 from burnqed.search.engine import BY_NAME_TAG, BestFirstSearch
 from burnqed.search.evaluation import (
     EvalReport,
-    ReportComparison,
     TheoremOutcome,
-    compare_reports,
     evaluate,
 )
 from burnqed.search.protocols import ProofPool, StateScorer, TacticGenerator
@@ -19,7 +18,7 @@ __all__ = [
     "BestFirstSearch",
     "EvalReport",
     "ProofPool",
-    "ReportComparison",
+    "PairedComparison",
     "RuleGenerator",
     "SearchConfig",
     "SearchReason",

@@ -4,7 +4,8 @@ An evaluation searches hundreds of theorems; killed half way it should not start
 finished theorem's SearchResult (without its trajectory records, which the trajectory
 writer keeps) is appended to a JSONL file and fsynced; a resumed run reads back the results
 whose theorem (name and statement hash) is still to be evaluated. A torn last line, from a
-kill mid-write, is skipped.
+kill mid-write, is skipped, and so is an infrastructure outcome (a lost worker, an error):
+the resumed run searches that theorem again.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ class ResultCheckpoint:
             try:
                 result = SearchResult.model_validate_json(line)
             except ValidationError:
+                continue
+            if result.infrastructure:
                 continue
             if wanted.get(result.theorem.name) == result.theorem.sha:
                 found[result.theorem.name] = result

@@ -42,6 +42,7 @@ from burnqed.lean.errors import (
     PoolClosed,
 )
 from burnqed.lean.protocol import render_goals
+from burnqed.policy.errors import PolicyGenerationError, PolicyServerError
 from burnqed.policy.types import TacticCandidate
 from burnqed.search.config import SearchConfig
 from burnqed.search.protocols import (
@@ -173,6 +174,11 @@ class BestFirstSearch:
             except LeanError as exc:
                 log.error("search of %s failed: %s", theorem.name, exc)
                 return self._result(theorem, tree, clock, None, iteration, attempts, "error", str(exc))
+            except (PolicyServerError, PolicyGenerationError) as exc:
+                # a refused or failed policy request (a context-length 400, a 500, a server gone)
+                # is this statement's infrastructure outcome, counted apart: never the whole run's end
+                log.error("search of %s lost its policy request: %s", theorem.name, exc)
+                return self._result(theorem, tree, clock, None, iteration, attempts, "error", f"policy: {exc}")
 
     def _start(self, theorem: Theorem) -> AbstractAsyncContextManager[ProofSession]:
         if BY_NAME_TAG in theorem.tags:

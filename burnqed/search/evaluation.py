@@ -1,6 +1,6 @@
 """Evaluation: a search run reduced to scores no LLM produced (solve rate, per-theorem outcomes).
 
-An ``EvalReport`` is JSON (``report.model_dump_json()``); ``compare_reports`` lines two up.
+An ``EvalReport`` is JSON (``report.model_dump_json()``); ``burnqed.search.comparison`` pairs two up.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from burnqed.data.theorems import Theorem
 from burnqed.search.config import SearchConfig
 from burnqed.search.protocols import ProofPool, StateScorer, TacticGenerator
+from burnqed.search.ranking import RankingQuality, ranking_quality
 from burnqed.search.results import SearchReason, SearchResult, SearchStats
 from burnqed.search.runner import ResultCallback, search_theorems
 from burnqed.trajectory.writer import TrajectoryWriter
@@ -22,9 +23,7 @@ from burnqed.trajectory.writer import TrajectoryWriter
 __all__ = [
     "BudgetUsed",
     "EvalReport",
-    "ReportComparison",
     "TheoremOutcome",
-    "compare_reports",
     "evaluate",
     "in_theorem_order",
     "load_report",
@@ -97,6 +96,12 @@ class EvalReport(BaseModel):
     )
     exhausted_share: float | None = Field(
         default=None, description="share of the unproved (searched) theorems that ended with an empty frontier"
+    )
+    node_budget_share: float | None = Field(
+        default=None, description="share of the unproved (searched) theorems that ended at the node budget"
+    )
+    ranking: RankingQuality | None = Field(
+        default=None, description="how the energy head and the policy rank proof-path states on the proved searches"
     )
     outcomes: list[TheoremOutcome]
     budget: BudgetUsed
@@ -177,6 +182,8 @@ def report_from_results(
         time_limit=reasons.get("time_limit", 0),
         timing_dependent=sum(r.reason == "time_limit" or r.stats.tactic_timeouts > 0 for r in unproved),
         exhausted_share=sum(r.reason == "exhausted" for r in unproved) / len(unproved) if unproved else None,
+        node_budget_share=sum(r.reason == "node_budget" for r in unproved) / len(unproved) if unproved else None,
+        ranking=ranking_quality(r.records for r in results if r.proved),
         outcomes=outcomes,
         budget=budget,
         search=search,
@@ -232,49 +239,3 @@ def in_theorem_order(theorems: Sequence[Theorem], results: Sequence[SearchResult
 def load_report(path: str | Path) -> EvalReport:
     """Read an EvalReport JSON file."""
     return EvalReport.model_validate_json(Path(path).read_text(encoding="utf-8"))
-
-
-class ReportComparison(BaseModel):
-    """How report B differs from report A."""
-
-    model_config = ConfigDict(frozen=True)
-
-    a_label: str
-    b_label: str
-    a_solve_rate: float
-    b_solve_rate: float
-    common: int = Field(description="theorems in both reports")
-    a_common_rate: float = Field(description="A's solve rate on the common theorems")
-    b_common_rate: float = Field(description="B's solve rate on the common theorems")
-    delta: float = Field(description="b_common_rate − a_common_rate")
-    both: list[str] = Field(description="solved by both")
-    only_a: list[str]
-    only_b: list[str]
-    neither: list[str]
-    a_nodes: int = Field(description="nodes A expanded on the common theorems")
-    b_nodes: int
-
-
-def compare_reports(a: EvalReport, b: EvalReport) -> ReportComparison:
-    """Line up two reports theorem by theorem (matched by name)."""
-    a_by = {o.name: o for o in a.outcomes}
-    b_by = {o.name: o for o in b.outcomes}
-    common = [n for n in a_by if n in b_by]
-    a_rate = sum(a_by[n].proved for n in common) / len(common) if common else 0.0
-    b_rate = sum(b_by[n].proved for n in common) / len(common) if common else 0.0
-    return ReportComparison(
-        a_label=a.label,
-        b_label=b.label,
-        a_solve_rate=a.solve_rate,
-        b_solve_rate=b.solve_rate,
-        common=len(common),
-        a_common_rate=a_rate,
-        b_common_rate=b_rate,
-        delta=b_rate - a_rate,
-        both=[n for n in common if a_by[n].proved and b_by[n].proved],
-        only_a=[n for n in common if a_by[n].proved and not b_by[n].proved],
-        only_b=[n for n in common if b_by[n].proved and not a_by[n].proved],
-        neither=[n for n in common if not a_by[n].proved and not b_by[n].proved],
-        a_nodes=sum(a_by[n].nodes for n in common),
-        b_nodes=sum(b_by[n].nodes for n in common),
-    )

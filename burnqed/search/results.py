@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from burnqed.data.theorems import Theorem
 from burnqed.trajectory.schema import TrajectoryRecord
 
-__all__ = ["SearchReason", "SearchResult", "SearchStats"]
+__all__ = ["INFRASTRUCTURE_REASONS", "SearchReason", "SearchResult", "SearchStats"]
 
 SearchReason = Literal[
     "proved",  # a proof was found and passed the replay gate
@@ -23,6 +23,10 @@ SearchReason = Literal[
     "error",  # an infrastructure error other than a lost worker
     "cancelled",  # the run was interrupted before this theorem finished
 ]
+
+# outcomes that say the machinery broke, not that the search failed: such a result writes no
+# trajectory rows (never a training negative), is not kept by a checkpoint, and a resume retries it
+INFRASTRUCTURE_REASONS: frozenset[str] = frozenset({"lost", "error", "cancelled"})
 
 
 class SearchStats(BaseModel):
@@ -90,6 +94,11 @@ class SearchResult(BaseModel):
     reason: SearchReason
     detail: str | None = Field(default=None, description="error text for invalid_statement / lost / error")
     iteration: int = 0
+
+    @property
+    def infrastructure(self) -> bool:
+        """True when the outcome is an infrastructure failure (``INFRASTRUCTURE_REASONS``)."""
+        return self.reason in INFRASTRUCTURE_REASONS
 
     @property
     def why(self) -> str | None:

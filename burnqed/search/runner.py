@@ -35,7 +35,8 @@ async def search_theorems(
     """Search ``theorems`` with ``config.concurrency`` searches at once; results in input order.
 
     Each finished theorem's records go to ``writer`` at once (a theorem is written whole
-    or not at all), then ``on_result`` is called. Theorems the writer already holds are
+    or not at all; an infrastructure outcome, ``lost`` or ``error``, writes none), then
+    ``on_result`` is called. Theorems the writer already holds are
     skipped (``--resume``). On cancellation the finished results stay written; the
     caller finalises the writer.
     """
@@ -51,7 +52,9 @@ async def search_theorems(
         async with limiter:
             result = await search.prove(theorem, iteration=iteration)
         results[index] = result
-        if writer is not None:
+        if writer is not None and not result.infrastructure:
+            # a lost worker's root row is no evidence about the theorem: no rows, so a resume
+            # retries it and training never reads it as a failure
             writer.write(result.records)
         if on_result is not None:
             on_result(result)

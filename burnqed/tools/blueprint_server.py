@@ -17,6 +17,7 @@ from pydantic import Field
 from burnqed.blueprint import IterationSpec
 from burnqed.tools.blueprint_tools import BlueprintTools, EntryView, TargetList
 from burnqed.tools.config import ToolsRunConfig
+from burnqed.tools.held_out import held_out_set_names
 from burnqed.tools.proof_gate import ProofGate
 from burnqed.tools.serving import (
     MUTATING,
@@ -53,6 +54,7 @@ def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
                 show_held_out=config.tools.show_held_out,
                 gate=gate,
                 jobs_dir=jobs_dir(config),
+                held_out_sets=held_out_set_names(config),
             )
 
     server = new_server("blueprint", config, lifespan, INSTRUCTIONS)
@@ -106,5 +108,5 @@ def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
         """Schedule an expert iteration (entry iter_N, status todo) for the daemon to run."""
         return tool_result(bp(ctx).schedule_iteration(spec))
 
-    apply_error_contract(server)
+    apply_error_contract(server, config)
     return server

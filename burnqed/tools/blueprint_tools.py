@@ -11,12 +11,15 @@ verification gate (burnqed.tools.proof_gate); exhausted follows from a spent bud
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from burnqed.blueprint import (
+    MAX_ITERATION_INDEX,
     TARGET_KINDS,
     BlueprintConfig,
     BlueprintError,
@@ -24,12 +27,13 @@ from burnqed.blueprint import (
     Entry,
     IterationSpec,
     UnknownLabel,
+    iteration_index,
 )
-from burnqed.tools.errors import BlueprintToolError, InvalidInput, ProofRejected, ServiceUnavailable
+from burnqed.tools.errors import BlueprintToolError, InvalidInput, ProofRejected, Refused, ServiceUnavailable
 from burnqed.tools.jobs import JobManager
 from burnqed.tools.proof_gate import ProofGate
 
-__all__ = ["HELD_OUT_RESULTS", "BlueprintTools", "EntryView", "TargetList"]
+__all__ = ["HELD_OUT_RESULTS", "BlueprintTools", "EntryView", "TargetList", "clean_note"]
 
 Detail = Literal["summary", "full"]
 
@@ -63,6 +67,24 @@ class EntryView(BaseModel):
 
 # results an iteration records that are held-out figures: the agent never sees them
 HELD_OUT_RESULTS = frozenset({"solve_rate", "solve_rate_no_ebm", "held_out", "held_out_no_ebm"})
+
+
+# NUL and C0/C1 controls (tab and newline kept), ANSI escape sequences, zero-width and
+# bidirectional-override characters: a note is read by people and by the next agent
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+_INVISIBLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+
+
+def clean_note(note: str | None) -> str | None:
+    """A note without control, ANSI escape, zero-width or bidi-override characters."""
+    if note is None:
+        return None
+    text = _INVISIBLE.sub("", _ANSI.sub("", note.replace("\r\n", "\n").replace("\t", " ")))
+    return text.strip() or None
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
 
 
 def entry_view(entry: Entry, detail: Detail, hide: frozenset[str] = HELD_OUT_RESULTS) -> EntryView:
@@ -115,8 +137,10 @@ class BlueprintTools:
         *,
         gate: ProofGate | None = None,
         jobs_dir: Path | None = None,
+        held_out_sets: Iterable[str] = (),
     ) -> None:
         self.store = BlueprintStore(path, config)
+        self.held_out_sets = frozenset(held_out_sets)
         self.config = config
         self.hide = frozenset() if show_held_out else HELD_OUT_RESULTS
         self.gate = gate
@@ -152,7 +176,9 @@ class BlueprintTools:
         except BlueprintError as exc:
             raise BlueprintToolError(str(exc)) from exc
         if entry.kind not in TARGET_KINDS:
-            raise InvalidInput(f"{label} is an {entry.kind}: its status is set by the daemon that runs it")
+            raise InvalidInput(
+                f"{label} is {_article(entry.kind)} {entry.kind}: its status is set by the daemon that runs it"
+            )
         if status == "done":
             raise InvalidInput(
                 f"{label}: done is not set by hand; call record_proof(label, job_id) with the search job "
@@ -161,7 +187,7 @@ class BlueprintTools:
         if status == "exhausted":
             raise InvalidInput(f"{label}: exhausted follows when the attempts budget is spent; report failed")
         try:
-            return entry_view(self.store.update_status(label, status, note=note), "full", self.hide)
+            return entry_view(self.store.update_status(label, status, note=clean_note(note)), "full", self.hide)
         except BlueprintError as exc:
             raise BlueprintToolError(str(exc)) from exc
 
@@ -175,12 +201,19 @@ class BlueprintTools:
         except BlueprintError as exc:
             raise BlueprintToolError(str(exc)) from exc
         if entry.kind not in {"theorem", "lemma"} or entry.statement is None:
-            raise InvalidInput(f"{label} is a {entry.kind}: only a theorem or lemma has a proof to record")
+            raise InvalidInput(
+                f"{label} is {_article(entry.kind)} {entry.kind}: only a theorem or lemma has a proof to record"
+            )
         if entry.status == "done":
             return entry_view(entry, "full", self.hide)
         locked = self.store.ledger.read().get(label) or entry.statement_sha
         if locked is None:
             raise BlueprintToolError(f"{label} has no locked statement hash")
+        record = self.jobs.get(job_id)
+        spec, summary = record.spec or {}, record.summary or {}
+        if self.hide and (spec.get("held_out") or spec.get("theorem_set") in self.held_out_sets
+                          or summary.get("theorem_set") in self.held_out_sets):
+            raise Refused("held_out", f"job {job_id} searched held-out theorems: this server may not read it")
         result = self.jobs.full_result(job_id)
         outcome = next(
             (o for o in result.get("outcomes", []) if isinstance(o, dict) and o.get("name") == label), None
@@ -203,6 +236,7 @@ class BlueprintTools:
         training set from the allow-list and bounded sizes; what is evaluated (the held-out
         set and its size) is the daemon's, never the agent's."""
         self._check_agent_spec(spec)
+        spec = spec.model_copy(update={"note": clean_note(spec.note)})
         try:
             return entry_view(self.store.schedule_iteration(spec), "full", self.hide)
         except BlueprintError as exc:
@@ -210,10 +244,32 @@ class BlueprintTools:
 
     def _check_agent_spec(self, spec: IterationSpec) -> None:
         cfg = self.config
-        if spec.train_set is not None and spec.train_set not in cfg.agent_train_sets:
+        allowed = [name for name in cfg.agent_train_sets if name not in self.held_out_sets]
+        if spec.train_set is not None and spec.train_set in self.held_out_sets:
+            raise Refused("held_out", f"train_set {spec.train_set!r} is held out: it is never training data")
+        if spec.train_set is not None and spec.train_set not in allowed:
             raise InvalidInput(
-                f"train_set {spec.train_set!r} is not allowed: name one of {', '.join(cfg.agent_train_sets)} "
+                f"train_set {spec.train_set!r} is not allowed: name one of {', '.join(allowed) or '(none)'} "
                 "(held-out sets and file paths are never training data)"
+            )
+        if spec.label is not None:
+            index = iteration_index(spec.label)
+            if index is None:
+                raise Refused(
+                    "label",
+                    f"{spec.label!r} is not a canonical iteration label: iter_N with N from 0 to "
+                    f"{MAX_ITERATION_INDEX}, no leading zeros (or leave label out)",
+                )
+            try:
+                following = self.store.read().next_iteration_index()
+            except BlueprintError as exc:
+                raise BlueprintToolError(str(exc)) from exc
+            if index > following:
+                raise Refused("label", f"{spec.label} skips ahead: the next iteration is iter_{following}")
+        if spec.attempts_budget is not None and spec.attempts_budget > cfg.iteration_attempts_budget:
+            raise Refused(
+                "budget",
+                f"attempts_budget {spec.attempts_budget} is past the operator's cap ({cfg.iteration_attempts_budget})",
             )
         if spec.eval_set is not None or spec.eval_size is not None:
             raise InvalidInput(
@@ -225,4 +281,4 @@ class BlueprintTools:
             ("num_candidates", spec.num_candidates, cfg.agent_max_candidates),
         ):
             if value is not None and value > limit:
-                raise InvalidInput(f"{name} {value} is too large (at most {limit})")
+                raise Refused("budget", f"{name} {value} is too large (at most {limit})")

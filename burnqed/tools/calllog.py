@@ -2,8 +2,11 @@
 
 Every server installs ``ToolCallLog.middleware(server)``, so every ``tools/call`` —
 including calls rejected by argument validation — is recorded in one place with its
-time, server, tool, a SHA-256 digest of the canonical JSON arguments (the arguments
-themselves are never logged), ok, duration and error text.
+time, server, tool, the client (over HTTP the *name* of its bearer token, never the token),
+a SHA-256 digest of the canonical JSON arguments and each argument's size, ok, duration,
+and for a failed call only its kind (``refused [rule]``, ``policy [rule]``, ``error``), the
+rule the trust boundary refused it by, and the digest and size of the error text. No text
+the client sent, nor any error text that could repeat it, is written.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import time
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
@@ -20,11 +24,29 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-__all__ = ["ToolCallLog", "ToolCallRecord", "argument_digest", "redact"]
+__all__ = ["ToolCallLog", "ToolCallRecord", "argument_digest", "error_kind", "redact"]
 
 log = logging.getLogger(__name__)
 
-_MAX_ERROR_CHARS = 500
+# the header BearerAuth sets to the client name of a request's token (burnqed.tools.http)
+CLIENT_HEADER = "x-burnqed-client"
+
+# the SDK prefixes a tool error's text with "Error executing tool NAME: "
+_REFUSED = re.compile(r"^(?:Error executing tool [\w-]+: )?refused \[([a-z_]+)\]")
+_POLICY = re.compile(r"denied by the tactic policy \(rule: ([^)]{1,40})\)")
+
+
+def error_kind(error: str) -> tuple[str, str | None]:
+    """(kind, refusal rule) of an error text: ``refused [rule]`` for the trust boundary's
+    refusals, ``policy [rule]`` for the tactic policy's, else ``error`` (no rule)."""
+    match = _REFUSED.match(error)
+    if match:
+        return f"refused [{match.group(1)}]", match.group(1)
+    match = _POLICY.search(error)
+    if match:
+        rule = re.sub(r"[^\w.#-]", "_", match.group(1))
+        return f"policy [{rule}]", f"policy:{rule}"
+    return "error", None
 
 
 def redact(error: str, arguments: Mapping[str, Any] | None) -> str:
@@ -70,8 +92,12 @@ class ToolCallRecord(BaseModel):
     args_sha256: str
     ok: bool
     duration_ms: float = Field(ge=0)
-    error: str | None = None
+    error: str | None = Field(default=None, description="kind of failure only: refused [rule], policy [rule], error")
     arg_sizes: dict[str, int] = Field(default_factory=dict, description="argument names and their JSON sizes")
+    client: str | None = Field(default=None, description="HTTP: the bearer token's name; stdio: None")
+    refusal: str | None = Field(default=None, description="the trust-boundary rule that refused the call")
+    error_sha256: str | None = None
+    error_chars: int | None = None
 
 
 class ToolCallLog:
@@ -102,17 +128,27 @@ class ToolCallLog:
         ok: bool,
         duration_ms: float,
         error: str | None,
+        client: str | None = None,
     ) -> ToolCallRecord:
         """Build and append a record; returns it."""
+        kind, rule = error_kind(error) if error is not None else (None, None)
+        sizes: dict[str, int] = {}
+        for key, value in list((arguments or {}).items())[:64]:
+            name = key if len(key) <= 64 and key.isidentifier() else f"<name {hashlib.sha256(key.encode()).hexdigest()[:12]}>"
+            sizes[name] = len(json.dumps(value, ensure_ascii=False, default=str))
         rec = ToolCallRecord(
             time=datetime.now(UTC),
             server=server,
-            tool=tool,
+            tool=tool if len(tool) <= 64 and tool.isidentifier() else "<invalid tool name>",
             args_sha256=argument_digest(arguments),
             ok=ok,
             duration_ms=max(0.0, duration_ms),
-            error=None if error is None else redact(error, arguments)[:_MAX_ERROR_CHARS],
-            arg_sizes={k: len(json.dumps(v, ensure_ascii=False, default=str)) for k, v in (arguments or {}).items()},
+            error=kind,
+            arg_sizes=sizes,
+            client=client,
+            refusal=rule,
+            error_sha256=hashlib.sha256(error.encode("utf-8", "replace")).hexdigest() if error is not None else None,
+            error_chars=len(error) if error is not None else None,
         )
         self.append(rec)
         return rec
@@ -140,6 +176,8 @@ class ToolCallLog:
                 return await call_next(ctx)
             params = ctx.params or {}
             tool = str(params.get("name", "?"))
+            headers = getattr(getattr(ctx, "request", None), "headers", None)
+            client = headers.get(CLIENT_HEADER) if headers is not None else None
             arguments = params.get("arguments")
             start = time.perf_counter()
             ok, error = False, None
@@ -159,6 +197,7 @@ class ToolCallLog:
                         ok,
                         (time.perf_counter() - start) * 1000,
                         error,
+                        client=client,
                     )
                 except OSError:
                     log.exception("cannot append to the tool-call log %s", self.path)

@@ -47,7 +47,17 @@ class ToolsConfig(BaseModel):
         default=2.0, ge=0, description="a proof handle keeps its last worker this long between calls (if one is idle)"
     )
     lease_sweep_interval_s: float = Field(default=5.0, gt=0, description="how often expired handles are closed")
-    max_handles_per_client: int = Field(default=8, ge=1, description="open proof handles one client may hold")
+    max_handles_per_client: int = Field(
+        default=8, ge=1, description="open proof handles one client (over HTTP: one token) may hold"
+    )
+    max_handle_states: int = Field(default=4096, ge=1, description="states one proof handle may hold")
+    max_handle_depth: int = Field(
+        default=256, ge=1, description="longest tactic path from a handle's root (bounds a cold call's replay)"
+    )
+    operator_clients: list[str] = Field(
+        default_factory=list,
+        description="HTTP token names that may act on any client's handles and jobs (others act on their own)",
+    )
     expired_memory: int = Field(default=1024, ge=0, description="expired lease ids remembered (to say 'expired')")
     # tactic / statement policy
     denied_patterns: dict[str, str] = Field(
@@ -68,9 +78,15 @@ class ToolsConfig(BaseModel):
     max_score_states: int = Field(default=256, ge=1, description="most states score_states takes in one call")
     max_statements_per_job: int = Field(default=1000, ge=1)
     max_call_s: float = Field(default=5.0, gt=0, description="generate_tactics / score_states give up after this")
+    max_state_chars: int = Field(default=16000, ge=1, description="longest proof state generate_tactics / score_states take")
+    allow_cluster_jobs: bool = Field(
+        default=False,
+        description="launch_search(cluster=true) may start or join Ray (an operator's server; never the coordinator's)",
+    )
     held_out_sets: list[str] = Field(
-        default_factory=lambda: ["benchmark-test"],
-        description="theorem sets launch_search refuses unless show_held_out (the coordinator must not see them)",
+        default_factory=lambda: ["benchmark-test", "depth-test"],
+        description="theorem sets launch_search refuses unless show_held_out (the coordinator must not see them); "
+        "iteration.eval_set is always held out too",
     )
     ebm_checkpoint: Path | None = Field(
         default=None,
@@ -83,6 +99,9 @@ class ToolsConfig(BaseModel):
     http_token_file: Path | None = Field(default=None, description="file holding the bearer token (wins over the env var)")
     http_session_idle_timeout_s: float = Field(default=3600.0, gt=0, description="an idle HTTP session is closed")
     http_max_sessions: int = Field(default=32, ge=1, description="concurrent HTTP clients")
+    http_max_sessions_per_client: int = Field(
+        default=8, ge=1, description="concurrent HTTP sessions of one token (so one token cannot lock the others out)"
+    )
     # stats and logging
     show_held_out: bool = Field(
         default=False, description="expose held-out evaluation results (never to the coordinator)"

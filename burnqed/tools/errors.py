@@ -2,6 +2,9 @@
 
 ToolsError (an ``mcp`` ToolError: the SDK turns it into a result the model can read)
  ├── InvalidInput           an argument that passed the schema but makes no sense
+ │    └── Refused           the trust boundary refuses it on purpose ("refused [rule]: …"):
+ │                          held-out data, another client's handle or job, a budget past the
+ │                          operator's cap, an unknown argument; the call log and audit flag it
  ├── PolicyViolation        a tactic or statement the tactic policy denies
  ├── LeaseError
  │    ├── UnknownLease      no proof handle of that id was ever issued (or it was closed)
@@ -50,6 +53,8 @@ __all__ = [
     "LeaseLost",
     "PolicyViolation",
     "ProofRejected",
+    "REFUSED_PREFIX",
+    "Refused",
     "ServiceUnavailable",
     "StatsUnavailable",
     "TooManyJobs",
@@ -68,6 +73,18 @@ class ToolsError(ToolError):
 
 class InvalidInput(ToolsError):
     """An argument that is well-typed but unusable."""
+
+
+REFUSED_PREFIX = "refused ["
+
+
+class Refused(InvalidInput):
+    """A request the trust boundary refuses on purpose; its text names the rule, so that the
+    tool-call log records it and ``burnqed audit`` flags the client that tried."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(f"{REFUSED_PREFIX}{rule}]: {message}")
+        self.rule = rule
 
 
 class PolicyViolation(ToolsError):

@@ -7,6 +7,11 @@ the client that started it and a second client sees it. Every request must carry
 (one per line, optionally named per client: per-client limits apply to that name) or from an
 environment variable. Serving without one is refused unless the server is bound to a
 loopback address and the operator said so explicitly (``--no-auth``).
+
+A token is one client: its name is the client every cap and owner check uses (handles,
+jobs), a session can only be used with the token that opened it, and one token holds at
+most ToolsConfig.http_max_sessions_per_client sessions, so no token can fill the server's
+session table and lock the others out.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Any
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from burnqed.env import env
+from burnqed.tools.calllog import CLIENT_HEADER, ToolCallLog
 from burnqed.tools.config import ToolsConfig
 
 __all__ = [
@@ -32,8 +38,6 @@ __all__ = [
     "serve_http",
 ]
 
-# set by BearerAuth to the client name of the request's token (a client-sent one is dropped)
-CLIENT_HEADER = "x-burnqed-client"
 
 
 class HttpServeError(Exception):
@@ -78,11 +82,39 @@ def resolve_tokens(config: ToolsConfig, token_file: Path | None = None) -> dict[
 
 class BearerAuth:
     """ASGI middleware: HTTP requests without a known bearer token get 401; the others carry
-    their token's client name in the ``x-burnqed-client`` header."""
+    their token's client name in the ``x-burnqed-client`` header and as the request's
+    authenticated user (the SDK binds each session to it). A request that would open a new
+    session for a token that already holds ``max_sessions_per_client`` gets 503."""
 
-    def __init__(self, app: ASGIApp, tokens: dict[str, str]) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        tokens: dict[str, str],
+        *,
+        sessions: Any = None,
+        max_sessions_per_client: int | None = None,
+        on_refused: Any = None,
+    ) -> None:
         self.app = app
         self._tokens = [(f"Bearer {token}".encode(), name.encode()) for token, name in tokens.items()]
+        self._sessions = sessions  # the SDK's StreamableHTTPSessionManager
+        self._max_sessions = max_sessions_per_client
+        self._on_refused = on_refused  # (client name, rule, message): the call log records the refusal
+
+    @staticmethod
+    def _opens_session(scope: Scope, headers: dict[bytes, bytes]) -> bool:
+        """A POST without a session id under a handshake protocol version (or none yet) opens a
+        session; a request of the session-less protocol era opens none."""
+        from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+        if scope.get("method") != "POST" or b"mcp-session-id" in headers:
+            return False
+        version = headers.get(b"mcp-protocol-version")
+        return version is None or version.decode("latin-1") in HANDSHAKE_PROTOCOL_VERSIONS
+
+    def _open_sessions(self, name: str) -> int:
+        owners = getattr(self._sessions, "_session_owners", None) or {}
+        return sum(1 for owner in list(owners.values()) if isinstance(owner, dict) and owner.get("client_id") == name)
 
     def _client(self, given: bytes) -> bytes | None:
         found = None
@@ -99,15 +131,37 @@ class BearerAuth:
         headers = [(k, v) for k, v in scope.get("headers") or [] if k != header]
         client = self._client(dict(headers).get(b"authorization", b""))
         if client is not None:
-            await self.app({**scope, "headers": [*headers, (header, client)]}, receive, send)
+            name = client.decode()
+            if self._max_sessions is not None and self._opens_session(scope, dict(headers)):
+                if self._open_sessions(name) >= self._max_sessions:
+                    message = (f"this token holds {self._max_sessions} open sessions (the cap per token); "
+                               "end one (HTTP DELETE) or reuse it")
+                    if self._on_refused is not None:
+                        self._on_refused(name, "sessions", message)
+                    await _json_response(send, 503, {"error": "too_many_sessions", "message": message})
+                    return
+            from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+            from mcp.server.auth.provider import AccessToken
+
+            # the token itself never leaves this middleware: the user carries its name only
+            user = AuthenticatedUser(AccessToken(token=f"<{name}>", client_id=name, scopes=[]))
+            await self.app({**scope, "headers": [*headers, (header, client)], "user": user}, receive, send)
             return
-        body = json.dumps({"error": "unauthorized", "message": "send Authorization: Bearer <token>"}).encode()
-        await send({
-            "type": "http.response.start",
-            "status": 401,
-            "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")],
-        })
-        await send({"type": "http.response.body", "body": body})
+        await _json_response(
+            send, 401, {"error": "unauthorized", "message": "send Authorization: Bearer <token>"},
+            [(b"www-authenticate", b"Bearer")],
+        )
+
+
+async def _json_response(
+    send: Send, status: int, body: dict[str, str], headers: list[tuple[bytes, bytes]] | None = None
+) -> None:
+    await send({
+        "type": "http.response.start",
+        "status": status,
+        "headers": [(b"content-type", b"application/json"), *(headers or [])],
+    })
+    await send({"type": "http.response.body", "body": json.dumps(body).encode()})
 
 
 def check_auth(config: ToolsConfig, host: str, tokens: dict[str, str], allow_no_auth: bool) -> None:
@@ -122,8 +176,13 @@ def check_auth(config: ToolsConfig, host: str, tokens: dict[str, str], allow_no_
 
 
 async def serve_http(server: Any, config: ToolsConfig, *, host: str, port: int, tokens: dict[str, str],
-                     allow_no_auth: bool = False) -> None:
-    """Serve ``server`` (an MCPServer) over streamable HTTP at ``http://host:port/mcp``."""
+                     allow_no_auth: bool = False, on_ready: Any = None, call_log: Path | None = None) -> None:
+    """Serve ``server`` (an MCPServer) over streamable HTTP at ``http://host:port/mcp``;
+    ``on_ready()`` is called once the socket is bound and the app started (not before: a port
+    in use is an HttpServeError, and nothing claims to serve)."""
+    import socket
+
+    import anyio
     import uvicorn
 
     check_auth(config, host, tokens, allow_no_auth)
@@ -133,6 +192,42 @@ async def serve_http(server: Any, config: ToolsConfig, *, host: str, port: int, 
         max_sessions=config.http_max_sessions,
     )
     if tokens:
-        app = BearerAuth(app, tokens)
+        log = ToolCallLog(call_log) if call_log is not None else None
+        server_name = str(server.name).removeprefix("burnqed-")
+
+        def refused(client: str, rule: str, message: str) -> None:
+            if log is not None:
+                try:
+                    log.record(server_name, "initialize", {}, False, 0.0, f"refused [{rule}]: {message}", client=client)
+                except OSError:
+                    pass  # the refusal itself stands; only its record is lost
+
+        app = BearerAuth(
+            app, tokens, sessions=server.session_manager,
+            max_sessions_per_client=config.http_max_sessions_per_client, on_refused=refused,
+        )
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise HttpServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
     uv = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on"))
-    await uv.serve()
+
+    async def announce() -> None:
+        while not uv.started:
+            if uv.should_exit:
+                return
+            await anyio.sleep(0.02)
+        if on_ready is not None:
+            on_ready()
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(announce)
+            await uv.serve(sockets=[sock])
+            tg.cancel_scope.cancel()
+    finally:
+        sock.close()

@@ -3,15 +3,20 @@
 A job runs as a task in the server's task group, so it survives the client's disconnect
 and is bounded by the server's life. Each job is a JSON record under the jobs directory,
 rewritten atomically (temp file + rename) at every change: ``<id>.json`` holds status,
-progress and the result summary, ``<id>.result.json`` the full result. A job that was
-queued or running when its server stopped is marked ``interrupted`` the next time a
-manager opens the directory. Status is an enum, never free text.
+progress and the result summary, ``<id>.result.json`` the full result. A record names its
+owner: the server process that runs it (pid and process start time) and the client that
+launched it (over HTTP the name of its bearer token). A job that was running when its server
+stopped is marked ``interrupted`` by the server on its way out, and otherwise — a server
+killed outright — the next time a manager opens the directory, but only when its owner
+process is gone: a second server on the same directory leaves a live server's jobs alone.
+Status is an enum, never free text.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import secrets
 from collections.abc import Awaitable, Callable
@@ -28,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from burnqed.files import write_json_atomic
 from burnqed.tools.errors import InvalidInput, JobNotFinished, TooManyJobs, UnknownJob
+from burnqed.writelock import process_token
 
 __all__ = [
     "JobContext",
@@ -38,6 +44,7 @@ __all__ = [
     "JobStatus",
     "JobWork",
     "ProgressFn",
+    "owner_alive",
     "write_json_atomic",
 ]
 
@@ -88,6 +95,9 @@ class JobRecord(BaseModel):
     summary: dict[str, Any] | None = None
     error: str | None = None
     has_full_result: bool = False
+    owner_pid: int | None = Field(default=None, description="the server process running the job")
+    owner_started: str | None = Field(default=None, description="that process's start time (/proc), so a reused pid is not it")
+    client: str | None = Field(default=None, description="who launched it (HTTP: its token's name; 'stdio')")
 
 
 class JobOutcome(BaseModel):
@@ -127,6 +137,14 @@ class _LiveJob:
     cancel_requested: bool = False
 
 
+def owner_alive(record: JobRecord) -> bool:
+    """Whether the process that ran ``record`` still runs (a record without an owner: no)."""
+    if record.owner_pid is None:
+        return False
+    current = process_token(record.owner_pid)
+    return current is not None and (record.owner_started is None or current == record.owner_started)
+
+
 class JobManager:
     """Launch, observe, cancel and list jobs; use as ``async with JobManager(dir) as jobs``."""
 
@@ -135,6 +153,8 @@ class JobManager:
         self.max_running = max_running
         self._live: dict[str, _LiveJob] = {}
         self._tg: TaskGroup | None = None
+        self._pid = os.getpid()
+        self._started = process_token(self._pid)
 
     async def __aenter__(self) -> Self:
         self.jobs_dir.mkdir(parents=True, exist_ok=True)
@@ -155,6 +175,11 @@ class JobManager:
             return await self._tg.__aexit__(exc_type, exc, tb)
         finally:
             self._tg = None
+            # a job whose work did not get to write its end (a cluster campaign torn down with
+            # the server, a cancelled shutdown) is marked here, before the process is gone
+            for live in self._live.values():
+                if not live.record.status.finished:
+                    self._interrupt(live.record)
 
     # ------------------------------------------------------------------ records
 
@@ -185,6 +210,14 @@ class JobManager:
             record = self._load(path)
             if record is None or record.job_id in self._live or record.status.finished:
                 continue
+            if owner_alive(record):  # another server runs it right now
+                continue
+            self._interrupt(record)
+            ids.append(record.job_id)
+        return ids
+
+    def _interrupt(self, record: JobRecord) -> None:
+        try:
             self._save(
                 record.model_copy(
                     update={
@@ -194,8 +227,8 @@ class JobManager:
                     }
                 )
             )
-            ids.append(record.job_id)
-        return ids
+        except OSError:
+            log.warning("cannot mark job %s interrupted", record.job_id, exc_info=True)
 
     # ------------------------------------------------------------------ operations
 
@@ -204,8 +237,10 @@ class JobManager:
         """Number of jobs running in this manager."""
         return sum(1 for live in self._live.values() if not live.record.status.finished)
 
-    def launch(self, kind: str, spec: dict[str, Any], work: JobWork, total: int = 0) -> JobRecord:
-        """Start ``work`` as a background job; returns its first record."""
+    def launch(
+        self, kind: str, spec: dict[str, Any], work: JobWork, total: int = 0, client: str | None = None
+    ) -> JobRecord:
+        """Start ``work`` as a background job for ``client``; returns its first record."""
         if self._tg is None:
             raise InvalidInput("the job manager is not running")
         if self.running >= self.max_running:
@@ -220,6 +255,9 @@ class JobManager:
             started=now,
             spec=spec,
             progress=JobProgress(total=total),
+            owner_pid=self._pid,
+            owner_started=self._started,
+            client=client,
         )
         self._save(record)
         live = _LiveJob(record=record)

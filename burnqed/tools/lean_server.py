@@ -66,7 +66,11 @@ async def lean_lifespan(config: ToolsRunConfig) -> AsyncIterator[LeanServerState
 
     tc = config.tools
     registry: HandleRegistry[Any] = HandleRegistry(
-        tc.handle_idle_timeout_s, tc.max_live_handles, tc.expired_memory, max_per_client=tc.max_handles_per_client
+        tc.handle_idle_timeout_s,
+        tc.max_live_handles,
+        tc.expired_memory,
+        max_per_client=tc.max_handles_per_client,
+        operators=frozenset(tc.operator_clients),
     )
     async with LeanPool(config.lean) as pool, anyio.create_task_group() as tg:
         tg.start_soon(registry.run_sweeper, tc.lease_sweep_interval_s, name="lease sweeper")
@@ -121,7 +125,7 @@ def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
         """Run one tactic on a state of a handle. status is one of success (next_state_id and its goals),
         failed (Lean's error messages), parse_error, timeout, or lost (the worker died; the handle
         still works, its states are replayed on another worker)."""
-        return tool_result(await tools(ctx).run_tactic(handle, state_id, tactic, goal_id))
+        return tool_result(await tools(ctx).run_tactic(handle, state_id, tactic, goal_id, client=client_key(ctx)))
 
     @server.tool(title='Close a proof handle', annotations=DESTRUCTIVE)
     async def close_proof(
@@ -129,7 +133,7 @@ def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
         handle: Annotated[str, Field(description="the handle from start_proof")],
     ) -> Annotated[CallToolResult, CloseProofResult]:
         """Close a proof handle and release its states."""
-        return tool_result(await tools(ctx).close_proof(handle))
+        return tool_result(await tools(ctx).close_proof(handle, client=client_key(ctx)))
 
     @server.tool(title='Verify a whole proof', annotations=READ_ONLY)
     async def verify_proof(
@@ -141,7 +145,7 @@ def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
     ) -> Annotated[CallToolResult, VerifyProofResult]:
         """Replay a tactic list from a fresh start on exactly one of a statement or a theorem name: ok only
         if no goals, no sorry and no unassigned metavariables remain. The only check that counts."""
-        return tool_result(await tools(ctx).verify_proof(tactics, statement, name, header))
+        return tool_result(await tools(ctx).verify_proof(tactics, statement, name, header, client=client_key(ctx)))
 
     @server.tool(title='Lean pool status', annotations=READ_ONLY)
     async def pool_status(ctx: Context[Any, Any]) -> Annotated[CallToolResult, PoolStatusResult]:
@@ -150,5 +154,5 @@ def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
 
     exactly_one_of(server, "start_proof", "statement", "name")
     exactly_one_of(server, "verify_proof", "statement", "name")
-    apply_error_contract(server)
+    apply_error_contract(server, config)
     return server

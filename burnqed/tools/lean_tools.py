@@ -1,7 +1,11 @@
 """The logic of the lean_pool tools: leased proof handles over the pool, under the tactic policy.
 
 ``LeanTools`` is what the server calls; it takes plain arguments and returns the output
-models below. Lean-layer errors are translated here (``raise … from``) into the tool
+models below. One client (over HTTP, one token) runs at most ``lean.num_workers - 1`` Lean
+calls at once and a handle holds at most ToolsConfig.max_handle_states states, none deeper
+than max_handle_depth tactics from its root (a cold call replays at most that many), so a
+client replaying deep handles never takes the last worker from another client's
+verify_proof. Lean-layer errors are translated here (``raise … from``) into the tool
 errors of burnqed.tools.errors, so the server stays a list of declarations. A failed
 tactic is a result with status ``failed``, never an error.
 """
@@ -9,7 +13,11 @@ tactic is a result with status ``failed``, never an error.
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
+
+import anyio
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -27,7 +35,7 @@ from burnqed.lean.interface import ProofPool
 from burnqed.lean.protocol import Goal, Message, render_goal, render_goals
 from burnqed.lean.results import PoolStatus, TacticOutcome, TacticStatus
 from burnqed.tools.config import ToolsConfig
-from burnqed.tools.errors import InvalidInput, LeanUnavailable, LeaseError, LeaseLost
+from burnqed.tools.errors import InvalidInput, LeanUnavailable, LeaseError, LeaseLost, Refused
 from burnqed.tools.leases import HandleRegistry
 from burnqed.tools.policy import TacticPolicy
 
@@ -218,6 +226,20 @@ class LeanTools:
         self.registry = registry
         self.policy = policy
         self.config = config
+        self._lanes: dict[str, anyio.CapacityLimiter] = {}
+
+    @asynccontextmanager
+    async def _lane(self, client: str | None) -> AsyncIterator[None]:
+        """At most num_workers - 1 Lean calls of one client at once (one worker stays for the others)."""
+        if client is None:
+            yield
+            return
+        lane = self._lanes.get(client)
+        if lane is None:
+            workers = int(getattr(self.pool.status(), "workers", 2) or 2)
+            lane = self._lanes[client] = anyio.CapacityLimiter(max(1, workers - 1))
+        async with lane:
+            yield
 
     async def start_proof(
         self,
@@ -237,10 +259,13 @@ class LeanTools:
                 raise InvalidInput(f"{name!r} is not a Lean name")
             self.policy.check_statement(name)
         if header is not None:
-            header = self.policy.check_statement(header)
+            header = self.policy.check_header(header)
+        self.registry.check_capacity(client, total=False)  # the client's own cap first: it evicts nobody
+        await self.registry.make_room()
         self.registry.check_capacity(client)
         try:
-            handle = await self._open(statement, name, header)
+            async with self._lane(client):
+                handle = await self._open(statement, name, header)
         except (InvalidStatement, LeanInvalidInput) as exc:
             raise InvalidInput(f"Lean rejected the statement: {exc}") from exc
         except LeanReplError as exc:
@@ -269,12 +294,33 @@ class LeanTools:
             self.pool, statement, name=name, header=header, warm_s=self.config.handle_warm_s
         )
 
-    async def run_tactic(self, handle: str, state_id: int, tactic: str, goal_id: int | None = None) -> RunTacticResult:
-        """Run one tactic on a state of a leased proof."""
+    def _check_growth(self, proof: Any, handle: str, state_id: int) -> None:
+        """Refuse a tactic that would grow a handle past its state or depth bound."""
+        if not isinstance(proof, DetachedProof) or state_id not in proof.states:
+            return
+        if len(proof.states) >= self.config.max_handle_states:
+            raise Refused(
+                "handle_size",
+                f"handle {handle} holds {len(proof.states)} states (the cap is {self.config.max_handle_states}); "
+                "start a new proof",
+            )
+        if proof.depth(state_id) >= self.config.max_handle_depth:
+            raise Refused(
+                "handle_depth",
+                f"state {state_id} is {self.config.max_handle_depth} tactics deep (the cap per handle); "
+                "verify_proof the tactics so far, or start a new proof from a shorter path",
+            )
+
+    async def run_tactic(
+        self, handle: str, state_id: int, tactic: str, goal_id: int | None = None, client: str | None = None
+    ) -> RunTacticResult:
+        """Run one tactic on a state of a proof leased to ``client``."""
         tactic = self.policy.check_tactic(tactic)
-        async with self.registry.use(handle) as lease:
+        async with self.registry.use(handle, client) as lease:
+            self._check_growth(lease.handle, handle, state_id)
             try:
-                outcome: TacticOutcome = await lease.handle.run_tactic(state_id, tactic, goal_id=goal_id)
+                async with self._lane(client):
+                    outcome: TacticOutcome = await lease.handle.run_tactic(state_id, tactic, goal_id=goal_id)
             except ForeignState as exc:
                 raise InvalidInput(f"state {state_id} does not belong to handle {handle}") from exc
             except (HandleLost, UnknownHandle) as exc:
@@ -307,13 +353,18 @@ class LeanTools:
             elapsed_ms=round(outcome.elapsed_s * 1000, 3),
         )
 
-    async def close_proof(self, handle: str) -> CloseProofResult:
-        """Close a leased proof; its worker returns to the pool."""
-        await self.registry.release(handle)
+    async def close_proof(self, handle: str, client: str | None = None) -> CloseProofResult:
+        """Close a proof leased to ``client``; its worker returns to the pool."""
+        await self.registry.release(handle, client=client)
         return CloseProofResult(handle=handle, closed=True)
 
     async def verify_proof(
-        self, tactics: list[str], statement: str | None = None, name: str | None = None, header: str | None = None
+        self,
+        tactics: list[str],
+        statement: str | None = None,
+        name: str | None = None,
+        header: str | None = None,
+        client: str | None = None,
     ) -> VerifyProofResult:
         """Replay a tactic list from a fresh start (the replay gate)."""
         if (statement is None) == (name is None):
@@ -328,11 +379,12 @@ class LeanTools:
             raise InvalidInput(f"more than {self.config.max_proof_tactics} tactics")
         checked = [self.policy.check_tactic(t) for t in tactics]
         if header is not None:
-            header = self.policy.check_statement(header)
+            header = self.policy.check_header(header)
         try:
-            verdict = await self.pool.verify_proof(
-                statement, checked, name=name.strip() if name else None, header=header
-            )
+            async with self._lane(client):
+                verdict = await self.pool.verify_proof(
+                    statement, checked, name=name.strip() if name else None, header=header
+                )
         except (InvalidStatement, LeanInvalidInput) as exc:
             raise InvalidInput(f"Lean rejected the statement: {exc}") from exc
         except LeanReplError as exc:

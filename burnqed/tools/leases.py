@@ -4,8 +4,12 @@ A client may vanish at any moment (a crashed agent, a closed editor), so a handl
 never owned by the client: it is leased. Every use renews the lease; a lease idle past
 ToolsConfig.handle_idle_timeout_s is expired by the sweeper, which closes the handle so
 its worker goes back to the pool. A lease in use (a tactic running) never expires under
-the caller. The number of live leases is capped; expired ids are remembered for a while
-so that a late caller is told "expired" rather than "unknown".
+the caller. The number of live leases is capped, in all and per client (over HTTP a client
+is a bearer token); when the server-wide cap is reached, the least recently used idle lease
+is evicted to make room, so clients that left handles behind cannot lock out the next one.
+A lease belongs to the client that opened it: only that client (or an operator) uses or
+closes it. Expired ids are remembered for a while so that a late caller is told "expired"
+rather than "unknown".
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import anyio
 
-from burnqed.tools.errors import LeaseExpired, TooManyLeases, UnknownLease
+from burnqed.tools.errors import LeaseExpired, Refused, TooManyLeases, UnknownLease
 
 __all__ = ["ClosableHandle", "HandleRegistry", "Lease"]
 
@@ -51,7 +55,7 @@ class Lease(Generic[H]):
     created: float
     last_used: float
     in_use: int = 0
-    client: str | None = None  # who opened it (an HTTP session id, or "stdio"), for per-client caps
+    client: str | None = None  # who opened it (an HTTP token's name, or "stdio"): caps and ownership
     info: dict[str, Any] = field(default_factory=dict)
     ended: str | None = None  # why the lease ended (set when its handle starts closing)
 
@@ -67,10 +71,13 @@ class HandleRegistry(Generic[H]):
         clock: Callable[[], float] = time.monotonic,
         prefix: str = "h-",
         max_per_client: int | None = None,
+        operators: frozenset[str] = frozenset(),
     ) -> None:
         self.idle_timeout_s = idle_timeout_s
         self.max_live = max_live
         self.max_per_client = max_per_client
+        self.operators = operators
+        self.evicted_total = 0
         self._expired_memory = expired_memory
         self._clock = clock
         self._prefix = prefix
@@ -99,22 +106,38 @@ class HandleRegistry(Generic[H]):
             raise UnknownLease(f"proof handle {lease_id} is {reason}")
         raise UnknownLease(f"unknown proof handle {lease_id!r}")
 
-    def get(self, lease_id: str) -> Lease[H]:
-        """The live lease (renewed), else UnknownLease / LeaseExpired."""
+    def _check_owner(self, lease: Lease[H], client: str | None) -> None:
+        if client is None or lease.client is None or lease.client == client or client in self.operators:
+            return
+        raise Refused("ownership", f"proof handle {lease.lease_id} belongs to another client")
+
+    def get(self, lease_id: str, client: str | None = None) -> Lease[H]:
+        """The live lease of ``client`` (renewed), else UnknownLease / LeaseExpired / Refused."""
         lease = self._lookup(lease_id)
+        self._check_owner(lease, client)
         lease.last_used = self._clock()
         return lease
 
     # ------------------------------------------------------------------ lifecycle
 
-    def check_capacity(self, client: str | None = None) -> None:
-        """Raise TooManyLeases if no new lease can be added now (for ``client``, if given)."""
+    async def make_room(self) -> str | None:
+        """At the server-wide cap, evict the least recently used idle lease; returns its id (None: none evicted)."""
+        if len(self._leases) < self.max_live:
+            return None
+        idle = [lease for lease in self._leases.values() if lease.in_use == 0 and lease.ended is None]
+        if not idle:
+            return None
+        oldest = min(idle, key=lambda lease: lease.last_used)
+        log.info("proof handle %s evicted: the handle pool is full", oldest.lease_id)
+        await self._end(oldest, "evicted (the handle pool was full and it was the least recently used)")
+        self.evicted_total += 1
+        return oldest.lease_id
+
+    def check_capacity(self, client: str | None = None, *, total: bool = True) -> None:
+        """Raise TooManyLeases if no new lease can be added now (for ``client``, if given; with
+        ``total=False`` only the client's own cap is checked)."""
         if self._closed:
             raise UnknownLease("the handle registry is closed")
-        if len(self._leases) >= self.max_live:
-            raise TooManyLeases(
-                f"{len(self._leases)} proof handles are open (the cap is {self.max_live}); close one with close_proof"
-            )
         if client is not None and self.max_per_client is not None:
             held = sum(1 for lease in self._leases.values() if lease.client == client)
             if held >= self.max_per_client:
@@ -122,6 +145,10 @@ class HandleRegistry(Generic[H]):
                     f"this client holds {held} proof handles (the cap per client is {self.max_per_client}); "
                     "close one with close_proof"
                 )
+        if total and len(self._leases) >= self.max_live:
+            raise TooManyLeases(
+                f"{len(self._leases)} proof handles are open (the cap is {self.max_live}); close one with close_proof"
+            )
 
     def add(self, handle: H, client: str | None = None, **info: Any) -> Lease[H]:
         """Lease ``handle`` to ``client``; raises TooManyLeases at a cap (the caller still owns the handle then)."""
@@ -133,9 +160,9 @@ class HandleRegistry(Generic[H]):
         return lease
 
     @asynccontextmanager
-    async def use(self, lease_id: str) -> AsyncIterator[Lease[H]]:
-        """Hold the lease for one operation: it cannot expire meanwhile, and is renewed after."""
-        lease = self.get(lease_id)
+    async def use(self, lease_id: str, client: str | None = None) -> AsyncIterator[Lease[H]]:
+        """Hold ``client``'s lease for one operation: it cannot expire meanwhile, and is renewed after."""
+        lease = self.get(lease_id, client)
         lease.in_use += 1
         try:
             yield lease
@@ -143,9 +170,10 @@ class HandleRegistry(Generic[H]):
             lease.in_use -= 1
             lease.last_used = self._clock()
 
-    async def release(self, lease_id: str, reason: str = "closed") -> Lease[H]:
-        """End the lease and close its handle; raises UnknownLease / LeaseExpired if not live."""
+    async def release(self, lease_id: str, reason: str = "closed", client: str | None = None) -> Lease[H]:
+        """End ``client``'s lease and close its handle; raises UnknownLease / LeaseExpired if not live."""
         lease = self._lookup(lease_id)
+        self._check_owner(lease, client)
         await self._end(lease, reason)
         return lease
 

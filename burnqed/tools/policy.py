@@ -17,12 +17,15 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from burnqed.lean.statement import StatementError, parse_header
 from burnqed.tools.config import ToolsConfig
 from burnqed.tools.errors import InvalidInput, PolicyViolation
 
 __all__ = ["PolicyVerdict", "TacticPolicy"]
 
-_SORRY = re.compile(r"\b(sorry|admit)\b")
+# every spelling of "assume the goal": the tactics, the axiom behind them, and the
+# elaborator's helpers (a «sorry» in guillemets is the same identifier)
+_SORRY = re.compile(r"\b(sorry\w*|admit|admitGoal)\b|«\s*sorry\s*»")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
@@ -63,6 +66,8 @@ class TacticPolicy:
     def check(self, kind: Literal["tactic", "statement"], text: str) -> str:
         """Return ``text`` stripped if allowed; raise InvalidInput or PolicyViolation otherwise."""
         limit = self.config.max_tactic_chars if kind == "tactic" else self.config.max_statement_chars
+        # a tab or a Windows line end is whitespace, not a control character: normalised, not refused
+        text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", " ")
         stripped = text.strip()
         if not stripped:
             raise InvalidInput(f"empty {kind}")
@@ -78,6 +83,24 @@ class TacticPolicy:
     def check_tactic(self, tactic: str) -> str:
         """A tactic the policy allows (stripped), else PolicyViolation."""
         return self.check("tactic", tactic)
+
+    def check_header(self, header: str) -> str:
+        """A statement's file header (stripped) under the one header rule set the benchmark importer
+        and the pool use (burnqed.lean.statement.parse_header), else InvalidInput naming the command.
+
+        The deny-list is for statements and tactics: a header is made of imports and
+        ``set_option`` lines by nature, so it is read as Lean commands, not searched for words.
+        """
+        stripped = header.strip()
+        if len(stripped) > self.config.max_statement_chars:
+            raise InvalidInput(f"header longer than {self.config.max_statement_chars} characters")
+        if _CONTROL.search(stripped):
+            raise InvalidInput("header contains control characters")
+        try:
+            parse_header(stripped)
+        except StatementError as exc:
+            raise InvalidInput(str(exc)) from exc
+        return stripped
 
     def check_statement(self, statement: str) -> str:
         """A statement the policy allows (stripped), else PolicyViolation."""

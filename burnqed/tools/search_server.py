@@ -7,6 +7,9 @@ so jobs outlive the client that launched them (and are recorded on disk).
 
 from __future__ import annotations
 
+import logging
+import os
+import signal
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any, Literal
@@ -17,6 +20,7 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from burnqed.tools.config import ToolsRunConfig
+from burnqed.writelock import Holder
 from burnqed.tools.host import ContextHost
 from burnqed.tools.jobs import JobManager, JobRecord, JobStatus
 from burnqed.tools.search_tools import (
@@ -33,6 +37,7 @@ from burnqed.tools.serving import (
     MUTATING,
     READ_ONLY,
     apply_error_contract,
+    client_key,
     exactly_one_of,
     jobs_dir,
     lifespan_state,
@@ -41,6 +46,8 @@ from burnqed.tools.serving import (
 )
 
 __all__ = ["build_server", "search_lifespan"]
+
+log = logging.getLogger(__name__)
 
 INSTRUCTIONS = """\
 Best-first proof search as background jobs. launch_search(theorem_set or statements, budget)
@@ -57,26 +64,49 @@ PolicyArg = Annotated[
 
 @asynccontextmanager
 async def search_lifespan(config: ToolsRunConfig) -> AsyncIterator[SearchTools]:
-    """Pool, job manager and component host for the search server."""
+    """Pool, job manager and component host for the search server. The server writes jobs
+    into the run directory, so it holds the run's writer lock for its life (a child of the
+    daemon or of ``run-once`` works under its parent's; another writer there refuses it)."""
+    from burnqed.iteration.layout import RunLayout
     from burnqed.lean import LeanPool
 
-    host = ContextHost()
-    tools: SearchTools | None = None
+    with RunLayout(config.paths.run_dir).hold("burnqed serve search") as held:
+        host = ContextHost()
+        tools: SearchTools | None = None
+        try:
+            async with (
+                LeanPool(config.lean) as pool,
+                JobManager(jobs_dir(config), config.tools.max_running_jobs) as jobs,
+                anyio.create_task_group() as tg,
+            ):
+                await tg.start(host.run)
+                if held.borrowed and held.holder is not None:
+                    tg.start_soon(_end_with, held.holder)
+                try:
+                    tools = SearchTools(config, pool, jobs, host)
+                    tg.start_soon(_warm, tools, name="held-out index")
+                    yield tools
+                finally:
+                    tg.cancel_scope.cancel()
+        finally:
+            if tools is not None:
+                tools.cluster.close()  # after the jobs (and their campaigns' actors) have stopped
+
+
+async def _end_with(holder: Holder) -> None:
+    """A server working under its parent's run lock (the daemon's child) ends when the parent
+    is gone (a SIGKILL): it must not go on writing jobs beside the next writer of the run."""
+    while holder.alive():
+        await anyio.sleep(0.25)
+    log.warning("the run's writer %s is gone; this search server stops", holder.describe())
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+async def _warm(tools: SearchTools) -> None:
     try:
-        async with (
-            LeanPool(config.lean) as pool,
-            JobManager(jobs_dir(config), config.tools.max_running_jobs) as jobs,
-            anyio.create_task_group() as tg,
-        ):
-            await tg.start(host.run)
-            try:
-                tools = SearchTools(config, pool, jobs, host)
-                yield tools
-            finally:
-                tg.cancel_scope.cancel()
-    finally:
-        if tools is not None:
-            tools.cluster.close()  # after the jobs (and their campaigns' actors) have stopped
+        await tools.warm_held_out()
+    except Exception:  # the index is built again on first use; a failure here only loses the head start
+        log.warning("could not elaborate the held-out set ahead of time", exc_info=True)
 
 
 def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
@@ -105,15 +135,15 @@ def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
         use_ebm: Annotated[bool, Field(description="rank states with the energy head")] = False,
         cluster: Annotated[
             bool,
-            Field(description="spread the statements over the Ray cluster's Lean actors (an error if Ray is "
-                  "missing or the cluster cannot be reached)"),
+            Field(description="spread the statements over the Ray cluster's Lean actors (only on a server whose "
+                  "operator enabled cluster jobs; an error if Ray is missing or the cluster cannot be reached)"),
         ] = False,
     ) -> Annotated[CallToolResult, JobView]:
         """Start a best-first search job over exactly one of: a theorem set or a list of statements.
         Returns the job id at once; job status is one of running, succeeded, failed, cancelled,
         interrupted (the server stopped). Jobs outlive the client; cancel_job stops one."""
         view = await search(ctx).launch_search(
-            theorem_set, statements, budget or SearchBudget(), policy, use_ebm, limit, cluster
+            theorem_set, statements, budget or SearchBudget(), policy, use_ebm, limit, cluster, client=client_key(ctx)
         )
         return tool_result(view)
 
@@ -143,12 +173,12 @@ def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
         ] = "summary",
     ) -> Annotated[CallToolResult, JobResultView]:
         """A finished job's result: solve rate and budget (detail='full': the whole evaluation report)."""
-        return tool_result(search(ctx).job_result(job_id, detail))
+        return tool_result(await search(ctx).job_result(job_id, detail))
 
     @server.tool(title='Cancel a search job', annotations=DESTRUCTIVE)
     async def cancel_job(ctx: Context[Any, Any], job_id: JobId) -> Annotated[CallToolResult, JobView]:
         """Cancel a running job (what it found so far stays written)."""
-        return tool_result(await search(ctx).cancel_job(job_id))
+        return tool_result(await search(ctx).cancel_job(job_id, client=client_key(ctx)))
 
     @server.tool(title='List search jobs', annotations=READ_ONLY)
     async def list_jobs(
@@ -178,5 +208,5 @@ def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
         return tool_result(await search(ctx).score_states(states))
 
     exactly_one_of(server, "launch_search", "theorem_set", "statements")
-    apply_error_contract(server)
+    apply_error_contract(server, config)
     return server

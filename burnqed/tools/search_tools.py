@@ -6,25 +6,27 @@ writes its trajectories to ``<jobs_dir>/<job id>.parquet`` and its EvalReport as
 result. With ``cluster=True`` the job's statements go over Ray Lean actors instead
 (burnqed.tools.search_runs: a ``Campaign``, the shards beside the Parquet file until it
 ends). The policy and the energy head are loaded on first use and kept for the server's
-life. Held-out theorem sets (ToolsConfig.held_out_sets) are refused unless the server
-may show held-out results.
+life. Held-out theorem sets (burnqed.tools.held_out: ToolsConfig.held_out_sets and the
+configured evaluation set) and held-out statements (by hash, text or elaborated form) are
+refused unless the server may show held-out results, and a job over held-out theorems —
+launched by such a server, or by the operator — is not shown by one that may not. A job
+belongs to the client that launched it: only that client (or an operator token) cancels it.
 """
 
 from __future__ import annotations
 
 import re
 import sys
-from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
 import anyio
-from pydantic import BaseModel, ConfigDict, Field
 
-from burnqed.data.theorems import Theorem, TheoremSetError, statement_sha
+from burnqed.data.theorems import Theorem, TheoremSetError
 from burnqed.iteration.layout import RunLayout
 from burnqed.tools.config import ToolsRunConfig
-from burnqed.tools.errors import InvalidInput, ServiceUnavailable
+from burnqed.tools.errors import InvalidInput, Refused, ServiceUnavailable
+from burnqed.tools.held_out import HeldOutIndex, held_out_set_names, load_held_out
 from burnqed.tools.host import ContextHost
 from burnqed.tools.jobs import (
     JobContext,
@@ -35,6 +37,16 @@ from burnqed.tools.jobs import (
     JobStatus,
 )
 from burnqed.tools.policy import TacticPolicy
+from burnqed.tools.search_models import (
+    CandidateView,
+    GenerateTacticsResult,
+    JobList,
+    JobResultView,
+    JobView,
+    ScoreStatesResult,
+    SearchBudget,
+    job_view,
+)
 from burnqed.tools.search_runs import ClusterAccess, JobRun, run_on_cluster, run_on_pool
 
 __all__ = [
@@ -53,6 +65,7 @@ __all__ = [
 PolicyName = Literal["model", "none"]
 Detail = Literal["summary", "full"]
 _ITER_DIR = re.compile(r"^iter_(\d+)$")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def latest_checkpoint(directory: Path) -> Path | None:
@@ -61,127 +74,6 @@ def latest_checkpoint(directory: Path) -> Path | None:
         return None
     found = [(int(m.group(1)), p) for p in directory.iterdir() if p.is_dir() and (m := _ITER_DIR.match(p.name))]
     return max(found)[1] if found else None
-
-
-class SearchBudget(BaseModel):
-    """Per-theorem search budget (unset fields keep the server's search config)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    max_nodes: int | None = Field(default=None, ge=1, le=100_000, description="states expanded per theorem")
-    time_limit_s: float | None = Field(default=None, gt=0, le=3600, description="wall clock per theorem")
-    num_candidates: int | None = Field(default=None, ge=1, le=64, description="tactics sampled per state")
-    max_depth: int | None = Field(default=None, ge=1, le=256)
-
-
-class JobView(BaseModel):
-    """A job as the tools show it."""
-
-    model_config = ConfigDict(frozen=True)
-
-    job_id: str
-    kind: str
-    status: JobStatus
-    done: int
-    total: int
-    proved: int
-    message: str = ""
-    created: datetime
-    finished: datetime | None = None
-    error: str | None = None
-    outcome: dict[str, Any] | None = Field(default=None, description="the result summary, once finished")
-
-    def summary(self) -> str:
-        """Short text for the model."""
-        text = f"job {self.job_id}: {self.status.value}, {self.done}/{self.total} done, {self.proved} proved"
-        if self.error:
-            text += f" — {self.error}"
-        return text
-
-
-def job_view(record: JobRecord) -> JobView:
-    """A JobRecord as a JobView."""
-    return JobView(
-        job_id=record.job_id,
-        kind=record.kind,
-        status=record.status,
-        done=record.progress.done,
-        total=record.progress.total,
-        proved=record.progress.succeeded,
-        message=record.progress.message,
-        created=record.created,
-        finished=record.finished,
-        error=record.error,
-        outcome=record.summary,
-    )
-
-
-class JobList(BaseModel):
-    """Jobs, newest first."""
-
-    model_config = ConfigDict(frozen=True)
-
-    jobs: list[JobView]
-
-    def summary(self) -> str:
-        """Short text for the model."""
-        return "\n".join(j.summary() for j in self.jobs) or "no jobs"
-
-
-class JobResultView(BaseModel):
-    """A finished job's result: the solve rate up front, the full report on request."""
-
-    model_config = ConfigDict(frozen=True)
-
-    job_id: str
-    status: JobStatus
-    solved: int | None = None
-    total: int | None = None
-    solve_rate: float | None = None
-    error: str | None = None
-    outcome: dict[str, Any] | None = Field(default=None, description="the result summary (set, budget, trajectories)")
-    result: dict[str, Any] | None = Field(default=None, description="the full EvalReport, with detail='full'")
-
-    def summary(self) -> str:
-        """Short text for the model."""
-        if self.solve_rate is not None:
-            return f"job {self.job_id}: {self.solved}/{self.total} proved ({self.solve_rate:.1%})"
-        return f"job {self.job_id}: {self.status.value}" + (f" — {self.error}" if self.error else "")
-
-
-class CandidateView(BaseModel):
-    """One proposed tactic."""
-
-    model_config = ConfigDict(frozen=True)
-
-    tactic: str
-    log_prob: float
-
-
-class GenerateTacticsResult(BaseModel):
-    """Tactics the policy proposes for a state, best first."""
-
-    model_config = ConfigDict(frozen=True)
-
-    candidates: list[CandidateView]
-    policy: str
-
-    def summary(self) -> str:
-        """Short text for the model."""
-        return "\n".join(f"{c.log_prob:8.3f}  {c.tactic}" for c in self.candidates) or "no candidates"
-
-
-class ScoreStatesResult(BaseModel):
-    """Energies of states (lower = more provable)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    energies: list[float]
-    ebm: str
-
-    def summary(self) -> str:
-        """Short text for the model."""
-        return ", ".join(f"{e:.3f}" for e in self.energies)
 
 
 class SearchTools:
@@ -194,6 +86,47 @@ class SearchTools:
         self.policy = TacticPolicy(config.tools)
         self._host = host
         self.cluster = ClusterAccess(config)
+        self.held_out_names = held_out_set_names(config)
+        self._held_out: HeldOutIndex | None = None
+        self._held_out_lock = anyio.Lock()
+
+    # ------------------------------------------------------------------ the held-out fence
+
+    async def held_out_index(self) -> HeldOutIndex:
+        """The held-out statements (loaded once, in a thread: a set may have to be read or generated)."""
+        async with self._held_out_lock:
+            if self._held_out is None:
+                self._held_out = HeldOutIndex(await anyio.to_thread.run_sync(load_held_out, self.config))
+            return self._held_out
+
+    async def warm_held_out(self) -> None:
+        """Elaborate the held-out set ahead of the first statements launch (the server's lifespan starts this)."""
+        if self.config.tools.show_held_out:
+            return
+        index = await self.held_out_index()
+        await index.elaborated(self.pool)
+
+    def _may_show(self, record: JobRecord) -> bool:
+        """Whether this server may show ``record``: never a job over held-out theorems unless show_held_out."""
+        if self.config.tools.show_held_out:
+            return True
+        spec, summary = record.spec or {}, record.summary or {}
+        if spec.get("held_out") or spec.get("theorem_set") in self.held_out_names:
+            return False
+        return summary.get("theorem_set") not in self.held_out_names
+
+    def _visible(self, job_id: str) -> JobRecord:
+        record = self.jobs.get(job_id)
+        if not self._may_show(record):
+            raise Refused("held_out", f"job {job_id} searched held-out theorems: this server may not show it")
+        return record
+
+    def _check_owner(self, record: JobRecord, client: str | None) -> None:
+        if client is None or record.client is None or record.client == client:
+            return
+        if client in self.config.tools.operator_clients:
+            return
+        raise Refused("ownership", f"job {record.job_id} belongs to another client")
 
     # ------------------------------------------------------------------ components
 
@@ -227,25 +160,25 @@ class SearchTools:
 
         if theorem_set not in builtin_sets():
             raise InvalidInput(f"unknown theorem set {theorem_set!r} (known: {', '.join(builtin_sets())})")
-        if theorem_set in self.config.tools.held_out_sets and not self.config.tools.show_held_out:
-            raise InvalidInput(f"{theorem_set!r} is held out: this server may not search it")
+        if theorem_set in self.held_out_names and not self.config.tools.show_held_out:
+            raise Refused("held_out", f"{theorem_set!r} is held out: this server may not search it")
 
-    def statement_theorems(self, statements: list[str]) -> list[Theorem]:
-        """Theorems named statement_i for propositions the policy allows."""
+    async def statement_theorems(self, statements: list[str]) -> tuple[list[Theorem], bool]:
+        """Theorems named statement_i for propositions the policy allows, and whether any is held out
+        (refused unless show_held_out: by hash, by text up to spacing and binder names, or by its
+        elaborated form)."""
         if not statements:
             raise InvalidInput("the statement list is empty")
-        if not self.config.tools.show_held_out:
-            from burnqed.data.sets import load_builtin
-
-            held = {t.sha for name in self.config.tools.held_out_sets for t in load_builtin(name)}
-            for i, s in enumerate(statements):
-                # by the lock hash (NFC, whitespace collapsed): a re-spaced copy is the same statement
-                if statement_sha(s) in held:
-                    raise InvalidInput(f"statement {i} is in a held-out set: this server may not search it")
-        return [
-            Theorem(name=f"statement_{i}", statement=self.policy.check_statement(s), source="mcp")
-            for i, s in enumerate(statements)
-        ]
+        checked = [self.policy.check_statement(s) for s in statements]
+        index = await self.held_out_index()
+        held = False
+        for i, s in enumerate(checked):
+            if await index.contains(self.pool, s):
+                if not self.config.tools.show_held_out:
+                    raise Refused("held_out", f"statement {i} is a held-out statement: this server may not search it")
+                held = True
+        theorems = [Theorem(name=f"statement_{i}", statement=s, source="mcp") for i, s in enumerate(checked)]
+        return theorems, held
 
     async def load_set(self, theorem_set: str) -> list[Theorem]:
         """A built-in set; a training set not cached yet is generated in a child process (the loop stays free)."""
@@ -281,6 +214,7 @@ class SearchTools:
         use_ebm: bool = False,
         limit: int | None = None,
         cluster: bool = False,
+        client: str | None = None,
     ) -> JobView:
         """Start a search job; returns once it is launched (a set is loaded by the job itself).
 
@@ -291,10 +225,19 @@ class SearchTools:
         if (theorem_set is None) == (statements is None):
             raise InvalidInput("give exactly one of theorem_set and statements")
         given: list[Theorem] | None = None
+        held = False
+        if cluster and not self.config.tools.allow_cluster_jobs:
+            raise Refused(
+                "cluster",
+                "this server does not run cluster jobs (an operator enables them with tools.allow_cluster_jobs; "
+                "an MCP call never starts infrastructure otherwise)",
+            )
         if theorem_set is not None:
             self.check_set(theorem_set)
+            held = theorem_set in self.held_out_names
         else:
-            given = self._bounded(self.statement_theorems(statements or []), limit)
+            found, held = await self.statement_theorems(statements or [])
+            given = self._bounded(found, limit)
         if use_ebm and self._ebm_path() is None:
             raise ServiceUnavailable("no energy-head checkpoint (set tools.ebm_checkpoint or run an iteration)")
         search_config = self.config.search.model_copy(update=budget.model_dump(exclude_none=True))
@@ -313,6 +256,7 @@ class SearchTools:
             "policy": policy,
             "use_ebm": use_ebm,
             "cluster": cluster,
+            "held_out": held,
         }
         set_name = theorem_set or "statements"
 
@@ -355,7 +299,9 @@ class SearchTools:
             }
             return JobOutcome(summary=summary, full=report.model_dump(mode="json"))
 
-        return job_view(self.jobs.launch("search", spec, work, total=len(given) if given is not None else 0))
+        return job_view(
+            self.jobs.launch("search", spec, work, total=len(given) if given is not None else 0, client=client)
+        )
 
     async def _run_here(
         self, job: JobContext, theorems: list[Theorem], config: Any, policy: PolicyName, use_ebm: bool, on_result: Any
@@ -385,12 +331,12 @@ class SearchTools:
 
     def job_status(self, job_id: str) -> JobView:
         """The job's status and progress."""
-        return job_view(self.jobs.get(job_id))
+        return job_view(self._visible(job_id))
 
     async def wait_job(self, job_id: str, wait_s: float, on_progress: Any = None) -> JobView:
         """Wait up to ``wait_s`` (capped by ToolsConfig.max_wait_s) for the job to finish, reporting progress."""
         deadline = anyio.current_time() + min(wait_s, self.config.tools.max_wait_s)
-        record = self.jobs.get(job_id)
+        record = self._visible(job_id)
         while not record.status.finished:
             left = deadline - anyio.current_time()
             if left <= 0:
@@ -400,13 +346,19 @@ class SearchTools:
                 await on_progress(record)
         return job_view(record)
 
-    def job_result(self, job_id: str, detail: Detail = "summary") -> JobResultView:
+    async def job_result(self, job_id: str, detail: Detail = "summary") -> JobResultView:
         """A finished job's summary, and its full report with detail='full'."""
-        record = self.jobs.get(job_id)
+        record = self._visible(job_id)
         if not record.status.finished or detail == "full":
             full = self.jobs.full_result(job_id)  # raises JobNotFinished with the reason
         else:
             full = None
+        if full is not None and not self.config.tools.show_held_out:
+            # a job recorded before its spec said so (or an operator's): judge it by what it searched
+            shas = (await self.held_out_index()).shas
+            outcomes = full.get("outcomes") if isinstance(full.get("outcomes"), list) else []
+            if any(isinstance(o, dict) and o.get("statement_sha") in shas for o in outcomes):
+                raise Refused("held_out", f"job {job_id} searched held-out theorems: this server may not show it")
         outcome = record.summary or {}
         return JobResultView(
             job_id=record.job_id,
@@ -419,21 +371,23 @@ class SearchTools:
             result=full,
         )
 
-    async def cancel_job(self, job_id: str) -> JobView:
-        """Cancel a running job (a finished one is returned as it is)."""
+    async def cancel_job(self, job_id: str, client: str | None = None) -> JobView:
+        """Cancel a running job of ``client`` (a finished one is returned as it is)."""
+        self._check_owner(self._visible(job_id), client)
         return job_view(await self.jobs.cancel(job_id, timeout_s=self.config.tools.max_wait_s))
 
     def list_jobs(self, status: JobStatus | None = None, limit: int = 20) -> JobList:
-        """Jobs, newest first."""
-        records = [r for r in self.jobs.list(limit=10_000) if status is None or r.status is status]
+        """Jobs this server may show, newest first."""
+        records = [
+            r for r in self.jobs.list(limit=10_000) if (status is None or r.status is status) and self._may_show(r)
+        ]
         return JobList(jobs=[job_view(r) for r in records[:limit]])
 
     # ------------------------------------------------------------------ policy and energy head
 
     async def generate_tactics(self, state: str, n: int, policy: PolicyName = "model") -> GenerateTacticsResult:
         """Up to ``n`` tactics for a rendered proof state."""
-        if not state.strip():
-            raise InvalidInput("empty state")
+        state = self._check_state(state)
         n = min(n, self.config.tools.max_generate_n)
         comps = await self.components(policy, False)
         if comps.generator is None:
@@ -447,12 +401,25 @@ class SearchTools:
             policy=comps.policy_id,
         )
 
+    def _check_state(self, state: str) -> str:
+        """A rendered proof state within the size limit, without control characters (checked before
+        any model is loaded, so a bad state costs nothing)."""
+        state = state.replace("\r\n", "\n").replace("\t", " ")
+        if not state.strip():
+            raise InvalidInput("empty state")
+        if len(state) > self.config.tools.max_state_chars:
+            raise InvalidInput(f"state longer than {self.config.tools.max_state_chars} characters")
+        if _CONTROL.search(state):
+            raise InvalidInput("state contains control characters")
+        return state
+
     async def score_states(self, states: list[str]) -> ScoreStatesResult:
         """Energies of rendered proof states (lower = more provable)."""
         if not states:
             raise InvalidInput("no states")
         if len(states) > self.config.tools.max_score_states:
             raise InvalidInput(f"more than {self.config.tools.max_score_states} states")
+        states = [self._check_state(s) for s in states]
         comps = await self.components("model", True)
         with anyio.move_on_after(self.config.tools.max_call_s) as scope:
             energies = await comps.scorer.score(states)

@@ -20,8 +20,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from burnqed.iteration.layout import RunLayout
+from burnqed.search.comparison import ComparisonError, PairedComparison, compare_pairs, compare_reports, pair_outcomes
 from burnqed.tools.calllog import ToolCallLog
-from burnqed.tools.errors import StatsUnavailable
+from burnqed.tools.errors import InvalidInput, Refused, StatsUnavailable
 
 __all__ = [
     "EvalResult",
@@ -119,24 +120,30 @@ def _scores_line(s: IterationScores) -> str:
 
 
 class IterationComparison(BaseModel):
-    """Iteration b against iteration a."""
+    """Iteration b against iteration a, paired statement by statement (burnqed.search.comparison)."""
 
     model_config = ConfigDict(frozen=True)
 
     a: IterationScores
     b: IterationScores
-    train_delta: float | None = Field(default=None, description="b's training solve rate minus a's")
-    held_out_delta: float | None = Field(default=None, description="b's held-out (with EBM) solve rate minus a's")
-    newly_solved: list[str] | None = Field(default=None, description="held-out theorems b solves and a did not")
-    lost: list[str] | None = Field(default=None, description="held-out theorems a solved and b does not")
+    train: PairedComparison | None = Field(
+        default=None,
+        description="the training theorems both iterations searched: rates, paired interval, McNemar p (counts only)",
+    )
+    held_out: PairedComparison | None = Field(
+        default=None,
+        description="the held-out evaluations with the energy head, with the theorems that changed (only when visible)",
+    )
 
     def summary(self) -> str:
         """Short text for the model."""
         text = f"iter_{self.a.iteration} → iter_{self.b.iteration}:"
-        if self.train_delta is not None:
-            text += f" train {self.train_delta:+.1%}"
-        if self.held_out_delta is not None:
-            text += f" held-out {self.held_out_delta:+.1%}"
+        if self.train is not None:
+            text += f" train {self.train.summary()}"
+        if self.held_out is not None:
+            text += f"; held-out {self.held_out.summary()}"
+        elif not self.a.held_out_visible:
+            text += "; held-out hidden"
         return text
 
 
@@ -187,7 +194,15 @@ class ToolUsage(BaseModel):
 class StatsService:
     """Reads a run directory and the tool-call log."""
 
-    def __init__(self, run_dir: Path, call_log: Path, show_held_out: bool, jobs_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        run_dir: Path,
+        call_log: Path,
+        show_held_out: bool,
+        jobs_dir: Path | None = None,
+        held_out_sets: tuple[str, ...] = ("benchmark-test",),
+    ) -> None:
+        self.held_out_sets = frozenset(held_out_sets)
         self.run_dir = Path(run_dir)
         self.layout = RunLayout(self.run_dir)
         self.call_log = ToolCallLog(call_log)
@@ -200,13 +215,35 @@ class StatsService:
         if job_id is not None:
             if self.jobs_dir is None or not re.match(r"^j-[0-9T-]+[0-9a-f]+$", job_id):
                 raise StatsUnavailable(f"no trajectories for job {job_id!r}")
+            self._check_job_visible(job_id)
             return job_id, self.jobs_dir / f"{job_id}.parquet"
         if iteration is None:
             iterations = self.iterations()
             if not iterations:
-                raise StatsUnavailable(f"no trajectories under {self.layout.trajectories_dir}")
+                raise StatsUnavailable("no trajectories in this run yet")
             iteration = iterations[-1]
         return f"iter_{iteration}", self.layout.trajectories(iteration)
+
+    def _check_job_visible(self, job_id: str) -> None:
+        """A job over held-out theorems is not shown unless show_held_out (checked on read: the job
+        may come from a server that could show it, or from the operator)."""
+        import json
+
+        if self.show_held_out or self.jobs_dir is None:
+            return
+        try:
+            record = json.loads((self.jobs_dir / f"{job_id}.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            record = None
+        if not isinstance(record, dict):
+            # trajectories without a record say nothing of what they searched: not shown
+            raise StatsUnavailable(f"no trajectories for job {job_id!r}")
+        spec = record.get("spec") if isinstance(record.get("spec"), dict) else {}
+        summary = record.get("summary") if isinstance(record.get("summary"), dict) else {}
+        if spec.get("held_out") or spec.get("theorem_set") in self.held_out_sets or (
+            summary.get("theorem_set") in self.held_out_sets
+        ):
+            raise Refused("held_out", f"job {job_id} searched held-out theorems: this server may not show it")
 
     def iterations(self) -> list[int]:
         """Iterations with trajectories or evaluation results, ascending."""
@@ -268,18 +305,48 @@ class StatsService:
             outcomes=[o.model_dump(mode="json") for o in report.outcomes] if detail == "full" else None,
         )
 
-    def _solved_held_out(self, iteration: int) -> set[str] | None:
+    def _train_comparison(self, a: int, b: int) -> PairedComparison | None:
+        """The training theorems both iterations searched, paired by name; no names (the lists are long)."""
+        from burnqed.trajectory.reader import TrajectoryReadError, trajectory_files
+        from burnqed.trajectory.summary import solved_by_theorem
+
+        paths = self.layout.trajectories(a), self.layout.trajectories(b)
+        if not all(trajectory_files(p) for p in paths):
+            return None
+        try:
+            solved_a, solved_b = (solved_by_theorem(p) for p in paths)
+        except TrajectoryReadError as exc:
+            raise StatsUnavailable(f"iter_{a}/iter_{b} trajectories: {exc}") from exc
+        pairs = pair_outcomes(solved_a, solved_b, baseline=f"iter_{a}", candidate=f"iter_{b}")
+        try:
+            return compare_pairs(pairs).without_names()
+        except ComparisonError:  # no training theorem in common
+            return None
+
+    def _held_out_comparison(self, a: int, b: int) -> PairedComparison | None:
+        """The with-EBM held-out evaluations, paired; only when this server may show held-out results."""
         from burnqed.search.evaluation import load_report
 
-        path = self.layout.eval_result(iteration, with_ebm=True)
-        if not self.show_held_out or not path.is_file():
+        if not self.show_held_out:
             return None
-        return {o.name for o in load_report(path).outcomes if o.proved}
+        paths = self.layout.eval_result(a, with_ebm=True), self.layout.eval_result(b, with_ebm=True)
+        if not all(p.is_file() for p in paths):
+            return None
+        try:
+            report_a, report_b = (load_report(p) for p in paths)
+        except ValueError as exc:
+            raise StatsUnavailable("an evaluation report of these iterations is not readable") from exc
+        try:
+            return compare_reports(report_a, report_b, baseline=f"iter_{a}", candidate=f"iter_{b}", common_only=True)
+        except ComparisonError:
+            return None
 
     # ------------------------------------------------------------------ tools
 
     def trajectory_summary(self, iteration: int | None = None, job_id: str | None = None) -> TrajectorySummaryResult:
         """Counts over an iteration's trajectories (default: the latest) or a search job's."""
+        if iteration is not None and job_id is not None:
+            raise InvalidInput("give at most one of iteration and job_id")
         source, path = self._trajectory_path(iteration, job_id)
         result = self._summary(source, path)
         if result is None:
@@ -292,7 +359,7 @@ class StatsService:
         with_ebm = self._held_out(iteration, "with_ebm", detail) if self.show_held_out else None
         no_ebm = self._held_out(iteration, "no_ebm", detail) if self.show_held_out else None
         if train is None and with_ebm is None and no_ebm is None and iteration not in self.iterations():
-            raise StatsUnavailable(f"no results for iteration {iteration} under {self.run_dir}")
+            raise StatsUnavailable(f"no results for iteration {iteration} in this run")
         return IterationScores(
             iteration=iteration,
             train_theorems=train.theorems if train else None,
@@ -308,23 +375,12 @@ class StatsService:
         return EvalResult(scores=self.scores(iteration, detail))
 
     def compare_iterations(self, a: int, b: int) -> IterationComparison:
-        """Iteration b against iteration a."""
-        sa, sb = self.scores(a), self.scores(b)
-        train_delta = (
-            sb.train_solve_rate - sa.train_solve_rate
-            if sa.train_solve_rate is not None and sb.train_solve_rate is not None
-            else None
-        )
-        held_delta = None
-        newly: list[str] | None = None
-        lost: list[str] | None = None
-        if sa.with_ebm is not None and sb.with_ebm is not None:
-            held_delta = sb.with_ebm.solve_rate - sa.with_ebm.solve_rate
-            solved_a, solved_b = self._solved_held_out(a), self._solved_held_out(b)
-            if solved_a is not None and solved_b is not None:
-                newly, lost = sorted(solved_b - solved_a), sorted(solved_a - solved_b)
+        """Iteration b against iteration a: paired training comparison, and held-out when visible."""
         return IterationComparison(
-            a=sa, b=sb, train_delta=train_delta, held_out_delta=held_delta, newly_solved=newly, lost=lost
+            a=self.scores(a),
+            b=self.scores(b),
+            train=self._train_comparison(a, b),
+            held_out=self._held_out_comparison(a, b),
         )
 
     def solve_curve(self) -> SolveCurve:

@@ -16,10 +16,12 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from burnqed.tools.config import ToolsRunConfig
+from burnqed.tools.held_out import held_out_set_names
 from burnqed.tools.serving import (
     READ_ONLY,
     apply_error_contract,
     call_log_path,
+    not_both,
     jobs_dir,
     lifespan_state,
     new_server,
@@ -45,7 +47,13 @@ Iteration = Annotated[int, Field(ge=0, description="iteration index N (iter_N)")
 
 def stats_service(config: ToolsRunConfig) -> StatsService:
     """The stats service for ``config``'s run directory and call log."""
-    return StatsService(config.paths.run_dir, call_log_path(config), config.tools.show_held_out, jobs_dir(config))
+    return StatsService(
+        config.paths.run_dir,
+        call_log_path(config),
+        config.tools.show_held_out,
+        jobs_dir(config),
+        held_out_sets=held_out_set_names(config),
+    )
 
 
 def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
@@ -66,7 +74,8 @@ def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
         iteration: Annotated[int | None, Field(ge=0, description="iteration N (default: the latest)")] = None,
         job_id: Annotated[str | None, Field(description="or a search job's trajectories")] = None,
     ) -> Annotated[CallToolResult, TrajectorySummaryResult]:
-        """Counts over explored states: theorems, proved, states, positive/negative labels, depth histogram."""
+        """Counts over explored states: theorems, proved, states, positive/negative labels, depth histogram
+        (of at most one of an iteration or a job; neither: the latest iteration)."""
         return tool_result(stats(ctx).trajectory_summary(iteration, job_id))
 
     @server.tool(title='Evaluation result of an iteration', annotations=READ_ONLY)
@@ -82,7 +91,9 @@ def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
     async def compare_iterations(
         ctx: Context[Any, Any], a: Iteration, b: Iteration
     ) -> Annotated[CallToolResult, IterationComparison]:
-        """Iteration b against iteration a: solve-rate deltas (and which held-out theorems changed, when visible)."""
+        """Iteration b against iteration a, paired theorem by theorem: solve rates, the difference with a 95%
+        bootstrap interval and McNemar's p, on the training theorems both searched (counts only) and, when
+        this server may show them, on the held-out evaluations (with the theorems that changed)."""
         return tool_result(stats(ctx).compare_iterations(a, b))
 
     @server.tool(title='Solve rate per iteration', annotations=READ_ONLY)
@@ -101,5 +112,6 @@ def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
         """How the MCP tools were used: calls, errors and latency per tool, from the tool-call log."""
         return tool_result(stats(ctx).tool_usage(server_name, since))
 
-    apply_error_contract(server)
+    not_both(server, "trajectory_summary", "iteration", "job_id")
+    apply_error_contract(server, config)
     return server

@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 from burnqed.trajectory.schema import SCHEMA, TrajectoryRecord
 from burnqed.trajectory.writer import parts_dir
 
-__all__ = ["TrajectoryReadError", "iter_records", "read_trajectories", "theorems_in", "trajectory_files"]
+__all__ = ["TrajectoryReadError", "iter_records", "proofs_in", "read_trajectories", "theorems_in", "trajectory_files"]
 
 _PART_GLOB = "part-*.parquet"
 
@@ -59,6 +59,20 @@ def theorems_in(path: str | Path) -> set[str]:
     if not trajectory_files(path):
         return set()
     return set(pc.unique(read_trajectories(path, ["theorem"]).column("theorem")).to_pylist())
+
+
+def proofs_in(path: str | Path) -> dict[str, list[str]]:
+    """Theorem → the tactics of its proof path (the label-1 rows by depth), for the proved theorems at ``path``."""
+    if not trajectory_files(path):
+        return {}
+    table = read_trajectories(path, ["theorem", "label", "depth", "tactic"])
+    table = table.filter(pc.equal(table.column("label"), 1)).sort_by([("theorem", "ascending"), ("depth", "ascending")])
+    proofs: dict[str, list[str]] = {}
+    for name, tactic in zip(table.column("theorem").to_pylist(), table.column("tactic").to_pylist(), strict=True):
+        steps = proofs.setdefault(name, [])
+        if tactic is not None:
+            steps.append(tactic)
+    return {name: steps for name, steps in proofs.items() if steps}
 
 
 def iter_records(path: str | Path) -> Iterator[TrajectoryRecord]:

@@ -8,6 +8,11 @@ Layout on disk for an output ``OUT.parquet``:
 - ``OUT.parquet`` — the finalised file: the previous final file (when resuming) and all
   parts merged row group by row group into a temp file, then renamed over the target.
 
+The writer holds ``OUT.parquet.lock`` (``burnqed.writelock``) from opening to ``finalize``:
+a second writer of the same output, in another process, is refused (``LockHeld``) instead of
+sharing part numbers with it; an output inside a run directory another process holds is
+refused too.
+
 A theorem's rows are always written together (one ``write`` call) and never span two
 parts, so "done" is decidable per theorem: ``done_theorems()`` lists every theorem with
 rows in the final file, a part, or the buffer. A merge keeps the first copy of a theorem,
@@ -21,6 +26,7 @@ import os
 import shutil
 import time
 from collections.abc import Iterable, Sequence
+from contextlib import ExitStack
 from pathlib import Path
 from types import TracebackType
 from typing import Self
@@ -30,8 +36,16 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from burnqed.trajectory.schema import SCHEMA, TrajectoryRecord
+from burnqed.writelock import hold, lock_file_for, refuse_inside_locked_run
 
-__all__ = ["TrajectoryWriteError", "TrajectoryWriter", "parts_dir", "records_to_table", "written_theorems"]
+__all__ = [
+    "TrajectoryWriteError",
+    "TrajectoryWriter",
+    "parts_dir",
+    "records_to_table",
+    "written_statements",
+    "written_theorems",
+]
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +101,9 @@ class TrajectoryWriter:
         self._done: set[str] = set()
         self.rows_written = 0
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        refuse_inside_locked_run(self.path)
+        self._lock = ExitStack()
+        self._lock.enter_context(hold(lock_file_for(self.path), "a trajectory writer", what=str(self.path), reentrant=True))
         if resume:
             self._done = _theorems_of(self._sources())
         else:
@@ -157,8 +174,15 @@ class TrajectoryWriter:
         """Flush, merge the previous output and all parts into ``path`` atomically; close."""
         if self._closed:
             return self.path
-        self.flush()
-        self._closed = True
+        try:
+            self.flush()
+            self._closed = True
+            return self._merge()
+        finally:
+            self._closed = True
+            self._lock.close()
+
+    def _merge(self) -> Path:
         tmp = self.path.with_name(f".{self.path.name}.tmp")
         seen: set[str] = set()
         total = 0
@@ -206,6 +230,24 @@ def written_theorems(path: str | Path) -> set[str]:
     return _theorems_of(_existing_sources(Path(path), final=True))
 
 
+def written_statements(path: str | Path) -> dict[str, set[str]]:
+    """Theorem name → the statement hashes its rows in ``path`` and its parts carry (read
+    only): a resume matches theorems by statement, not by name alone."""
+    found: dict[str, set[str]] = {}
+    for source in _existing_sources(Path(path), final=True):
+        try:
+            table = pq.read_table(source, columns=["theorem", "statement_sha"])
+        except (OSError, pa.ArrowInvalid) as exc:
+            raise TrajectoryWriteError(
+                f"cannot resume: {source} is not a readable Parquet file (corrupt or truncated); "
+                "move it away (its theorems are searched again), or start over (burnqed search: --force)"
+            ) from exc
+        pairs = table.group_by(["theorem", "statement_sha"]).aggregate([])
+        for name, sha in zip(pairs.column("theorem").to_pylist(), pairs.column("statement_sha").to_pylist(), strict=True):
+            found.setdefault(name, set()).add(sha)
+    return found
+
+
 def _existing_sources(path: Path, *, final: bool) -> list[Path]:
     """The committed parts beside ``path`` (after ``path`` itself when ``final``)."""
     sources: list[Path] = [path] if final and path.is_file() else []
@@ -223,7 +265,7 @@ def _theorems_of(sources: Iterable[Path]) -> set[str]:
         except (OSError, pa.ArrowInvalid) as exc:
             raise TrajectoryWriteError(
                 f"cannot resume: {source} is not a readable Parquet file (corrupt or truncated); "
-                "move it away (its theorems are searched again) or start over with --force"
+                "move it away (its theorems are searched again), or start over (burnqed search: --force)"
             ) from exc
         names.update(pc.unique(column).to_pylist())
     return names

@@ -232,3 +232,38 @@ def test_a_hand_edited_blueprint_is_backed_up_before_it_is_replaced(store: Bluep
     assert backup.read_text(encoding="utf-8") == edited
     store.add_note("t", "third")
     assert len(list(store.path.parent.glob("*.bak"))) == 1  # no hand edit since: no new backup
+
+
+def test_a_lock_compares_lean_tokens_not_spacing(store: BlueprintStore) -> None:
+    """Issue 26: ``10∣x`` and ``10 ∣ x`` are one statement (the same Lean tokens); ``n!`` and
+    ``n !`` or ``<=`` and ``< =`` are not, and neither is any other change."""
+    store.register_target("theorem", "t", statement="∀ (x : ℕ), 10∣x → 5∣x")
+    assert store.register_target("theorem", "t", statement="∀ (x : ℕ), 10 ∣ x → 5 ∣ x").label == "t"
+    store.put(store.get("t").model_copy(update={"statement": "∀ (x : ℕ),  10 ∣ x  →  5∣x"}))
+    assert check_locks(store.read(), store.ledger.read()) == []
+    for changed in ("∀ (x : ℕ), 10 ∣ x → 2 ∣ x", "∀ (x : ℕ), 10 ∣ x → 5 ∣ x ∨ True"):
+        with pytest.raises(StatementLocked):
+            store.register_target("theorem", "t", statement=changed)
+    assert statement_sha("n ! = 1") != statement_sha("n! = 1")
+    assert statement_sha("a <= b") != statement_sha("a < = b")
+    assert statement_sha("10∣x -- a note") == statement_sha("10 ∣ x")
+
+
+def test_ledgers_written_with_the_legacy_hash_still_lock(store: BlueprintStore) -> None:
+    """A ledger and entry recorded before the token hash (whitespace-collapsed text) stay valid,
+    and still refuse a changed statement."""
+    from burnqed.data.theorems import legacy_statement_sha
+
+    statement = "∀ (x : ℕ), 10∣x → 5∣x"
+    store.register_target("theorem", "t", statement=statement)
+    legacy = legacy_statement_sha(statement)
+    assert legacy != statement_sha(statement)
+    text = store.path.read_text(encoding="utf-8").replace(statement_sha(statement), legacy)
+    store.path.write_text(text, encoding="utf-8")
+    ledger = store.ledger.path
+    ledger.write_text(ledger.read_text(encoding="utf-8").replace(statement_sha(statement), legacy), encoding="utf-8")
+    assert store.get("t").statement_sha == legacy
+    assert check_locks(store.read(), store.ledger.read()) == []
+    assert store.register_target("theorem", "t", statement="∀ (x : ℕ), 10 ∣ x → 5 ∣ x").label == "t"
+    with pytest.raises(StatementLocked):
+        store.register_target("theorem", "t", statement="∀ (x : ℕ), 10 ∣ x → 2 ∣ x")

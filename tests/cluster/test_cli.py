@@ -111,7 +111,8 @@ def test_an_eval_killed_mid_run_resumes_from_its_manifest(tmp_path: Path, local_
     assert {name: (o["proved"], o["proof"]) for name, o in outcomes.items()} == expected
 
 
-def test_eval_resume_without_the_cluster_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(_eval_args(tmp_path / "r.json", "--resume")) == 2
-    assert "eval --resume needs --cluster" in capsys.readouterr().err
-    assert not (tmp_path / "r.json").exists()
+def test_eval_resume_without_the_cluster_resumes_from_its_checkpoint(tmp_path: Path) -> None:
+    # issue 28: a local evaluation keeps R.json.partial.jsonl too; with nothing kept, --resume runs it all
+    assert main(_eval_args(tmp_path / "r.json", "--resume")) == 0
+    assert json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["total"] == STATEMENTS
+    assert not (tmp_path / "r.json.partial.jsonl").exists()

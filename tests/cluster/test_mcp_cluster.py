@@ -19,7 +19,9 @@ from burnqed.tools.search_server import build_server
 pytestmark = pytest.mark.anyio
 
 STATEMENTS = ["∀ (n : Nat), n + 0 = n", "∀ (a b : Nat), a + b = b + a", "False", "∀ (p : Prop), p → p"]
-CLUSTER = {"lean.backend": "embedded", "cluster.lean_actors": 2, "cluster.workers_per_actor": 1, "cluster.local_cpus": 4}
+# an operator's server: cluster jobs are off unless tools.allow_cluster_jobs (never the coordinator's)
+CLUSTER = {"lean.backend": "embedded", "cluster.lean_actors": 2, "cluster.workers_per_actor": 1, "cluster.local_cpus": 4,
+           "tools.allow_cluster_jobs": True}
 
 
 async def _call(client: Client, tool: str, **args: Any) -> Any:

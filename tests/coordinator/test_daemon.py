@@ -98,7 +98,7 @@ def test_a_second_daemon_on_one_run_dir_is_refused(tmp_path: Path) -> None:
     paths = DaemonPaths(run_dir=tmp_path)
     with run_lock(paths):
         write_pid(paths)
-        with pytest.raises(ControlError, match=rf"already running .*\(pid {os.getpid()}\)"):
+        with pytest.raises(ControlError, match=rf"in use by burnqed coordinator \(pid {os.getpid()}\)"):
             with run_lock(paths):
                 pass
     with run_lock(paths):  # released with the first holder
@@ -117,3 +117,43 @@ def test_stop_never_signals_a_process_that_is_not_our_daemon(tmp_path: Path) -> 
     finally:
         other.kill()
         other.wait()
+
+
+def test_stop_kills_a_foreground_daemon_that_ignores_sigterm(tmp_path: Path) -> None:
+    """Issue 28: a foreground daemon is no process-group leader; stop --wait must not
+    raise ProcessLookupError from killpg, and the process must be gone."""
+    from burnqed.writelock import process_token
+
+    paths = DaemonPaths(run_dir=tmp_path)
+    paths.root.mkdir(parents=True)
+    stubborn = subprocess.Popen(
+        [sys.executable, "-c", "import signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+         "print('ready', flush=True); time.sleep(600)"],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert stubborn.stdout is not None and stubborn.stdout.readline().strip() == "ready"
+        assert os.getpgid(stubborn.pid) != stubborn.pid  # like `coordinator run` in a terminal
+        paths.pid_file.write_text(f"{stubborn.pid} {process_token(stubborn.pid)}\n")
+        result = stop_daemon(paths, wait_s=0.5)
+        assert result == {"stopped": True, "pid": stubborn.pid, "signal": "SIGKILL"}
+        assert stubborn.wait(timeout=30) == -9
+    finally:
+        if stubborn.poll() is None:
+            stubborn.kill()
+            stubborn.wait(timeout=30)
+        if stubborn.stdout is not None:
+            stubborn.stdout.close()
+
+
+def test_run_once_on_an_empty_blueprint_is_refused_and_counts_no_session(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "BLUEPRINT.md").write_text("\n", encoding="utf-8")
+    assert main(["coordinator", "run-once", "--run-dir", str(run_dir)]) == 1
+    err = capsys.readouterr().err
+    assert "is empty" in err and err.count("\n") == 1
+    paths = DaemonPaths(run_dir=run_dir.resolve())
+    assert read_state(paths).sessions_done == 0 and not paths.sessions_file.exists()

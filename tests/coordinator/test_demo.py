@@ -56,3 +56,44 @@ def test_the_demo_ends_with_the_paired_test_and_the_curve(tmp_path: Path) -> Non
     assert "95%" in console.export_text()
     # without an evaluated iteration 0 there is nothing to pair against, said so
     assert "No paired statistics" in (statistics_section(tmp_path / "empty", console) or "")
+
+
+def test_the_reference_mode_is_the_default_and_the_expert_mode_sets_its_keys_below_set() -> None:
+    from burnqed.cli import build_parser
+    from burnqed.config import BurnqedConfig
+    from burnqed.coordination.demo import DEMO_MODES, demo_config
+
+    args = build_parser().parse_args(["demo"])
+    assert args.mode == "reference"  # expert stays opt-in until it beats its baselines (issue 30)
+    assert build_parser().parse_args(["demo", "--mode", "expert"]).mode == "expert"
+    given = BurnqedConfig.model_validate({"iteration": {"train_size": 7}})  # as `--set iteration.train_size=7` loads
+    config = demo_config(given, "expert", ["iteration.train_size=7"])
+    it = config.iteration
+    # real expert iteration: a curriculum over the depth world's unlabeled pool, held-out depth-test, baselines
+    assert it.curriculum and it.world == "depth" and it.eval_set == "depth-test" and it.expert_rules
+    assert it.baselines == ["rules", "reference"] and config.search.max_depth == 24
+    assert it.train_size == 7 != DEMO_MODES["expert"]["iteration.train_size"]
+    assert demo_config(BurnqedConfig(), "reference", []) == BurnqedConfig()
+    # the coordinator's tools refuse the depth world's held-out set like the benchmark's
+    assert "depth-test" in config.tools.held_out_sets
+
+
+def test_the_demo_says_whether_the_last_iteration_beat_the_best_baseline(tmp_path: Path) -> None:
+    from burnqed.coordination.demo import baseline_verdict
+    from burnqed.iteration import RunLayout
+    from burnqed.iteration.report import run_report
+    from tests.iteration.test_report import _report, _write
+
+    names = [f"t{i}" for i in range(40)]
+    layout = RunLayout(tmp_path / "run")
+    _write(layout.eval_result(0, False), _report(set(names[:10]), names=names))
+    _write(layout.eval_result(1, False), _report(set(names[:30]), names=names, iteration=1))
+    _write(layout.eval_results_dir / "baseline_rules.json", _report(set(names[:5]), names=names, policy="none"))
+    _write(layout.eval_results_dir / "baseline_reference.json", _report(set(names[:16]), names=names))
+    text = baseline_verdict(run_report([layout.root], resamples=300))
+    # the best baseline is the reference policy (40%); the last iteration (75%) beats it by 35 points
+    assert text is not None and "best baseline, reference" in text and "+35.0 points" in text
+    assert "beats it by at least 10 points, significantly" in text
+    _write(layout.eval_results_dir / "baseline_reference.json", _report(set(names[:28]), names=names))
+    text = baseline_verdict(run_report([layout.root], resamples=300))
+    assert text is not None and "+5.0 points" in text and "does not beat it by 10 points" in text

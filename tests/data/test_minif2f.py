@@ -45,7 +45,7 @@ def test_the_lock_hash_covers_the_header() -> None:
         ('{"name": "a", "split": "test"}', "formal_statement"),
         ('{"formal_statement": "theorem a : 1 = 1 := by"}', "name"),
         ('{"name": "a", "formal_statement": "theorem a : 1 = 1 := by rfl"}', "must not carry a proof"),
-        ('{"name": "a", "formal_statement": "def a : Nat := 1"}', "expected `theorem`"),
+        ('{"name": "a", "formal_statement": "def a : Nat := 1"}', "is a `def`"),
         ('{"name": "a", "formal_statement": "theorem a : 1 = 1 := by", "header": "axiom x : False"}', "not allowed"),
         ('{"name": "a", "formal_statement": "theorem a : 1 = 1 := by", "header": 7}', "header"),
     ],
@@ -100,3 +100,77 @@ def test_the_sample_proves_end_to_end_on_the_embedded_backend(
     tampered.write_text(files[0].read_text(encoding="utf-8").replace("open BigOperators ", "open "), encoding="utf-8")
     assert main(["verify-file", str(tampered), "--theorems", str(SAMPLE), "--name", files[0].stem]) == 1
     assert "header changed" in capsys.readouterr().out
+
+
+HEADER = "import Mathlib\nimport Aesop\n\nset_option maxHeartbeats 0\n\nopen BigOperators Real Nat Topology Rat\n\n"
+
+
+def _line(**fields: object) -> str:
+    return json.dumps(fields, ensure_ascii=False)
+
+
+def test_a_header_inside_formal_statement_is_read(tmp_path: Path) -> None:
+    """Issue 26: Goedel-Prover-V2's minif2f.jsonl has no `header` field; the header opens formal_statement."""
+    path = tmp_path / "goedel.jsonl"
+    statement = HEADER + "/-- Show that 7 divides 14. -/\ntheorem t7 (x : ℕ) (h : x = 14) : 7 ∣ x := by\n"
+    path.write_text(_line(name="t7", split="test", formal_statement=statement) + "\n", encoding="utf-8")
+    (thm,) = load_theorems(path)
+    assert thm.statement == "theorem t7 (x : ℕ) (h : x = 14) : 7 ∣ x := by"
+    assert thm.header == "import Mathlib\nimport Aesop\n\nset_option maxHeartbeats 0\nopen BigOperators Real Nat Topology Rat"
+    both = _line(name="t8", formal_statement=statement, header=HEADER)
+    path.write_text(both + "\n", encoding="utf-8")
+    with pytest.raises(TheoremSetError, match="header both"):
+        load_theorems(path)
+
+
+PROOFNET_STYLE = [
+    # a definition in the header, over two lines: imported
+    _line(name="e1", split="test", formal_statement="theorem e1 (X : Type*) (T : Set (Set X)) (h : is_top X T) :\n  univ ∈ T :=",
+          header="import Mathlib\n\nopen Set\n\ndef is_top (X : Type*) (T : Set (Set X)) :=\n  univ ∈ T ∧ ∅ ∈ T\n\n"),
+    # the statement is a def (data): skipped
+    _line(name="e2", split="test", formal_statement="def e2 (G : Type*) [Group G] (h : ∀ a b : G, a * b = b * a) :\n  CommGroup G :=",
+          header="import Mathlib\n"),
+    # an option ProofNet sets: imported
+    _line(name="e3", split="valid", formal_statement="theorem e3 {X : Type*} (s : Set X) : s ⊆ s :=",
+          header="import Mathlib\n\nset_option checkBinderAnnotations false\n"),
+    # the same name again (another textbook's exercise): imported under a new name
+    _line(name="e1", split="valid", formal_statement="theorem e1 (n : ℕ) : n ≤ n + 1 :=", header="import Mathlib\n"),
+    # an axiom in the header: skipped
+    _line(name="e5", split="test", formal_statement="theorem e5 : False :=", header="import Mathlib\naxiom cheat : False\n"),
+]  # fmt: skip
+
+
+def test_import_takes_what_it_can_and_names_each_skipped_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 26: one bad line aborted the whole import; now it is skipped and named, and --strict refuses."""
+    src = tmp_path / "proofnet.jsonl"
+    src.write_text("\n".join(PROOFNET_STYLE) + "\n", encoding="utf-8")
+    out = tmp_path / "set.jsonl"
+    assert main(["data", "import", str(src), "--format", "minif2f", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "wrote 3 theorems" in captured.out and "skipped 2 line(s)" in captured.out
+    assert "proofnet.jsonl:2: e2: the statement is a `def`" in captured.err
+    assert "proofnet.jsonl:5: e5: header: `axiom cheat : False` is not allowed" in captured.err
+    assert "renamed" in captured.err and "'e1~2'" in captured.err
+    theorems = {t.name: t for t in load_theorems(out)}
+    assert sorted(theorems) == ["e1", "e1~2", "e3"]
+    assert theorems["e1"].header is not None and "def is_top" in theorems["e1"].header
+    strict = tmp_path / "strict.jsonl"
+    assert main(["data", "import", str(src), "--format", "minif2f", "--out", str(strict), "--strict"]) == 1
+    assert "proofnet.jsonl:2" in capsys.readouterr().err and not strict.exists()
+
+
+def test_a_leandojo_file_given_as_a_theorem_set_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 26: `eval --theorems` on LeanDojo data said only what pydantic saw; now it says what the file is."""
+    record = {"url": "u", "commit": "c", "file_path": "Mathlib/X.lean", "full_name": "Nat.foo", "start": [1, 0],
+              "end": [2, 0], "traced_tactics": [{"tactic": "simp", "state_before": "⊢ True", "state_after": "no goals"}]}
+    jsonl, array = tmp_path / "train.jsonl", tmp_path / "train.json"
+    jsonl.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    array.write_text(json.dumps([record], indent=2), encoding="utf-8")
+    for path in (jsonl, array):
+        with pytest.raises(TheoremSetError, match="LeanDojo traced-tactic data.*--format leandojo"):
+            load_theorems(path)
+        rc = main(["eval", "--theorems", str(path), "--output", str(tmp_path / "r.json"), "--policy", "none"])
+        err = capsys.readouterr().err
+        assert rc != 0 and "LeanDojo" in err and "burnqed data import --format leandojo" in err and err.count("\n") == 1

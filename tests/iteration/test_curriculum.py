@@ -163,3 +163,23 @@ async def test_curriculum_trains_on_the_seed_and_search_found_proofs_only(config
     history = CurriculumHistory.load(layout.curriculum_history)
     assert sorted(history.searched) == ["0", "1"]
     assert set(history.searched["0"]) == {t.name for t in curriculum_sample(config, CurriculumHistory(), 0).theorems}
+
+
+def test_the_depth_world_pool_excludes_its_held_out_set_and_labels_only_shallow_statements(
+    tmp_path: Path, tiny_model_dir: Path
+) -> None:
+    from burnqed.data.sets import load_builtin
+    from burnqed.iteration.baselines import reference_theorems
+
+    config = _config(tmp_path, tiny_model_dir, world="depth", pool_size=30, eval_set="depth-test",
+                     seed_size=3, seed_max_level=3)
+    pool = curriculum_pool(config)
+    held = {t.sha for t in load_builtin("depth-test", home=config.paths.home)}
+    assert len(pool) == 30 and not held & {t.sha for t in pool}
+    assert pool == curriculum_pool(config)  # cached, read back equal
+    assert all(t.proof is None for t in pool if level_of(t) > 2)
+    # the seed and the reference baseline can only use the labelled (shallow) statements
+    assert all(level_of(t) <= 2 and t.proof for t in seed_set(config))
+    assert {level_of(t) for t in reference_theorems(config)} <= {1, 2}
+    with pytest.raises(ValueError, match="curriculum"):
+        _config(tmp_path, tiny_model_dir, world="depth", curriculum=False)

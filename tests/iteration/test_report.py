@@ -9,26 +9,30 @@ import pytest
 from burnqed.cli import main
 from burnqed.iteration import RunLayout
 from burnqed.iteration.errors import EvalReportMissing
-from burnqed.iteration.report import RunReport, run_report, write_chart
-from burnqed.iteration.statistics import mcnemar_exact
+from burnqed.iteration.report import RunReport, best_baseline_rows, run_report
+from burnqed.iteration.report_view import write_chart
+from burnqed.search.comparison import mcnemar_exact
 from burnqed.search.config import SearchConfig
 from burnqed.search.evaluation import BudgetUsed, EvalReport, TheoremOutcome
+from burnqed.search.ranking import RankerQuality, RankingQuality
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 NAMES = [f"t{i}" for i in range(10)]
 
 
 def _report(proved: set[str], *, names: list[str] = NAMES, ebm: str | None = None, iteration: int = 0,
-            label: str = "no_ebm", max_nodes: int = 32) -> EvalReport:
+            label: str = "no_ebm", max_nodes: int = 32, at_budget: set[str] = frozenset(),
+            policy: str = "tiny", ranking: RankingQuality | None = None,
+            budget: BudgetUsed | None = None) -> EvalReport:
     outcomes = [
         TheoremOutcome(name=n, statement_sha=f"sha-{n}", proved=n in proved, nodes=3, wall_s=0.1,
-                       reason="proved" if n in proved else "exhausted")
+                       reason="proved" if n in proved else "node_budget" if n in at_budget else "exhausted")
         for n in names
     ]
     solved = sum(o.proved for o in outcomes)
     return EvalReport(label=label, backend="embedded", iteration=iteration, total=len(outcomes), solved=solved,
-                      solve_rate=solved / len(outcomes), outcomes=outcomes, budget=BudgetUsed(),
-                      search=SearchConfig(max_nodes=max_nodes), policy="tiny", ebm=ebm)
+                      solve_rate=solved / len(outcomes), outcomes=outcomes, budget=budget or BudgetUsed(),
+                      search=SearchConfig(max_nodes=max_nodes), policy=policy, ebm=ebm, ranking=ranking)
 
 
 def _write(path: Path, report: EvalReport) -> None:
@@ -95,7 +99,8 @@ def test_report_json_is_the_run_report(tmp_path: Path, capsys) -> None:
     assert one.ebm_ablation is not None and one.ebm_ablation.diff_points == pytest.approx(-10.0)
     assert one.ebm_ablation.p_value == pytest.approx(mcnemar_exact(2, 1))
     # the report says why a head may not matter: searches that empty their frontier explored everything
-    assert any("2 of 2 unsolved searches emptied it" in note for note in one.notes)
+    assert one.budget is not None and (one.budget.unsolved, one.budget.emptied, one.budget.at_budget) == (2, 2, 0)
+    assert one.budget.share == 0.0
     assert not rows[2].evaluated and rows[2].notes == ["not evaluated"]
     assert rows[3].ebm is None and rows[3].vs_iter0 is not None and rows[3].vs_iter0.c == 5
 
@@ -186,3 +191,91 @@ def test_write_chart_writes_a_png(tmp_path: Path) -> None:
     run = _run(tmp_path / "run")
     path = write_chart(run_report([run], resamples=100), tmp_path / "c.png")
     assert path.read_bytes()[:8] == PNG_MAGIC
+
+
+def _wide(report: RunReport) -> str:
+    """The report's tables as text, wide enough that no cell folds."""
+    from rich.console import Console
+
+    from burnqed.iteration.report_view import render_tables
+
+    console = Console(record=True, width=600)
+    for table in render_tables(report):
+        console.print(table)
+    return console.export_text()
+
+
+def _ranked(auc_wins: float, pairs: int, firsts: int, groups: int) -> RankingQuality:
+    head = RankerQuality(auc=auc_wins / pairs, pairs=pairs, wins=auc_wins, top1=firsts / groups, groups=groups,
+                         firsts=firsts)
+    policy = RankerQuality(auc=0.5, pairs=pairs, wins=pairs / 2, top1=0.25, groups=groups, firsts=groups // 4)
+    return RankingQuality(theorems=3, positives=groups, negatives=pairs // groups, head=head, policy=policy)
+
+
+def _binding_run(root: Path, *, head_wins: float) -> Path:
+    """Iteration 0: 5/10; iteration 1: 6/10 without the head (3 of its 4 failures at the node budget), 8/10 with."""
+    layout = RunLayout(root)
+    _write(layout.eval_result(0, False), _report(_first(5)))
+    _write(layout.eval_result(1, False), _report(_first(6), iteration=1, at_budget={"t6", "t7", "t8"},
+                                                 budget=BudgetUsed(nodes_expanded=8, children_new=10)))
+    _write(layout.eval_result(1, True), _report(_first(8), iteration=1, ebm="ckpt/iter_1", label="with_ebm",
+                                                at_budget={"t8"}, ranking=_ranked(head_wins, 40, 6, 8)))
+    return root
+
+
+def test_budget_binding_share_and_head_ranking_sit_beside_the_ablation(tmp_path: Path, capsys) -> None:
+    a = _binding_run(tmp_path / "s0", head_wins=30.0)
+    b = _binding_run(tmp_path / "s1", head_wins=20.0)
+    report = run_report([a, b], resamples=300)
+    rows = {(r.seed, r.iteration): r for r in report.rows}
+    one = rows[("s0", 1)]
+    # the share is over the no-EBM searches: the setting the head has to improve on
+    assert one.budget is not None and (one.budget.unsolved, one.budget.at_budget, one.budget.emptied) == (4, 3, 1)
+    assert one.budget.share == pytest.approx(0.75)
+    assert one.budget.new_per_expansion == pytest.approx(10 / 8)
+    assert one.ranking is not None and one.ranking.head is not None and one.ranking.head.auc == pytest.approx(0.75)
+    pooled = rows[("pooled", 1)]
+    assert pooled.budget is not None and (pooled.budget.unsolved, pooled.budget.at_budget) == (8, 6)
+    # pooled ranking: the pairs and sibling groups of both seeds summed, not the AUCs averaged
+    assert pooled.ranking is not None and pooled.ranking.head is not None
+    assert (pooled.ranking.head.pairs, pooled.ranking.head.wins) == (80, 50.0)
+    assert pooled.ranking.head.auc == pytest.approx(50 / 80) and pooled.ranking.head.top1 == pytest.approx(12 / 16)
+    # iteration 0 had no head: nothing to rank
+    assert rows[("s0", 0)].ranking is None
+    assert main(["report", str(a), "--seeds", str(b), "--resamples", "300"]) == 0
+    assert "budget binds" in capsys.readouterr().out
+    out = _wide(report)
+    assert "3/4 (75%); 1.25 new states/expansion" in out and "6/8 (75%)" in out
+    assert "AUC 0.75 (0.50), top-1 0.75 (0.25); 3 proofs" in out
+
+
+def test_the_last_iteration_is_paired_with_every_baseline_and_the_best_is_marked(tmp_path: Path, capsys) -> None:
+    runs = []
+    for k in range(2):
+        run = _binding_run(tmp_path / f"s{k}", head_wins=20.0)
+        results = RunLayout(run).eval_results_dir
+        _write(results / "baseline_rules.json", _report(_first(3), label="automation", policy="none"))
+        # the reference-trained policy is the strongest baseline: 7/10 in seed 0, 4/10 in seed 1
+        _write(results / "baseline_reference.json", _report(_first(7 - 3 * k), label="no_ebm", policy="ref/llm"))
+        runs.append(run)
+    report = run_report(runs, resamples=300)
+    s0 = {r.name: r for r in report.baselines if r.seed == "s0"}
+    assert set(s0) == {"iter_0", "rules", "reference"}
+    assert all(r.last == 1 for r in s0.values())
+    # last iteration (6/10) against each baseline, paired, baseline = A
+    rules = s0["rules"].vs_last
+    assert rules is not None and rules.diff_points == pytest.approx(30.0) and (rules.b, rules.c) == (0, 3)
+    reference = s0["reference"].vs_last
+    assert reference is not None and reference.diff_points == pytest.approx(-10.0)
+    # seed 1: reference 4/10 < iteration 0 (5/10), so iteration 0 is the one to beat there;
+    # pooled: reference 11/20 > iteration 0 10/20
+    assert [(r.seed, r.name) for r in best_baseline_rows(report)] == [
+        ("s0", "reference"), ("s1", "iter_0"), ("pooled", "reference")]
+    pooled = {r.name: r for r in report.baselines if r.seed == "pooled"}
+    assert pooled["rules"].vs_last is not None and pooled["rules"].vs_last.n == 20
+    assert pooled["rules"].vs_last.c == 6
+    assert main(["report", str(runs[0]), "--seeds", str(runs[1]), "--resamples", "300"]) == 0
+    assert "against each baseline" in capsys.readouterr().out
+    out = _wide(report)
+    assert "* reference (fine-tuned on every reference proof available)" in out
+    assert "rules (the rule policy alone)" in out

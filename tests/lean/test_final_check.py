@@ -47,6 +47,18 @@ def test_files_refused_on_sight(text: str, why: str) -> None:
                     header=parse_header("import Mathlib\nopen Nat"))  # fmt: skip
 
 
+def test_the_statement_lock_compares_tokens_not_spacing() -> None:
+    """Issue 26: `10∣x` and `10 ∣ x` are one statement; a split or glued token is not."""
+    lock = parse_theorem("theorem t (x : ℕ) (h : 10∣x) : x % 10 = 0 := by")
+    header = parse_header("import Mathlib")
+    spaced = "import Mathlib\n\ntheorem t (x : ℕ)\n    (h : 10 ∣ x) :\n  x%10=0 := by\n  omega\n"
+    assert refuse_file(spaced, statement=lock, header=header).tactics == ("omega",)
+    for changed in ("(h : 10 ∣ x) : x % 10 < = 0", "(h : 10 ∣ x) : x % 1 0 = 0", "(h : 10 ∣ x!) : x % 10 = 0"):
+        text = f"import Mathlib\n\ntheorem t (x : ℕ) {changed} := by\n  omega\n"
+        with pytest.raises(FileRefused, match="statement changed"):
+            refuse_file(text, statement=lock, header=header)
+
+
 def test_a_comment_mentioning_sorry_is_not_a_sorry() -> None:
     text = GOOD.replace("  simp", "  -- no sorry needed here\n  simp")
     assert refuse_file(text).tactics == ("simp",)
@@ -102,6 +114,27 @@ async def test_on_the_embedded_backend_the_kernel_replay_is_the_final_check() ->
         assert not bad.ok
         outside = await pool.verify_proof("theorem r (x : ℝ) : x ^ 2 ≥ 0 := by", ["positivity"])
         assert not outside.ok and outside.outside_fragment
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "1 + 1 = 2 -- a line comment",
+        "/- a block comment -/ 1 + 1 = 2",
+        "∀ n : ℕ, /- nested /- block -/ -/ n + 0 = n -- and a line one",
+        "theorem t (a : ℕ) : a + 0 = a -- after the type\n:= by",
+    ],
+)
+async def test_a_statement_with_comments_verifies(statement: str) -> None:
+    """Issue 24: the file's statement (comments dropped) is compared with the lock without
+    its comments, and a trailing line comment cannot swallow the file's ``:=``."""
+    config = LeanConfig(backend="embedded", num_workers=1, startup_timeout_s=60.0, memory_limit_mb=4096)
+    async with LeanPool(config) as pool:
+        tactic = "rfl" if statement.startswith(("1", "/-")) else "intros; simp"
+        verdict = await pool.verify_proof(statement, [tactic])
+        assert verdict.ok and verdict.checked_by == "kernel", verdict.reason
+        wrong = await pool.verify_proof(statement.replace("0 = ", "1 = ").replace("2", "3"), [tactic])
+        assert not wrong.ok
 
 
 async def test_on_the_embedded_backend_the_file_itself_is_elaborated() -> None:

@@ -109,3 +109,58 @@ async def test_import_groups_are_bounded_least_recently_used_first(pantograph_co
             assert "Std" in cmdline(proof.worker_pid or 0)
             assert pool.import_groups == [("Std",)]
         assert first_group_pid not in pool.worker_pids()
+
+
+async def test_the_headers_scope_reaches_every_tactic_of_the_proof() -> None:
+    """Issue 26: goal.tactic elaborates in the REPL's scope (Repl.lean runCoreM), which only a
+    frontend.process with inheritEnv sets; the header's `open` and `set_option` must reach tactics."""
+    header = "import Init\nset_option maxHeartbeats 400000\nopen BigOperators Real Nat Topology Rat"
+    async with LeanPool(fake_config(num_workers=1)) as pool:
+        async with pool.start_proof("theorem t (x : ℕ) : 0 < x + 1 := by", header=header) as proof:
+            for tactic in ("exact pi_pos", "heavy"):
+                out = await proof.run_tactic(proof.state_id, tactic)
+                assert out.status is TacticStatus.SUCCESS, (tactic, out.error_text)
+        verdict = await pool.verify_proof("theorem t (x : ℕ) : 0 < x + 1 := by", ["exact factorial_pos"], header=header)
+        assert verdict.ok, verdict.reason
+
+
+PROOFNET_HEADER = "import Init\nopen Set\n\ndef is_small (n : ℕ) : Prop :=\n  n < 10\n\nabbrev ten : ℕ := 10\n"
+
+
+async def test_a_header_with_definitions_serves_many_proofs_on_one_worker() -> None:
+    """The definitions enter the worker once; each statement's snippet repeats the scope only
+    (a second declaration would be "already declared")."""
+    async with LeanPool(fake_config(num_workers=1)) as pool:
+        pids = set()
+        for name in ("a", "b", "c"):
+            statement = f"theorem {name} (n : ℕ) (h : is_small n) : n < ten := by"
+            async with pool.start_proof(statement, header=PROOFNET_HEADER) as proof:
+                assert [g.target.pp for g in proof.goals] == ["n < ten"]
+                pids.add(proof.worker_pid)
+        assert len(pids) == 1
+
+
+async def test_a_worker_that_took_one_header_is_replaced_for_another() -> None:
+    """Definitions cannot be taken back: another header gets a fresh process, and a worker that
+    already took a header is lent for it again first."""
+    other = "import Init\nopen Nat"
+    async with LeanPool(fake_config(num_workers=1)) as pool:
+        async with pool.start_proof("theorem a (n : ℕ) (h : is_small n) : n < 10 := by", header=PROOFNET_HEADER) as p1:
+            first = p1.worker_pid
+        async with pool.start_proof("theorem b (x : ℕ) : 0 < x + 1 := by", header=other) as p2:
+            second = p2.worker_pid
+            out = await p2.run_tactic(p2.state_id, "exact pi_pos")  # Real is not open under this header
+            assert out.status is TacticStatus.FAILED and "unknown identifier 'pi_pos'" in out.error_text
+        async with pool.start_proof("theorem c (x : ℕ) : 0 < x + 1 := by", header=other) as p3:
+            assert p3.worker_pid == second
+        async with pool.start_proof("theorem d (n : ℕ) (h : is_small n) : n < 10 := by", header=PROOFNET_HEADER) as p4:
+            assert [g.target.pp for g in p4.goals] == ["n < 10"]
+        assert first != second and pool.status().restarts >= 1
+
+
+async def test_a_header_lean_refuses_is_an_invalid_statement_and_the_worker_is_replaced() -> None:
+    async with LeanPool(fake_config(num_workers=1)) as pool:
+        with pytest.raises(InvalidStatement, match="header"):
+            await pool.open_proof("theorem a : 1 = 1 := by", header="import Init\ndef f : ℕ := 1\ndef f : ℕ := 2")
+        async with pool.start_proof("theorem b : 1 = 1 := by") as proof:
+            assert proof.goals

@@ -312,7 +312,7 @@ def test_nat_atoms_are_nonnegative_and_subtraction_truncates() -> None:
     # x - y + y = x is false on Nat (x < y): only the a ≥ b case of the truncation refutes
     ne = neg(rel("=", op("+", op("-", x, y), y), x))
     seq, hyps = _arith_seq(ne, sorts=(NAT, NAT))
-    fs = k.FactSet(k.nat_atoms(seq))
+    fs = k.FactSet(seq)
     fs.add(k.nnf(ne, True, seq))
     assert any(isinstance(f, k.Disj) for f in fs.facts)
     from burnqed.lean.embedded.certify import refutation

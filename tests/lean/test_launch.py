@@ -19,7 +19,10 @@ def test_embedded_backend_runs_the_embedded_module_with_imports_and_options() ->
     spec = build_launch(LeanConfig(backend="embedded", imports=["Init"], lean_options={"maxHeartbeats": "0"}))
     assert spec.program == [sys.executable, "-m", "burnqed.lean.embedded", "Init", "--maxHeartbeats=0"]
     assert spec.argv[:4] == [sys.executable, "-I", "-S", TRAMPOLINE_PATH]
-    assert "--as-mb" in spec.argv and spec.env is None
+    # the default limit is on resident memory, watched by the worker: no RLIMIT_AS (issue 26)
+    assert "--as-mb" not in spec.argv and spec.env is None
+    capped = build_launch(LeanConfig(backend="embedded", address_space_limit_mb=4096))
+    assert capped.argv[capped.argv.index("--as-mb") + 1] == "4096"
 
 
 def test_pantograph_backend_uses_repl_path_and_lean_path(tmp_path: Path) -> None:
@@ -53,7 +56,7 @@ def test_missing_pantograph_is_a_config_error(monkeypatch: pytest.MonkeyPatch, t
 def test_command_backend_needs_a_command() -> None:
     with pytest.raises(LeanConfigError, match="lean.command"):
         build_launch(LeanConfig(backend="command"))
-    spec = build_launch(LeanConfig(backend="command", command=["prog", "a"], memory_limit_mb=None))
+    spec = build_launch(LeanConfig(backend="command", command=["prog", "a"]))
     assert spec.program == ["prog", "a"] and "--as-mb" not in spec.argv
 
 

@@ -139,7 +139,8 @@ async def test_recycling_under_load_only_between_proofs() -> None:
             await until(lambda: pool.status().starting == 0)
         status = pool.status()
     assert results == [True] * 12
-    assert status.restarts >= 6 and status.workers == 2
+    # a worker past its limit serves on while its replacement starts, so fewer restarts than proofs
+    assert status.restarts >= 2 and status.workers == 2
 
 
 async def test_worker_age_limit_recycles_between_proofs() -> None:
@@ -149,8 +150,9 @@ async def test_worker_age_limit_recycles_between_proofs() -> None:
             async with pool.start_proof("True") as proof:
                 await anyio.sleep(0.1)  # let the worker grow old mid-proof
                 assert (await proof.run_tactic(proof.state_id, "trivial")).ok
-            await until(lambda: pool.status().workers == 1)
-            assert pool.worker_pids() != first and pool.status().restarts == 1
+            # the old worker serves on until its replacement is ready, then leaves
+            await until(lambda: pool.status().starting == 0 and pool.worker_pids() != first)
+            assert pool.status().workers == 1 and pool.status().restarts == 1
 
 
 async def test_waiting_is_fifo_and_bounded() -> None:
@@ -235,3 +237,19 @@ async def test_release_states_deletes_only_own_non_root_states(fake_pool: LeanPo
             with pytest.raises(ForeignState):
                 await proof.release_states([proof.state_id])
             assert (await proof.run_tactic(second.next_state_id, "omega")).proof_complete
+
+
+async def test_a_recycled_worker_serves_on_until_its_replacement_is_ready() -> None:
+    async with LeanPool(fake_config(num_workers=1, max_requests_per_worker=2)) as pool:
+        with anyio.fail_after(20):
+            first = pool.worker_pids()
+            async with pool.start_proof("True") as proof:
+                for _ in range(3):
+                    assert (await proof.run_tactic(proof.state_id, "skip")).ok
+            status = pool.status()
+            # the replacement is starting, and the pool is not a worker short meanwhile
+            assert status.starting == 1 and status.workers == 1 and status.idle == 1
+            async with pool.start_proof("True") as proof:  # served at once, by the old worker or the new
+                assert (await proof.run_tactic(proof.state_id, "trivial")).ok
+            await until(lambda: pool.status().starting == 0 and pool.worker_pids() != first)
+            assert pool.status().workers == 1

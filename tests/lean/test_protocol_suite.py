@@ -132,3 +132,37 @@ async def test_verify_proof_is_the_replay_gate(protocol_pool: LeanPool) -> None:
         refused = await pool.verify_proof("(∀ (n : Nat)", ["omega"])
         assert not refused.ok and "statement" in refused.reason
         assert pool.status().open_handles == 0
+
+
+async def test_without_a_goal_id_a_tactic_acts_on_the_whole_goal_list(protocol_pool: LeanPool) -> None:
+    """Issue 26: the search sends no goalId; with automaticMode Pantograph then runs the tactic
+    on the goal list as it is (.unfocus), as the final file's `by` block does."""
+    async with protocol_pool.start_proof("∀ (n : Nat), n = n ∧ n + 0 = n") as proof:
+        with anyio.fail_after(30):
+            intro = await proof.run_tactic(proof.state_id, "intro n")
+            split = await proof.run_tactic(intro.next_state_id, "constructor")  # type: ignore[arg-type]
+            assert [g.target.pp for g in split.goals] == ["n = n", "n + 0 = n"]
+            both = await proof.run_tactic(split.next_state_id, "all_goals rfl")  # type: ignore[arg-type]
+            assert both.status is TacticStatus.SUCCESS and both.proof_complete, both.error_text
+            first = await proof.run_tactic(split.next_state_id, "rfl")  # type: ignore[arg-type]
+            assert [g.target.pp for g in first.goals] == ["n + 0 = n"]
+            second = await proof.run_tactic(split.next_state_id, "rfl", goal_id=1)  # type: ignore[arg-type]
+            assert [g.target.pp for g in second.goals] == ["n = n"]  # .prefer: the others stay
+
+
+BINDER_FORM = "(a b : Nat) (h₀ : a < b) : a + 1 ≤ b"
+
+
+async def test_binder_form_goes_to_lean_as_a_theorem(protocol_pool: LeanPool) -> None:
+    """Issue 26: goal.start's parseElabType cannot read binders before a type; the client sends
+    that form as a theorem through frontend.process, its binders becoming hypotheses."""
+    async with protocol_pool.start_proof(BINDER_FORM) as proof:
+        with anyio.fail_after(30):
+            (goal,) = proof.goals
+            assert goal.target.pp == "a + 1 ≤ b"
+            assert [v.user_name for v in goal.vars] == ["a", "b", "h₀"]
+            done = await proof.run_tactic(proof.state_id, "omega")
+            assert done.status is TacticStatus.SUCCESS and done.proof_complete
+    verdict = await protocol_pool.verify_proof(BINDER_FORM, ["omega"])
+    assert verdict.ok, verdict.reason
+    assert verdict.file is not None and "theorem burnqed_goal (a b : Nat) (h₀ : a < b) : a + 1 ≤ b := by" in verdict.file

@@ -33,7 +33,13 @@ def test_a_minif2f_header_splits_into_imports_and_scope_commands() -> None:
 @pytest.mark.parametrize(
     ("text", "why"),
     [
-        ("def f : Nat := 0", "not allowed"),
+        ("@[simp] def f : Nat := 0", "not allowed"),
+        ("def f : Nat := by exact 0", "runs tactics"),
+        ("def f : Nat", "no body"),
+        ("abbrev s : Nat := sorry", "uses sorry"),
+        ("opaque f : Nat", "not allowed"),
+        ('macro "x" : tactic => `(tactic| rfl)', "not allowed"),
+        ("set_option maxHeartbeats 0 in", "prefix"),
         ("instance : Inhabited Nat := ⟨0⟩", "not allowed"),
         ("axiom a : False", "not allowed"),
         ("set_option debug.skipKernelTC true", "debug.skipKernelTC"),
@@ -41,7 +47,7 @@ def test_a_minif2f_header_splits_into_imports_and_scope_commands() -> None:
         ("/- unterminated", "unterminated"),
     ],
 )
-def test_headers_with_more_than_scope_are_refused(text: str, why: str) -> None:
+def test_headers_with_more_than_scope_and_plain_definitions_are_refused(text: str, why: str) -> None:
     with pytest.raises(StatementError, match=why):
         parse_header(text)
 
@@ -101,3 +107,16 @@ def test_sorry_is_found_in_code_not_in_comments_or_names() -> None:
 def test_names_that_are_not_identifiers_get_guillemets() -> None:
     assert lean_name("mathd_algebra_10") == "mathd_algebra_10" and lean_name("Nat.foo'") == "Nat.foo'"
     assert lean_name("core/add zero") == "«core/add zero»"
+
+
+def test_a_header_may_define_terms_over_several_lines() -> None:
+    """ProofNet's headers define what their theorems use; the definitions stay out of each statement's snippet."""
+    header = parse_header(
+        "import Mathlib\nopen Real\n\nnoncomputable def f : ℕ → ℝ\n| 0 => sqrt 2\n| (n + 1) => sqrt (2 + f n)\n\n"
+        "abbrev I : Set ℝ := Set.Icc 0 1\nset_option checkBinderAnnotations false\n"
+    )
+    assert header.definitions == (
+        "noncomputable def f : ℕ → ℝ\n| 0 => sqrt 2\n| (n + 1) => sqrt (2 + f n)", "abbrev I : Set ℝ := Set.Icc 0 1"
+    )
+    assert header.scope == "open Real\nset_option checkBinderAnnotations false"
+    assert parse_header(header.render()) == header

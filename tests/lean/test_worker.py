@@ -23,6 +23,7 @@ from burnqed.lean.protocol import (
     Stat,
     StatResult,
 )
+from burnqed.child import resident_mb
 from tests.fixtures.lean import fake_config, pid_alive
 
 pytestmark = pytest.mark.anyio
@@ -50,8 +51,8 @@ async def test_worker_starts_and_answers_one_line_per_request() -> None:
     assert not worker.alive
 
 
-async def test_child_runs_in_own_session_with_address_space_limit() -> None:
-    worker = await _started(memory_limit_mb=1536, cpu_limit_s=600)
+async def test_child_runs_in_own_session_with_an_opt_in_address_space_limit() -> None:
+    worker = await _started(address_space_limit_mb=1536, cpu_limit_s=600)
     try:
         pid = worker.pid
         assert pid is not None
@@ -164,3 +165,36 @@ async def test_cancelled_request_kills_the_child() -> None:
         assert not worker.alive  # the pipe was out of step: never reused
     finally:
         await worker.close()
+
+
+async def test_the_memory_limit_is_resident_memory_not_address_space() -> None:
+    """Issue 26: a Mathlib worker maps its .olean files (far more address space than resident
+    memory); lean.memory_limit_mb limits resident memory and sets no RLIMIT_AS."""
+    worker = await _started(memory_limit_mb=1536)
+    try:
+        assert worker.pid is not None
+        limits = Path(f"/proc/{worker.pid}/limits").read_text(encoding="utf-8")
+        line_as = next(line for line in limits.splitlines() if line.startswith("Max address space"))
+        assert "unlimited" in line_as
+        used = resident_mb(worker.pid)
+        assert used is not None and 0 < used < 1536
+    finally:
+        await worker.close()
+
+
+async def test_a_child_over_its_resident_memory_limit_is_killed_mid_request() -> None:
+    worker = await _started(memory_limit_mb=150, memory_poll_s=0.05)
+    try:
+        start = await worker.request(GoalStart(expr="1 = 1"))
+        with anyio.fail_after(20), pytest.raises(LeanProcessDied, match="lean.memory_limit_mb=150"):
+            await worker.request(GoalTactic(state_id=start.state_id, tactic="alloc 400"))
+        assert not worker.alive
+    finally:
+        await worker.close()
+    small = await _started(memory_limit_mb=512, memory_poll_s=0.05)
+    try:  # under the limit nothing happens
+        start = await small.request(GoalStart(expr="1 = 1"))
+        out = await small.request(GoalTactic(state_id=start.state_id, tactic="alloc 50"))
+        assert out.next_state_id is not None and small.alive
+    finally:
+        await small.close()

@@ -5,12 +5,27 @@ listening on a socket this test bound on 127.0.0.1 with an ephemeral port). It p
 OpenAI-compatible API: ``GET /v1/models`` and ``POST /v1/completions`` answering ``n``
 scripted samples per prompt with token log-probs, choices sent in reverse order (a client
 must group them by ``index``). ``POST /control`` scripts it (served models, replies by
-prompt text, error answers to give first, a delay); ``GET /control`` returns what it was
-sent and the most requests it had in flight at once.
+prompt text, error answers to give first, a delay, which server it plays); ``GET /control``
+returns what it was sent, the token ids each prompt became, and the most requests it had
+in flight at once.
+
+It plays vLLM or SGLang where they differ (read from their protocol and serving code):
+- a prompt is text or token ids; token ids are taken as they are on both. Text is
+  tokenized with special tokens, so with BOS first: on vLLM unless the request says
+  ``add_special_tokens: false`` (vLLM's CompletionRequest extra, default true); on SGLang
+  always (its CompletionRequest has no such field, and unknown fields are ignored). The
+  stand-in's tokenizer is the tiny model's when scripted, else one id per character with
+  DeepSeek's BOS text as id 0.
+- with a ``seed``, a request's samples are drawn from it: on vLLM sample ``j`` of ``n``
+  from ``seed + j`` (its parallel sampling gives each child request its own seed), on
+  SGLang every sample from ``seed`` itself (the ``n`` copies share the sampling params), so
+  they come back identical; the pick depends on the seed and the prompt only. Without a
+  seed, sample ``j`` is the rule's reply ``j`` (distinct draws).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import socket
@@ -58,20 +73,75 @@ class _Script:
     models: list[dict[str, Any]] = field(default_factory=lambda: [{"id": "prover", "max_model_len": 4096}])
     rules: Rules = field(default_factory=lambda: [("", [("rfl", [-0.5])])])
     fail: list[tuple[int, str]] = field(default_factory=list)
+    fail_when: list[tuple[str, int, str]] = field(default_factory=list)  # (prompt contains, status, message)
     delay_s: float = 0.0
+    server: str = "vllm"  # or "sglang"
+    tokenizer_dir: str | None = None
     requests: list[dict[str, Any]] = field(default_factory=list)
+    token_prompts: list[list[int]] = field(default_factory=list)
     in_flight: int = 0
     max_in_flight: int = 0
 
 
-def _choices(body: dict[str, Any], rules: Rules) -> list[dict[str, Any]]:
-    """``n`` scripted samples per prompt: sample j of a prompt is its rule's reply j (cycling)."""
+BOS_TEXT = DEEPSEEK_START[: DEEPSEEK_START.index("><") + 1]  # "<｜begin▁of▁sentence｜>"
+BOS_ID = 0
+
+
+class _Tokens:
+    """The stand-in server's tokenizer: the tiny model's, or characters with BOS as id 0."""
+
+    def __init__(self, directory: str | None) -> None:
+        self.hf: Any = None
+        if directory is not None:
+            from transformers import AutoTokenizer
+
+            self.hf = AutoTokenizer.from_pretrained(directory, local_files_only=True)
+
+    def encode(self, text: str, special: bool) -> list[int]:
+        if self.hf is not None:
+            return list(self.hf(text, add_special_tokens=special)["input_ids"])
+        ids = [BOS_ID] if special else []
+        while text.startswith(BOS_TEXT):  # a special token written in the text is that token
+            ids.append(BOS_ID)
+            text = text[len(BOS_TEXT) :]
+        return ids + [ord(c) for c in text]
+
+    def decode(self, ids: list[int]) -> str:
+        if self.hf is not None:
+            return str(self.hf.decode(ids, skip_special_tokens=True))
+        return "".join(chr(i) for i in ids if i != BOS_ID)
+
+
+def _token_prompts(body: dict[str, Any], script: _Script, tokens: _Tokens) -> list[list[int]]:
+    """What each prompt becomes on the server played: token ids as they are, text tokenized."""
+    prompt = body["prompt"]
+    if isinstance(prompt, str) or (prompt and isinstance(prompt[0], int)):
+        prompt = [prompt]
+    special = True if script.server == "sglang" else body.get("add_special_tokens", True)
+    return [list(p) if isinstance(p, list) else tokens.encode(p, special) for p in prompt]
+
+
+def _pick(seed: int, ids: list[int], count: int) -> int:
+    digest = hashlib.blake2b(f"{seed}:{ids}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") % count
+
+
+def _choices(body: dict[str, Any], script: _Script, tokenizer: _Tokens) -> list[dict[str, Any]]:
+    """``n`` scripted samples per prompt (see the module docstring for which reply is drawn)."""
     choices = []
     n = body["n"]
-    for i, prompt in enumerate(body["prompt"]):
-        replies = next(r for contains, r in rules if contains in prompt)
+    prompts = _token_prompts(body, script, tokenizer)
+    script.token_prompts.extend(prompts)
+    for i, ids in enumerate(prompts):
+        prompt = tokenizer.decode(ids)
+        replies = next(r for contains, r in script.rules if contains in prompt)
         for j in range(n):
-            text, logprobs = replies[j % len(replies)]
+            seed = body.get("seed")
+            if seed is None:
+                k = j % len(replies)
+            else:
+                k = _pick(seed + j if script.server == "vllm" else seed, ids, len(replies))
+            text, logprobs = replies[k]
             tokens = [f"t{k}" for k in range(len(logprobs))]
             choices.append(
                 {
@@ -92,6 +162,7 @@ def build_app() -> Any:
     from starlette.routing import Route
 
     state = _Script()
+    tokens = _Tokens(None)
 
     def error(status: int, message: str) -> JSONResponse:
         return JSONResponse({"object": "error", "message": message, "type": "Error", "param": None, "code": status}, status)
@@ -108,19 +179,26 @@ def build_app() -> Any:
             await anyio.sleep(state.delay_s)
             if state.fail:
                 return error(*state.fail.pop(0))
+            texts = [tokens.decode(ids) for ids in _token_prompts(body, state, tokens)]
+            for contains, status, message in state.fail_when:
+                if any(contains in text for text in texts):
+                    return error(status, message)
             if body["model"] not in {m["id"] for m in state.models}:
                 return error(404, f"The model `{body['model']}` does not exist.")
             return JSONResponse({"id": "cmpl-1", "object": "text_completion", "model": body["model"],
-                                 "choices": _choices(body, state.rules), "usage": {}})
+                                 "choices": _choices(body, state, tokens), "usage": {}})
         finally:
             state.in_flight -= 1
 
     async def control(request: Request) -> JSONResponse:
-        nonlocal state
+        nonlocal state, tokens
         if request.method == "POST":
             given = await request.json()
-            state = _Script(**{k: [tuple(x) for x in v] if k in ("rules", "fail") else v for k, v in given.items()})
-        return JSONResponse({"requests": state.requests, "max_in_flight": state.max_in_flight})
+            state = _Script(**{k: [tuple(x) for x in v] if k in ("rules", "fail", "fail_when") else v for k, v in given.items()})
+            tokens = _Tokens(state.tokenizer_dir)
+        return JSONResponse(
+            {"requests": state.requests, "token_prompts": state.token_prompts, "max_in_flight": state.max_in_flight}
+        )
 
     return Starlette(routes=[
         Route("/v1/models", models),
@@ -150,7 +228,7 @@ class StandIn:
 
     def script(self, **given: Any) -> None:
         """Reset the stand-in with these settings (models, rules, fail, delay_s)."""
-        httpx2.post(f"{self.url}/control", json=given, timeout=5).raise_for_status()
+        httpx2.post(f"{self.url}/control", json=given, timeout=60).raise_for_status()  # may load a tokenizer
 
     def log(self) -> dict[str, Any]:
         """The completions requests received and the most in flight at once."""
@@ -212,7 +290,7 @@ async def test_candidates_are_first_tactics_with_summed_log_probs_deduplicated_b
         ("x0 :", [("rfl\n", rfl_a), ("simp", simp), ("rfl", rfl_b)]),
         ("", [("omega -- done", [-0.75]), ("", [-0.01]), ("sorry", [-0.02])]),
     ])
-    config = _config(stand_in, temperature=0.7, top_p=0.9, top_k=0, max_new_tokens=32, seed=5)
+    config = _config(stand_in, temperature=0.7, top_p=0.9, top_k=0, max_new_tokens=32, seed=None)
     async with OpenAIPolicy.connect(config) as policy:
         result = await policy.generate(STATES[:2], 3)
     assert result == [
@@ -223,7 +301,7 @@ async def test_candidates_are_first_tactics_with_summed_log_probs_deduplicated_b
     body = request["body"]
     assert body["prompt"] == [f"[GOAL]{s}[PROOFSTEP]" for s in STATES[:2]]  # many states, one request
     assert (body["n"], body["logprobs"], body["temperature"], body["top_p"]) == (3, 1, 0.7, 0.9)
-    assert (body["top_k"], body["max_tokens"], body["seed"], body["model"]) == (-1, 32, 5, "prover")
+    assert (body["top_k"], body["max_tokens"], body["model"]) == (-1, 32, "prover") and "seed" not in body
     assert "add_special_tokens" not in body  # the plain format leaves BOS to the server
 
 
@@ -250,10 +328,12 @@ async def test_deepseek_v2_takes_the_first_tactic_of_a_fence_and_drops_prose(sta
     async with OpenAIPolicy.connect(_config(stand_in, prompt_format="deepseek-v2")) as policy:
         (found,) = await policy.generate(["n : ℕ\n⊢ n + 0 = n"], 3)
     assert found == [TacticCandidate(tactic="omega", log_prob=-0.75), TacticCandidate(tactic="intro n", log_prob=-1.0)]
-    body = stand_in.log()["requests"][0]["body"]
-    # no tokenizer: the DeepSeek turn markers are written literally, BOS included, so the server adds none
-    assert body["prompt"][0].startswith(DEEPSEEK_START) and "/- tactic state:\nn : ℕ\n⊢ n + 0 = n\n-/" in body["prompt"][0]
-    assert body["add_special_tokens"] is False
+    log = stand_in.log()
+    body = log["requests"][0]["body"]
+    # no tokenizer: the DeepSeek turn markers are written literally, less BOS, which the server adds once
+    assert body["prompt"][0].startswith(DEEPSEEK_START[len(BOS_TEXT) :])
+    assert "/- tactic state:\nn : ℕ\n⊢ n + 0 = n\n-/" in body["prompt"][0]
+    assert log["token_prompts"][0][:2] != [BOS_ID, BOS_ID] and log["token_prompts"][0][0] == BOS_ID
 
 
 @pytest.mark.anyio
@@ -268,11 +348,12 @@ async def test_a_local_tokenizer_gives_the_chat_template_and_a_token_budget_with
     async with OpenAIPolicy.connect(config) as policy:
         await policy.generate([state], 1)
     tokenizer = AutoTokenizer.from_pretrained(tiny_model_dir, local_files_only=True)
-    (prompt,) = stand_in.log()["requests"][0]["body"]["prompt"]
+    (ids,) = stand_in.log()["requests"][0]["body"]["prompt"]  # token ids: read alike by vLLM and SGLang
     # the budget is the served context less the answer (200 - 48), not max_prompt_tokens (512)
-    assert prompt == format_prompt(state, "deepseek-v2", tokenizer=tokenizer, max_tokens=152)
-    assert "⊢ x0 = x0" in prompt and "h0 :" not in prompt
-    assert len(tokenizer(prompt, add_special_tokens=False)["input_ids"]) <= 152
+    prompt = format_prompt(state, "deepseek-v2", tokenizer=tokenizer, max_tokens=152)
+    assert ids == tokenizer(prompt, add_special_tokens=False)["input_ids"] and ids[0] == tokenizer.bos_token_id
+    assert ids[1] != tokenizer.bos_token_id  # the template wrote BOS: none is added
+    assert "⊢ x0 = x0" in prompt and "h0 :" not in prompt and len(ids) <= 152
 
 
 @pytest.mark.anyio
@@ -368,7 +449,7 @@ async def test_an_unreachable_server_is_one_typed_line_saying_what_to_do() -> No
 @pytest.mark.anyio
 async def test_concurrent_searches_are_batched_into_at_most_max_concurrency_requests_in_flight(stand_in: StandIn) -> None:
     stand_in.script(delay_s=0.2, rules=[(f"x{i} :", [(f"exact h{i}", [-float(i)])]) for i in range(16)])
-    config = _config(stand_in, max_concurrency=2, service=ServiceConfig(max_batch_size=4, max_wait_s=0.005))
+    config = _config(stand_in, max_concurrency=2, seed=None, service=ServiceConfig(max_batch_size=4, max_wait_s=0.005))
     answers: dict[int, list[TacticCandidate]] = {}
     async with OpenAIPolicy.connect(config) as policy, GenerationService(policy) as service:
 
@@ -441,6 +522,71 @@ def test_eval_on_the_embedded_backend_proves_with_the_served_tactics(stand_in: S
     assert report["backend"] == "embedded" and report["policy"] == f"openai prover at {stand_in.api}"
     assert {o["name"]: o["proved"] for o in report["outcomes"]} == {"add_zero": True, "add_comm": True, "false": False}
     assert stand_in.log()["requests"], "the searches asked the stand-in server"
+
+
+def test_a_refused_policy_request_is_that_statements_infrastructure_outcome(stand_in: StandIn, tmp_path: Path) -> None:
+    """Issue 26: a context-length 400 (or a 500) on one statement's request aborted the whole eval."""
+    too_long = "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens."
+    stand_in.script(
+        rules=[("∀ (n", [("intro n", [-0.1])]), ("n + 0 = n", [("rfl", [-0.2])]), ("", [("skip", [-1.0])])],
+        fail_when=[("a + b = b + a", 400, too_long), ("c * 1 = c", 500, "Internal Server Error")],
+    )
+    theorems = tmp_path / "set.jsonl"
+    save_theorems(theorems, [
+        Theorem(name="add_zero", statement="∀ (n : Nat), n + 0 = n"),
+        Theorem(name="add_comm", statement="∀ (a b : Nat), a + b = b + a"),
+        Theorem(name="mul_one", statement="∀ (c : Nat), c * 1 = c"),
+    ])  # fmt: skip
+    output = tmp_path / "report.json"
+    assert main([*_eval_args(stand_in.api, theorems, output), "--set", "search.concurrency=1"]) == 0
+    report = json.loads(output.read_text(encoding="utf-8"))
+    outcomes = {o["name"]: o for o in report["outcomes"]}
+    assert outcomes["add_zero"]["proved"] is True
+    for name, why in (("add_comm", "maximum context length"), ("mul_one", "HTTP 500")):
+        assert outcomes[name]["proved"] is False and outcomes[name]["reason"] == "error", outcomes[name]
+        assert why in (outcomes[name].get("detail") or ""), outcomes[name]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("server", ["vllm", "sglang"])
+async def test_bos_reaches_the_model_once_on_either_server(stand_in: StandIn, tiny_model_dir: Path, server: str) -> None:
+    """Issue 26: SGLang tokenizes text with special tokens and has no add_special_tokens, so a
+    prompt that starts with BOS got a second one; token ids, or text less its BOS, read alike."""
+    from transformers import AutoTokenizer
+
+    stand_in.script(server=server)
+    async with OpenAIPolicy.connect(_config(stand_in, prompt_format="deepseek-v2")) as policy:
+        await policy.generate(["n : ℕ\n⊢ n + 0 = n"], 1)
+    (ids,) = stand_in.log()["token_prompts"]
+    assert ids[0] == BOS_ID and ids[1] != BOS_ID
+    stand_in.script(server=server, tokenizer_dir=str(tiny_model_dir))
+    config = _config(stand_in, prompt_format="deepseek-v2", tokenizer_dir=tiny_model_dir)
+    async with OpenAIPolicy.connect(config) as policy:
+        await policy.generate(["n : ℕ\n⊢ n + 0 = n"], 1)
+    bos = AutoTokenizer.from_pretrained(tiny_model_dir, local_files_only=True).bos_token_id
+    (ids,) = stand_in.log()["token_prompts"]
+    assert ids[0] == bos and ids[1] != bos
+
+
+MANY = [(f"exact h{k}", [-0.01 * (k + 1)]) for k in range(40)]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("server", ["vllm", "sglang"])
+async def test_seeded_samples_are_distinct_draws_reproducible_per_state(stand_in: StandIn, server: str) -> None:
+    """Issue 26: policy.seed on every request made SGLang's n samples one draw n times (and
+    vLLM's resamples the same); now n distinct draws, the same for a state whatever its batch."""
+    stand_in.script(server=server, rules=[("", MANY)])
+    async with OpenAIPolicy.connect(_config(stand_in, temperature=1.0, seed=7)) as policy:
+        (alone,) = await policy.generate(STATES[:1], 8)
+        assert len(alone) >= 5, alone  # 8 draws among 40 replies: a few may coincide, not all
+        batched = await policy.generate(STATES[:3], 8)
+        assert batched[0] == alone and (await policy.generate(STATES[:1], 8))[0] == alone
+        (wider,) = await policy.generate(STATES[:1], 16)  # a resample round draws afresh, not the same 8 again
+        assert not {c.tactic for c in alone} <= {c.tactic for c in wider}
+    async with OpenAIPolicy.connect(_config(stand_in, temperature=1.0, seed=8)) as policy:
+        (other,) = await policy.generate(STATES[:1], 8)
+    assert other != alone
 
 
 def test_the_cli_reports_an_unreachable_policy_server_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:

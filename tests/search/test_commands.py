@@ -77,10 +77,13 @@ def test_eval_writes_a_report_and_compare_reads_two(tmp_path: Path, capsys: pyte
     assert [o["name"] for o in report["outcomes"]] == ["t0", "t1", "t2", "t3"]
     assert report["search"]["max_nodes"] == 100
     capsys.readouterr()
-    assert main(["compare", str(a), str(b), "--json"]) == 0
+    assert main(["compare", str(a), str(b), "--json", "--resamples", "500"]) == 0
     diff = json.loads(capsys.readouterr().out)
-    assert diff["a_label"] == "automation" and diff["b_label"] == "nothing"
-    assert diff["common"] == 4
+    assert diff["baseline"] == "automation" and diff["candidate"] == "nothing"
+    assert diff["n"] == 4 and diff["rate_a"] == 0.5 and diff["ci_lo"] <= diff["diff_points"] <= diff["ci_hi"]
+    assert diff["b"] == len(diff["only_a"]) and 0 < diff["p_value"] <= 1
+    assert main(["compare", str(a), str(b)]) == 0
+    assert "McNemar p" in capsys.readouterr().out
 
 
 def test_sigterm_keeps_what_was_found_and_resume_finishes_without_duplicates(tmp_path: Path) -> None:

@@ -10,7 +10,8 @@ import pytest
 
 from burnqed.data.theorems import Theorem
 from burnqed.search import RuleGenerator, SearchConfig, SearchResult, search_theorems
-from burnqed.search.evaluation import compare_reports, evaluate, load_report
+from burnqed.search.comparison import compare_reports
+from burnqed.search.evaluation import evaluate, load_report
 from burnqed.trajectory import TrajectoryWriter, read_trajectories, summarize
 from tests.search.toy_pool import ToyPool
 
@@ -88,10 +89,10 @@ async def test_eval_report_round_trips_and_compares(tmp_path: Path) -> None:
     path = tmp_path / "r.json"
     path.write_text(rules.model_dump_json(), encoding="utf-8")
     assert load_report(path) == rules
-    diff = compare_reports(bare, rules)
+    diff = compare_reports(bare, rules, resamples=500)
     assert bare.solved == 1
-    assert diff.only_b == ["t1", "t3", "t5"] and diff.only_a == [] and diff.both == ["t0"]
-    assert diff.delta == pytest.approx(3 / 6)
+    assert diff.only_b == ["t1", "t3", "t5"] and diff.only_a == [] and (diff.n, diff.b, diff.c) == (6, 0, 3)
+    assert diff.diff_points == pytest.approx(100 * 3 / 6) and diff.p_value == pytest.approx(0.25)
     assert rules.outside_fragment == 0 and rules.in_fragment_solve_rate is None
 
 

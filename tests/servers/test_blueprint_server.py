@@ -97,7 +97,7 @@ async def test_no_tool_changes_a_locked_statement(tools_config: BurnqedConfig, s
 @pytest.mark.parametrize(
     ("spec", "why"),
     [
-        ({"train_set": "benchmark-test"}, "not allowed"),
+        ({"train_set": "benchmark-test"}, "held out"),
         ({"train_set": "/etc/passwd"}, "not allowed"),
         ({"train_set": "core", "eval_set": "core"}, "daemon"),
         ({"eval_size": 5}, "daemon"),

@@ -126,14 +126,21 @@ async def test_a_crashed_worker_does_not_lose_the_proof_and_the_pool_heals(clien
     assert not fresh.is_error
 
 
-async def test_the_cap_on_live_handles(tools_overrides: dict[str, Any]) -> None:
-    config = load_config(None, {**tools_overrides, "tools.max_live_handles": 1})
+async def test_the_cap_on_live_handles_evicts_the_least_recently_used_idle_handle(
+    tools_overrides: dict[str, Any],
+) -> None:
+    config = load_config(None, {**tools_overrides, "tools.max_live_handles": 2})
     async with Client(build_server(config)) as client:
-        first = await call(client, "start_proof", statement=STATEMENT)
-        second = await call(client, "start_proof", statement=STATEMENT)
-        assert second.is_error and "cap is 1" in second.content[0].text
-        await call(client, "close_proof", handle=first.structured_content["handle"])
-        assert not (await call(client, "start_proof", statement=STATEMENT)).is_error
+        first = (await call(client, "start_proof", statement=STATEMENT)).structured_content["handle"]
+        second = (await call(client, "start_proof", statement=STATEMENT)).structured_content["handle"]
+        await call(client, "run_tactic", handle=first, state_id=0, tactic="intro n")  # first is used last
+        third = await call(client, "start_proof", statement=STATEMENT)
+        assert not third.is_error  # the pool was full: the least recently used idle handle made room
+        evicted = await call(client, "run_tactic", handle=second, state_id=0, tactic="intro n")
+        assert evicted.is_error and "evicted" in evicted.content[0].text
+        assert not (await call(client, "run_tactic", handle=first, state_id=0, tactic="intro n")).is_error
+        status = (await call(client, "pool_status")).structured_content
+        assert status["live_handles"] == 2
 
 
 async def test_an_abandoned_handle_expires_and_its_worker_returns_to_the_pool(tools_overrides: dict[str, Any]) -> None:
@@ -160,7 +167,8 @@ async def test_every_call_is_in_the_call_log(tools_config: BurnqedConfig) -> Non
         ("lean", "pool_status", True),
         ("lean", "close_proof", False),
     ]
-    assert records[1].error and "unknown proof handle" in records[1].error
+    # a failure is logged as its kind, digest and size: never its text (which may echo an argument)
+    assert records[1].error == "error" and records[1].error_chars and records[1].refusal is None
 
 
 async def test_the_embedded_checker_behind_the_server(tools_overrides: dict[str, Any]) -> None:
@@ -206,3 +214,25 @@ async def test_open_handles_do_not_starve_the_pool(tools_overrides: dict[str, An
         for handle, state in zip(handles, states, strict=True):
             done = (await call(client, "run_tactic", handle=handle, state_id=state, tactic="rfl")).structured_content
             assert done["status"] == "success" and done["proof_complete"]
+
+
+MINIF2F_HEADER = "import Mathlib\nimport Aesop\n\nset_option maxHeartbeats 400000\n\nopen BigOperators Real Nat Topology Rat\n"
+
+
+async def test_start_proof_takes_the_headers_the_benchmark_files_use(client: Client) -> None:
+    """Issue 26: the `header` argument follows the importer's header rules (one rule set), not the tactic deny-list."""
+    start = await call(client, "start_proof", statement="∀ (x : Nat), 0 < x → x ≠ 0", header=MINIF2F_HEADER)
+    assert not start.is_error, start.content[0].text
+    assert start.structured_content["goals_text"] == "⊢ ∀ (x : Nat), 0 < x → x ≠ 0"
+    verdict = await call(
+        client, "verify_proof", statement="∀ (x : Nat), 0 < x → x ≠ 0", tactics=["intro x h", "omega"],
+        header=MINIF2F_HEADER,
+    )
+    assert not verdict.is_error, verdict.content[0].text
+    for header, why in (
+        (MINIF2F_HEADER + "axiom cheat : False\n", "axiom cheat"),
+        ("import Mathlib\nset_option debug.skipKernelTC true\n", "debug.skipKernelTC"),
+        ("import Mathlib\nabbrev s : Nat := sorry\n", "sorry"),
+    ):
+        refused = await call(client, "start_proof", statement="1 = 1", header=header)
+        assert refused.is_error and why in refused.content[0].text, refused.content[0].text

@@ -32,7 +32,10 @@ async def test_exactly_one_of_is_in_the_schema_and_the_statuses_in_the_descripti
             tools |= {t.name: t for t in (await client.list_tools()).tools}
     for tool, fields in (("start_proof", ["statement", "name"]), ("verify_proof", ["statement", "name"]),
                          ("launch_search", ["theorem_set", "statements"])):
-        assert tools[tool].input_schema["oneOf"] == [{"required": [f]} for f in fields]
+        assert tools[tool].input_schema["oneOf"] == [
+            {"required": [f], "properties": {f: {"not": {"type": "null"}}}} for f in fields
+        ]
+        assert tools[tool].input_schema["additionalProperties"] is False
         assert "exactly one of" in tools[tool].description
     run_tactic = tools["run_tactic"].description
     assert all(status.value in run_tactic for status in TacticStatus)

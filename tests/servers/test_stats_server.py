@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -97,9 +98,17 @@ async def test_held_out_results_are_hidden_by_default(run_config: dict[str, Any]
         curve = await call(client, "solve_curve")
         assert [p["iteration"] for p in curve.structured_content["points"]] == [0, 1]
         assert "held-out hidden" in curve.content[0].text
-        comparison = (await call(client, "compare_iterations", a=0, b=1)).structured_content
-        assert comparison["train_delta"] == pytest.approx(0.25)
-        assert comparison["held_out_delta"] is None and comparison["newly_solved"] is None
+        result = await call(client, "compare_iterations", a=0, b=1)
+        comparison = result.structured_content
+        train = comparison["train"]
+        assert (train["baseline"], train["candidate"], train["n"]) == ("iter_0", "iter_1", 4)
+        assert train["diff_points"] == pytest.approx(25.0) and (train["b"], train["c"]) == (0, 1)
+        assert train["ci_lo"] <= train["diff_points"] <= train["ci_hi"] and train["p_value"] == pytest.approx(1.0)
+        assert train["only_a"] is None and train["only_b"] is None  # counts only
+        assert comparison["held_out"] is None
+        assert "held-out hidden" in result.content[0].text and "[" in result.content[0].text
+        # no held-out theorem name anywhere in what the agent reads
+        assert not any(f"h{i}" in json.dumps(comparison) + result.content[0].text for i in range(4))
 
 
 async def test_held_out_results_when_the_server_may_show_them(run_config: dict[str, Any]) -> None:
@@ -109,8 +118,11 @@ async def test_held_out_results_when_the_server_may_show_them(run_config: dict[s
         assert scores["with_ebm"]["solved"] == 3 and len(scores["with_ebm"]["outcomes"]) == 4
         assert scores["no_ebm"]["label"] == "no_ebm"
         comparison = (await call(client, "compare_iterations", a=0, b=1)).structured_content
-        assert comparison["held_out_delta"] == pytest.approx(0.5)
-        assert comparison["newly_solved"] == ["h1", "h2"] and comparison["lost"] == []
+        held_out = comparison["held_out"]
+        assert held_out["diff_points"] == pytest.approx(50.0) and (held_out["b"], held_out["c"]) == (0, 2)
+        assert held_out["ci_lo"] <= 50.0 <= held_out["ci_hi"] and held_out["p_value"] == pytest.approx(0.5)
+        assert held_out["only_b"] == ["h1", "h2"] and held_out["only_a"] == []
+        assert comparison["train"]["diff_points"] == pytest.approx(25.0)
 
 
 async def test_trajectory_summary_and_missing_data(run_config: dict[str, Any]) -> None:

@@ -3,26 +3,31 @@
 from __future__ import annotations
 
 import importlib
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 MODULES = [
     "burnqed.tools",
     "burnqed.bench.mcp",
+    "burnqed.bench.soak",
     "burnqed.tools.blueprint_server",
     "burnqed.tools.blueprint_tools",
     "burnqed.tools.calllog",
     "burnqed.cli.serve",
     "burnqed.tools.config",
     "burnqed.tools.errors",
+    "burnqed.tools.held_out",
     "burnqed.tools.host",
     "burnqed.tools.jobs",
     "burnqed.tools.lean_server",
     "burnqed.tools.lean_tools",
     "burnqed.tools.leases",
     "burnqed.tools.policy",
+    "burnqed.tools.search_models",
     "burnqed.tools.search_server",
     "burnqed.tools.search_tools",
     "burnqed.tools.serving",
@@ -59,3 +64,11 @@ def test_server_modules_expose_a_lazy_mcp_object_for_mcp_dev() -> None:
     assert servers.stats.mcp is servers.stats.mcp
     with pytest.raises(AttributeError):
         servers.stats.server  # noqa: B018 - mcp's CLI probes these names
+
+
+def test_the_package_docstring_names_exactly_the_modules_of_burnqed_tools() -> None:
+    import burnqed.tools
+
+    named = set(re.findall(r"``([a-z_]+)``", burnqed.tools.__doc__ or ""))
+    modules = {p.stem for p in Path(burnqed.tools.__file__).parent.glob("*.py")} - {"__init__"}
+    assert named == modules, f"missing {sorted(modules - named)}, gone {sorted(named - modules)}"

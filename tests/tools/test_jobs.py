@@ -115,3 +115,19 @@ async def test_unknown_jobs_and_the_running_cap(tmp_path: Path) -> None:
             while not jobs.get(rec.job_id).status.finished:
                 await jobs.wait(rec.job_id, 1.0)
             jobs.launch("search", {}, counting_job(1))
+
+
+def test_a_record_of_a_live_owner_is_left_running_and_a_reused_pid_is_not_its_owner(tmp_path: Path) -> None:
+    import os
+
+    from burnqed.writelock import process_token
+
+    def write(job_id: str, **owner: object) -> None:
+        record = {"job_id": job_id, "kind": "search", "status": "running", "created": "2026-01-01T00:00:00Z", **owner}
+        (tmp_path / f"{job_id}.json").write_text(json.dumps(record), encoding="utf-8")
+
+    live, reused = "j-20260101T000000-aaaaaa", "j-20260101T000000-bbbbbb"
+    write(live, owner_pid=os.getpid(), owner_started=process_token(os.getpid()))
+    write(reused, owner_pid=os.getpid(), owner_started="1")  # same pid, another process's start time
+    assert JobManager(tmp_path).mark_interrupted() == [reused]
+    assert JobManager(tmp_path).get(live).status is JobStatus.RUNNING

@@ -69,3 +69,21 @@ def test_policy_is_configurable() -> None:
 def test_empty_overlong_or_control_text_is_invalid_input(text: str) -> None:
     with pytest.raises(InvalidInput):
         TacticPolicy(ToolsConfig()).check_tactic(text)
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "import Mathlib\nimport Aesop\n\nset_option maxHeartbeats 400000\n\nopen BigOperators Real Nat Topology Rat\n",
+        "import Mathlib\n\nopen Filter Set TopologicalSpace\nopen scoped Topology\n\ndef is_top (X : Type*) (T : Set (Set X)) :=\n  univ ∈ T\n",
+        "import Mathlib\n\nset_option checkBinderAnnotations false\n",
+    ],
+)
+def test_headers_follow_the_importers_rules_not_the_deny_list(header: str) -> None:
+    """Issue 26: one rule set for headers (burnqed.lean.statement.parse_header), so the benchmark files' headers pass."""
+    assert TacticPolicy(ToolsConfig()).check_header(header) == header.strip()
+
+
+def test_a_header_the_importer_refuses_is_refused_by_name() -> None:
+    with pytest.raises(InvalidInput, match="axiom cheat"):
+        TacticPolicy(ToolsConfig()).check_header("import Mathlib\naxiom cheat : False")

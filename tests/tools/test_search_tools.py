@@ -18,16 +18,22 @@ def tools(overrides: dict[str, Any]) -> SearchTools:
     return SearchTools(load_config(None, overrides), pool=None, jobs=None, host=None)  # type: ignore[arg-type]
 
 
-def test_set_checks_and_statement_theorems(tools_overrides: dict[str, Any]) -> None:
+@pytest.mark.anyio
+async def test_set_checks_and_statement_theorems(tools_overrides: dict[str, Any]) -> None:
+    from burnqed.lean import LeanPool
+
     st = tools(tools_overrides)
     st.check_set("core")
     with pytest.raises(InvalidInput, match="held out"):
         st.check_set("benchmark-test")
     tools({**tools_overrides, "tools.show_held_out": True}).check_set("benchmark-test")
-    theorems = st.statement_theorems(["True", "∀ (n : Nat), n = n"])
-    assert [t.name for t in theorems] == ["statement_0", "statement_1"]
-    with pytest.raises(PolicyViolation):
-        st.statement_theorems(["sorry = sorry"])
+    async with LeanPool(st.config.lean) as pool:
+        st.pool = pool
+        with anyio.fail_after(60):
+            theorems, held = await st.statement_theorems(["True", "∀ (n : Nat), n = n"])
+            assert [t.name for t in theorems] == ["statement_0", "statement_1"] and held is False
+            with pytest.raises(PolicyViolation):
+                await st.statement_theorems(["sorry = sorry"])
 
 
 @pytest.mark.anyio

@@ -37,6 +37,7 @@ __all__ = [
     "KernelReject",
     "Step",
     "check_steps",
+    "checked_sequent",
     "hole",
     "kterm",
     "proof",
@@ -125,6 +126,21 @@ def sequent(goal: Goal) -> k.Sequent:
     return seq
 
 
+_WELL_FORMED: dict[int, Goal] = {}
+
+
+def checked_sequent(goal: Goal) -> k.Sequent:
+    """The goal's sequent, sort-checked by the kernel once (a tactic may have built an
+    ill-sorted goal: the kernel reasons only in well-formed sequents)."""
+    seq = sequent(goal)
+    if _WELL_FORMED.get(goal.uid) is not goal:
+        k.well_formed(seq)
+        if len(_WELL_FORMED) > 50_000:
+            _WELL_FORMED.clear()
+        _WELL_FORMED[goal.uid] = goal
+    return seq
+
+
 @dataclass
 class CheckResult:
     """Steps kept for the new state, whether a sorry was reached, kernel time."""
@@ -144,20 +160,21 @@ def check_steps(
     t0 = time.perf_counter()
     kept: dict[int, Step] = {}
     sorry = False
-    todo: list[tuple[Goal, k.Sequent]] = [(main, sequent(main))]
+    todo: list[tuple[Goal, k.Sequent]] = []
     try:
+        todo.append((main, checked_sequent(main)))
         while todo:
             goal, want = todo.pop()
             actual = open_goals.get(goal.uid)
             step = steps.get(goal.uid) if actual is None else None
             if actual is None and step is None:
                 raise KernelReject("a goal was closed or replaced without a proof")
-            if not k.covers(want, sequent(actual if actual is not None else step.goal)):  # type: ignore[union-attr]
+            if not k.covers(want, checked_sequent(actual if actual is not None else step.goal)):  # type: ignore[union-attr]
                 raise KernelReject("a goal does not match its place in the proof")
             if step is None or goal.uid in kept:
                 continue
             obligations: list[tuple[Any, k.Sequent]] = []
-            k.check(sequent(step.goal), step.proof, obligations)
+            k.check(checked_sequent(step.goal), step.proof, obligations)
             for child, place in obligations:
                 if isinstance(child, Goal):
                     todo.append((child, place))

@@ -4,7 +4,9 @@ Nothing here is trusted. ``refutation`` searches a refutation tree for a set of 
 facts exactly as the kernel's ``FactSet`` reads them: it splits disjunctions, closes
 branches on complementary literals, asks z3 (linear real arithmetic, exact rationals) for
 Farkas multipliers, and where the rational relaxation is satisfiable but the integers are
-not, cuts on a fractional monomial (branch and bound). ``nonlinear`` adds products of
+not, splits a linear form the relaxation bounds to a few integers into its values (the
+quotient of a ``%``, as omega does after solving equalities; certify_int.py), else cuts on a
+fractional monomial (branch and bound). ``nonlinear`` adds products of
 pairs of facts and squares of atoms first, as Mathlib's nlinarith does. ``prove_fact``
 wraps it as a kernel proof (``by_contra`` + ``arith``); lemma_proofs.py builds the proofs of
 built-in lemmas and simp's equivalences on top of it.
@@ -19,6 +21,7 @@ from fractions import Fraction
 from typing import Any
 
 from burnqed.lean import kernel as k
+from burnqed.lean.embedded.certify_int import cuts, fourier_motzkin, lins, narrowest, q, real_sum
 from burnqed.lean.embedded.smt import _lib
 
 __all__ = ["Budget", "internal_uid", "prove_fact", "refutation"]
@@ -52,86 +55,27 @@ class Budget:
         return max(1, min(self.z3_ms, int((self.deadline - time.monotonic()) * 1000)))
 
 
-def _q(z3: Any, v: Fraction) -> Any:
-    return z3.Q(v.numerator, v.denominator)
-
-
-def _lins(fs: k.FactSet) -> list[tuple[int, k.Lin]]:
-    return [(i, f) for i, f in enumerate(fs.facts) if isinstance(f, k.Lin)]
-
-
-_FM_ROWS = 64
-
-
-def _int_row(poly: k.Poly, sign: int) -> dict[Any, int]:
-    scale = math.lcm(*(c.denominator for c in poly.values())) if poly else 1
-    return {m: sign * int(c * scale) for m, c in poly.items()}
-
-
-def _fourier_motzkin(lins: list[tuple[int, k.Lin]]) -> tuple[Any, ...] | None | bool:
-    """Farkas multipliers by Fourier–Motzkin elimination over the integers (small systems);
-    False when the system is too large for it (ask z3), None when there are none."""
-    rows: list[tuple[dict[Any, int], dict[int, int]]] = []
-    for i, f in lins:
-        scale = math.lcm(*(c.denominator for c in f.poly.values())) if f.poly else 1
-        rows.append((_int_row(f.poly, 1), {i: scale}))
-        if f.eq:
-            rows.append((_int_row(f.poly, -1), {i: -scale}))
-    while True:
-        for poly, combo in rows:
-            if all(m == () for m in poly) and poly.get((), 0) < 0:
-                return ("farkas", tuple(sorted((i, Fraction(c)) for i, c in combo.items() if c)))
-        monos = {m for poly, _ in rows for m in poly if m != ()}
-        if not monos:
-            return None
-
-        def cost(m: Any) -> int:
-            pos = sum(1 for poly, _ in rows if poly.get(m, 0) > 0)
-            return pos * sum(1 for poly, _ in rows if poly.get(m, 0) < 0) - pos
-
-        m = min(monos, key=cost)
-        keep = [r for r in rows if not r[0].get(m)]
-        pos = [r for r in rows if r[0].get(m, 0) > 0]
-        neg = [r for r in rows if r[0].get(m, 0) < 0]
-        if len(keep) + len(pos) * len(neg) > _FM_ROWS:
-            return False
-        for pp, pc in pos:
-            for np_, nc in neg:
-                a, b = -np_[m], pp[m]  # a·p + b·n cancels m
-                g = math.gcd(a, b)
-                a, b = a // g, b // g
-                poly = {x: a * pp.get(x, 0) + b * np_.get(x, 0) for x in pp.keys() | np_.keys()}
-                poly = {x: c for x, c in poly.items() if c}
-                combo = {i: a * pc.get(i, 0) + b * nc.get(i, 0) for i in pc.keys() | nc.keys()}
-                h = math.gcd(*poly.values(), *combo.values())
-                if h > 1:  # both scale together, so dividing keeps the row exact
-                    poly = {x: c // h for x, c in poly.items()}
-                    combo = {i: c // h for i, c in combo.items()}
-                keep.append((poly, combo))
-        rows = keep
-
-
 def _farkas(fs: k.FactSet, budget: Budget) -> tuple[Any, ...] | None:
-    lins = _lins(fs)
-    if not lins:
+    rows = lins(fs)
+    if not rows:
         return None
-    quick = _fourier_motzkin(lins)
+    quick = fourier_motzkin(rows)
     if quick is not False:
         return quick  # type: ignore[return-value]
     z3 = _lib()
     s = z3.SolverFor("QF_LRA")
     s.set("timeout", budget.ms())
-    lam = {i: z3.Real(f"l{i}") for i, _ in lins}
+    lam = {i: z3.Real(f"l{i}") for i, _ in rows}
     monos: dict[k.Monomial, list[Any]] = {}
     const = []
-    for i, f in lins:
+    for i, f in rows:
         if not f.eq:
             s.add(lam[i] >= 0)
         for m, c in f.poly.items():
             if m == ():
-                const.append(lam[i] * _q(z3, c))
+                const.append(lam[i] * q(z3, c))
             else:
-                monos.setdefault(m, []).append(lam[i] * _q(z3, c))
+                monos.setdefault(m, []).append(lam[i] * q(z3, c))
     for terms in monos.values():
         s.add(z3.Sum(terms) == 0)
     if not const:
@@ -141,11 +85,19 @@ def _farkas(fs: k.FactSet, budget: Budget) -> tuple[Any, ...] | None:
         return None
     model = s.model()
     out = []
-    for i, _ in lins:
+    for i, _ in rows:
         v = model.eval(lam[i], model_completion=True).as_fraction()
         if v:
             out.append((i, Fraction(v)))
     return ("farkas", tuple(out))
+
+
+def _cut_sides(fs: k.FactSet, p: k.Poly, c: int) -> tuple[k.FactSet, k.FactSet]:
+    """The two branches of the kernel's ``cut`` on ``p``: ``p ≤ c`` and ``p ≥ c + 1``."""
+    below, above = fs.copy(), fs.copy()
+    below.add(k.Lin(k.Poly.const(c).add(p, -1), False))
+    above.add(k.Lin(p.add(k.Poly.const(-c - 1)), False))
+    return below, above
 
 
 def _relaxation(fs: k.FactSet, budget: Budget) -> dict[k.Monomial, Fraction] | None:
@@ -154,16 +106,8 @@ def _relaxation(fs: k.FactSet, budget: Budget) -> dict[k.Monomial, Fraction] | N
     s = z3.SolverFor("QF_LRA")
     s.set("timeout", budget.ms())
     var: dict[k.Monomial, Any] = {}
-    for _, f in _lins(fs):
-        terms = []
-        for m, c in f.poly.items():
-            if m == ():
-                terms.append(_q(z3, c))
-            else:
-                if m not in var:
-                    var[m] = z3.Real(f"m{len(var)}")
-                terms.append(var[m] * _q(z3, c))
-        total = z3.Sum(terms) if terms else z3.RealVal(0)
+    for _, f in lins(fs):
+        total = real_sum(z3, f.poly, var)
         s.add(total == 0 if f.eq else total >= 0)
     if s.check() != z3.sat:
         return None
@@ -171,44 +115,39 @@ def _relaxation(fs: k.FactSet, budget: Budget) -> dict[k.Monomial, Fraction] | N
     return {m: Fraction(model.eval(x, model_completion=True).as_fraction()) for m, x in var.items()}
 
 
-def _eliminated(fs: k.FactSet) -> list[k.Poly]:
-    """Equalities after eliminating monomials with a unit coefficient (Gauss over the
-    integers): what is left carries the divisibility the relaxation ignores."""
-    work = [f.poly for _, f in _lins(fs) if f.eq]
-    done: list[k.Poly] = []
-    while work:
-        e = work.pop()
-        others = work + done
-        unit = next(
-            (m for m, c in e.items() if m != () and abs(c) == 1 and any(m in w for w in others)),
-            None,
-        )
-        if unit is None:
-            done.append(e)
-            continue
-        work = [w.add(e, -w[unit] / e[unit]) if unit in w else w for w in work]
-        done = [w.add(e, -w[unit] / e[unit]) if unit in w else w for w in done]
-    return done
+_PRODUCT_FACTS = 12  # facts whose pairwise products nlinarith's certificate may use
 
 
-def _cuts(fs: k.FactSet, values: dict[k.Monomial, Fraction]) -> list[tuple[k.Poly, int]]:
-    """Integer cuts ``p ≤ c ∨ p ≥ c + 1`` that the relaxation's solution violates: scaled
-    parts of eliminated equalities first, then single monomials."""
-    out: list[tuple[k.Poly, int]] = []
+def _enumerate(
+    fs: k.FactSet, split: frozenset[int], budget: Budget, p: k.Poly, lo: int, hi: int
+) -> tuple[Any, ...] | None:
+    """Cuts ``p ≤ lo - 1 ∨ p ≥ lo``, ``p ≤ v ∨ p ≥ v + 1`` for v = lo..hi: the outer
+    branches contradict the bounds, each inner one has ``p = v``."""
+    if hi < lo:  # no integer in the range: one cut, both sides out of bounds
+        return _cut(fs, split, budget, p, math.floor(Fraction(lo + hi, 2)), None)
+    return _cut(fs, split, budget, p, lo - 1, (lo, hi))
 
-    def value(p: k.Poly) -> Fraction:
-        return sum((c * values.get(m, Fraction(0)) for m, c in p.items()), Fraction(0))
 
-    for e in _eliminated(fs):
-        for g in sorted({abs(int(c)) for m, c in e.items() if m != () and c.denominator == 1 and abs(c) > 1}):
-            part = k.Poly({m: c / g for m, c in e.items() if m != () and c.denominator == 1 and int(c) % g == 0})
-            v = value(part)
-            if part and v.denominator != 1:
-                out.append((part, math.floor(v)))
-    for m, v in values.items():
-        if v.denominator != 1:
-            out.append((k.Poly({m: Fraction(1)}), math.floor(v)))
-    return out
+def _cut(
+    fs: k.FactSet,
+    split: frozenset[int],
+    budget: Budget,
+    p: k.Poly,
+    c: int,
+    rest: tuple[int, int] | None,
+) -> tuple[Any, ...] | None:
+    if budget.cuts <= 0:
+        return None
+    budget.cuts -= 1
+    below, above = _cut_sides(fs, p, c)
+    a = _search(below, split, budget)
+    if a is None:
+        return None
+    if rest is not None and c + 1 <= rest[1]:
+        b = _cut(above, split, budget, p, c + 1, rest)
+    else:
+        b = _search(above, split, budget)
+    return None if b is None else ("cut", p, c, a, b)
 
 
 def _search(fs: k.FactSet, split: frozenset[int], budget: Budget) -> tuple[Any, ...] | None:
@@ -244,13 +183,14 @@ def _search(fs: k.FactSet, split: frozenset[int], budget: Budget) -> tuple[Any, 
     values = _relaxation(fs, budget)
     if values is None:
         return None
-    for p, c in _cuts(fs, values)[:3]:
+    ranged = narrowest(fs, values, budget.ms())
+    if ranged is not None:
+        return _enumerate(fs, split, budget, *ranged)
+    for p, c in cuts(fs, values)[:3]:
         if budget.cuts <= 0:
             return None
         budget.cuts -= 1
-        lo, hi = fs.copy(), fs.copy()
-        lo.add(k.Lin(k.Poly.const(c).add(p, -1), False))
-        hi.add(k.Lin(p.add(k.Poly.const(-c - 1)), False))
+        lo, hi = _cut_sides(fs, p, c)
         a = _search(lo, split, budget)
         if a is None:
             continue
@@ -327,18 +267,21 @@ def refutation(
 ) -> tuple[Any, ...] | None:
     """A certificate that ``props`` (true in ``seq``'s context) are contradictory, or None."""
     budget = budget or Budget()
-    fs = k.FactSet(k.nat_atoms(seq))
+    fs = k.FactSet(seq)
     try:
         for p in props:
             fs.add(k.nnf(p, True, seq))
         if not nonlinear:
             return _search(fs, frozenset(), budget)
         wrappers: list[tuple[Any, ...]] = []
-        base = [i for i, f in _lins(fs)]
+        base = [i for i, f in lins(fs)]
         for p in _square_candidates(fs, props, squares)[:8]:
             wrappers.append(("square", p))
             fs.add(k.Lin(p.mul(p), False))
-        for i, j in itertools.combinations_with_replacement(base[:8], 2):
+        # Mathlib multiplies every pair of the comparisons; here the last ones (the negated
+        # target, the extra terms) first, then the hypotheses, as many as the bound allows
+        base.reverse()
+        for i, j in itertools.combinations_with_replacement(base[:_PRODUCT_FACTS], 2):
             wrappers.append(("prod", i, j))
             a, b = fs.facts[i], fs.facts[j]
             if not (isinstance(a, k.Lin) and isinstance(b, k.Lin)):

@@ -26,11 +26,15 @@ from burnqed.lean import kernel
 from burnqed.lean.embedded import (  # noqa: F401 - importing a tactic module registers its tactics
     tactics_auto,
     tactics_basic,
+    tactics_calc,
     tactics_cases,
     tactics_context,
     tactics_induction,
+    tactics_interval,
+    tactics_push_neg,
     tactics_rewrite,
 )
+from burnqed.lean.embedded.answers import INTERRUPT, error_answer, tactic_message
 from burnqed.lean.embedded.bridge import (
     KernelReject,
     Step,
@@ -51,6 +55,7 @@ from burnqed.lean.embedded.state import Goal, ProofState, to_wire
 from burnqed.lean.embedded.syntax import Limits, ParseError, parse_statement
 from burnqed.lean.embedded.tactic_syntax import parse_tactic
 from burnqed.lean.embedded.terms import Term, pp
+from burnqed.lean.statement import is_binder_form
 from burnqed.lean.protocol import (
     Expression,
     GoalDelete,
@@ -60,10 +65,8 @@ from burnqed.lean.protocol import (
     GoalStartResult,
     GoalTactic,
     GoalTacticResult,
-    Message,
     OptionsSet,
     OptionsSetResult,
-    Position,
     ReplErrorAnswer,
     ResetResult,
     StatResult,
@@ -71,26 +74,6 @@ from burnqed.lean.protocol import (
 )
 
 __all__ = ["Checker", "KernelStats", "ProofCheck"]
-
-INTERRUPT: dict[str, Any] = {"desc": "interrupt", "error": "internal"}
-
-
-def _message(severity: str, data: str) -> Message:
-    """A message with the fields of Lean's SerialMessage (the embedded checker has no
-    source positions inside a tactic: it reports the start of the tactic text)."""
-    return Message(
-        severity=severity,  # type: ignore[arg-type]
-        data=data,
-        file_name=FILE_NAME,
-        pos=Position(line=1, column=0),
-        keep_full_range=False,
-        caption="",
-    )
-
-
-def _err(kind: str, desc: str) -> dict[str, Any]:
-    return ReplErrorAnswer(error=kind, desc=desc).wire()
-
 
 @dataclass
 class KernelStats:
@@ -149,25 +132,25 @@ class Checker:
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
         """Answer one request ``{"cmd": ..., "payload": {...}}`` as a dict."""
         if not isinstance(request, dict) or not isinstance(request.get("cmd"), str):
-            return _err(
+            return error_answer(
                 "command",
                 "Unable to parse json: expected an object with 'cmd' and 'payload'",
             )
         if "payload" not in request or not isinstance(request["payload"], dict):
-            return _err(
+            return error_answer(
                 "command",
                 f"Unable to parse json: missing field 'payload' in command {request['cmd']}",
             )
         cmd, payload = request["cmd"], without_surrogates(request["payload"])
         handler = _COMMANDS.get(cmd)
         if handler is None:
-            return _err("command", f"Unknown command {cmd}")
+            return error_answer("command", f"Unknown command {cmd}")
         try:
             return handler(self, payload)
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(x) for x in first.get("loc", ()))
-            return _err("command", f"Unable to parse json: {where}: {first.get('msg')}")
+            return error_answer("command", f"Unable to parse json: {where}: {first.get('msg')}")
 
     # ---------------------------------------------------------------- convenience for data generation
     def check_proof(self, statement: str, tactics: list[str]) -> ProofCheck:
@@ -226,7 +209,7 @@ class Checker:
         """The proposition ``text`` elaborates to, or the REPL's parsing / elab error answer."""
         term = self.elaborate(text)
         if isinstance(term, Refusal):
-            return _err(term.error, term.desc(text))
+            return error_answer(term.error, term.desc(text))
         return term
 
     def start_state(self, target: Term) -> tuple[int, Goal] | dict[str, Any]:
@@ -237,7 +220,7 @@ class Checker:
             if kernel.sort_of(sequent(goal), sequent(goal).target) != "Prop":
                 raise kernel.KernelError("not a proposition")
         except (KernelReject, kernel.KernelError) as exc:
-            return _err("elab", f"{FILE_NAME}:1:0: the kernel cannot read this statement: {exc}")
+            return error_answer("elab", f"{FILE_NAME}:1:0: the kernel cannot read this statement: {exc}")
         sid = self.new_state(ProofState((goal,), frozenset({goal.uid}), False, root=goal))
         return sid, goal
 
@@ -245,12 +228,14 @@ class Checker:
         """goal.start: from an expression or a built-in lemma."""
         req = GoalStart.model_validate(payload)
         if (req.expr is None) == (req.copy_from is None):
-            return _err("arguments", "Exactly one of {expr, copyFrom} must be supplied")
+            return error_answer("arguments", "Exactly one of {expr, copyFrom} must be supplied")
         if req.copy_from is not None:
             if not copyable(req.copy_from):
-                return _err("index", f"Symbol not found: {req.copy_from}")
+                return error_answer("index", f"Symbol not found: {req.copy_from}")
             target = lemma_instances(req.copy_from)[0]
         else:
+            if is_binder_form(req.expr or ""):  # parseElabType reads a term: binders first are none
+                return error_answer("parsing", f"{FILE_NAME}:1:1: unexpected token ':'; expected term")
             target = self._statement(req.expr or "")
             if isinstance(target, dict):
                 return target
@@ -265,30 +250,34 @@ class Checker:
         req = GoalTactic.model_validate(payload)
         state = self.states.get(req.state_id)
         if state is None:
-            return _err("index", f"Invalid state index {req.state_id}")
+            return error_answer("index", f"Invalid state index {req.state_id}")
         given = [
             f
             for f in ("tactic", "mode", "expr", "have", "let", "draft")
             if getattr(req, f) is not None
         ]
         if len(given) != 1:
-            return _err(
+            return error_answer(
                 "operation",
                 "Exactly one of {tactic, mode, expr, have, let, draft} must be supplied",
             )
         if req.mode is not None:
             if req.mode not in ("tactic", "conv", "calc"):
-                return _err("operation", f"Invalid mode {req.mode}")
-            return _err(
+                return error_answer("operation", f"Invalid mode {req.mode}")
+            return error_answer(
                 "operation", f"mode {req.mode} is not supported by the embedded checker"
             )
         if req.draft is not None:
-            return _err("operation", "draft is not supported by the embedded checker")
+            return error_answer("operation", "draft is not supported by the embedded checker")
         if not state.goals:
-            return _err("exception", "no goals to be proved")
+            return error_answer("exception", "no goals to be proved")
         goal_id = req.goal_id or 0
         if goal_id < 0 or goal_id >= len(state.goals):
-            return _err("index", f"Invalid goal index {goal_id}")
+            return error_answer("index", f"Invalid goal index {goal_id}")
+        # the goal site (Repl.lean goal_tactic, Goal.lean Site.runTacticM): automaticMode runs the
+        # tactic on the goal list, goal_id first (.unfocus / .prefer); else on that goal alone (.focus)
+        others = [g for i, g in enumerate(state.goals) if i != goal_id] if self.automatic_mode else []
+        acting = [state.goals[goal_id], *others]
         if req.tactic is not None:
             text = req.tactic
         elif req.expr is not None:
@@ -310,13 +299,12 @@ class Checker:
                 has_sorry=False,
                 has_unsafe=False,
             ).wire()
-        goal = state.goals[goal_id]
         ctx = TacticContext(self.fresh, self.config)
         if self.timeout_ms > 0:
             preload()  # never let the alarm land inside a half-done import of z3 or sympy
         try:
             with Deadline(ctx, self.timeout_ms):
-                new_goals = Engine(ctx).run(tac, [goal])
+                new_goals = Engine(ctx).run(tac, acting)
             if ctx.exhausted:  # a tactic that caught the exhaustion must not make it a success
                 raise Exhausted(
                     f"(deterministic) timeout, maximum number of heartbeats ({self.config.max_heartbeats}) has been reached"
@@ -325,32 +313,26 @@ class Checker:
             return dict(INTERRUPT)
         except TacticError as exc:
             return GoalTacticResult(
-                messages=[
-                    _message("error", str(exc))
-                ],
+                messages=[tactic_message("error", str(exc))],
                 has_sorry=False,
                 has_unsafe=False,
             ).wire()
         except RecursionError:
             return GoalTacticResult(
-                messages=[
-                    _message("error", "maximum recursion depth has been reached")
-                ],
+                messages=[tactic_message("error", "maximum recursion depth has been reached")],
                 has_sorry=False,
                 has_unsafe=False,
             ).wire()
-        successor = self.successor(state, goal_id, new_goals, ctx)
+        successor = self.successor(state, acting, new_goals, ctx)
         if isinstance(successor, str):
             return GoalTacticResult(
-                messages=[
-                    _message("error", successor)
-                ],
+                messages=[tactic_message("error", successor)],
                 has_sorry=False,
                 has_unsafe=False,
             ).wire()
         sid = self.new_state(successor)
         messages = (
-            [_message("warning", "declaration uses 'sorry'")]
+            [tactic_message("warning", "declaration uses 'sorry'")]
             if ctx.used_sorry
             else []
         )
@@ -363,19 +345,19 @@ class Checker:
         ).wire()
 
     def successor(
-        self, state: ProofState, goal_id: int, new_goals: list[Goal], ctx: TacticContext
+        self, state: ProofState, acting: list[Goal], new_goals: list[Goal], ctx: TacticContext
     ) -> ProofState | str:
-        """The state after goal ``goal_id`` of ``state`` was replaced by ``new_goals`` (the
-        steps in ``ctx`` kernel-checked), or the error text of the kernel's refusal."""
-        goal = state.goals[goal_id]
-        verdict = self._kernel_check(state, goal, new_goals, ctx)
+        """The state after the ``acting`` goals of ``state`` became ``new_goals`` (the steps in
+        ``ctx`` kernel-checked), or the error text of the kernel's refusal."""
+        verdict = self._kernel_check(state, acting, new_goals, ctx)
         if isinstance(verdict, str):
             return verdict
         steps, kernel_sorry = verdict
         ctx.used_sorry = ctx.used_sorry or kernel_sorry
-        others = [g for i, g in enumerate(state.goals) if i != goal_id]
+        acted = {g.uid for g in acting}
+        others = [g for g in state.goals if g.uid not in acted]
         visible = tuple(new_goals) + (tuple(others) if self.automatic_mode else ())
-        open_goals = (state.open_goals - {goal.uid}) | {g.uid for g in new_goals}
+        open_goals = (state.open_goals - acted) | {g.uid for g in new_goals}
         return ProofState(
             visible,
             frozenset(open_goals),
@@ -385,24 +367,27 @@ class Checker:
         )
 
     def _kernel_check(
-        self, state: ProofState, goal: Goal, new_goals: list[Goal], ctx: TacticContext
+        self, state: ProofState, acting: list[Goal], new_goals: list[Goal], ctx: TacticContext
     ) -> tuple[Mapping[int, Step], bool] | str:
-        """Kernel-check the steps of one request: the new state's proof steps and whether
-        the kernel met a sorry, or (mode enforce) the error text of a refusal."""
+        """Kernel-check the steps of one request from each acting goal: the new state's proof
+        steps and whether the kernel met a sorry, or (mode enforce) the refusal's text."""
         mode = self.config.kernel
         if mode == "off":
             return state.steps, False
         stats = self.kernel_stats
         open_uids = {g.uid for g in new_goals}
         try:
-            res = check_steps(goal, ctx.steps, {g.uid: g for g in new_goals})
-            stats.checks += res.checked
-            stats.seconds += res.seconds
-            steps = {**state.steps, **res.steps}
-            closed = not ((state.open_goals - {goal.uid}) | open_uids)
+            steps, sorry = dict(state.steps), False
+            for goal in acting:
+                res = check_steps(goal, ctx.steps, {g.uid: g for g in new_goals})
+                stats.checks += res.checked
+                stats.seconds += res.seconds
+                steps.update(res.steps)
+                sorry = sorry or res.sorry
+            closed = not ((state.open_goals - {g.uid for g in acting}) | open_uids)
             if closed and state.root is not None and not reachable_complete(state.root, steps):
                 raise KernelReject("the proof tree is incomplete")
-            return steps, res.sorry
+            return steps, sorry
         except KernelReject as exc:
             stats.rejected += 1
             if mode == "enforce":
@@ -425,7 +410,7 @@ class Checker:
         req = GoalPrint.model_validate(payload)
         state = self.states.get(req.state_id)
         if state is None:
-            return _err("index", f"Invalid state index {req.state_id}")
+            return error_answer("index", f"Invalid state index {req.state_id}")
         root = None
         if req.root_expr:
             root = Expression(
@@ -474,7 +459,7 @@ class Checker:
         """expr.echo: elaborate a proposition and print it back."""
         text = payload.get("expr")
         if not isinstance(text, str):
-            return _err(
+            return error_answer(
                 "command", "Unable to parse payload of expr.echo: missing field 'expr'"
             )
         term = self._statement(text)

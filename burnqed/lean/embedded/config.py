@@ -53,6 +53,14 @@ class EmbeddedConfig(BaseModel):
     z3_cert_timeout_ms: int = Field(
         default=2000, ge=1, description="time bound of the search for one arithmetic certificate"
     )
+    simulated_latency_ms: int = Field(
+        default=0,
+        ge=0,
+        le=60_000,
+        description="benchmark/testing knob, 0 (off) by default: each goal.tactic answer is held until this "
+        "long after its request was read (sleeping), so the checker behaves like a Lean process that "
+        "spends the time on its own node (`burnqed bench cluster --simulated-latency-ms`)",
+    )
 
     @classmethod
     def from_argv(cls, argv: list[str]) -> tuple[EmbeddedConfig, list[str]]:

@@ -4,6 +4,7 @@ inside a half-done import)."""
 
 from __future__ import annotations
 
+import ctypes
 import signal
 import threading
 import time
@@ -35,10 +36,16 @@ class Deadline:
                 self.armed = True
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> None:
         if self.armed:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, self.previous or signal.SIG_DFL)
+        # the alarm landed while z3's ctypes converted an argument: ctypes wraps the
+        # Interrupted raised by the handler into an ArgumentError; it is still the timeout
+        if isinstance(exc, ctypes.ArgumentError) and (
+            isinstance(exc.__context__, Interrupted) or "Interrupted" in str(exc)
+        ):
+            raise Interrupted() from exc
 
 
 def preload() -> None:

@@ -37,6 +37,7 @@ from burnqed.lean.embedded.config import EmbeddedConfig
 from burnqed.lean.embedded.engine import Engine, TacticContext, render
 from burnqed.lean.embedded.lemmas import LEMMAS
 from burnqed.lean.embedded.proofterm import TacticError
+from burnqed.lean.embedded.answers import INTERRUPT, error_answer
 from burnqed.lean.embedded.refusal import Refusal
 from burnqed.lean.embedded.snippet import (
     COMMAND_WORDS,
@@ -56,7 +57,6 @@ from burnqed.lean.protocol import (
     FrontendProcess,
     FrontendProcessResult,
     Message,
-    ReplErrorAnswer,
 )
 from burnqed.lean.statement import (
     HEADER_COMMANDS,
@@ -87,13 +87,12 @@ class Host(Protocol):
     def elaborate(self, text: str) -> Term | Refusal: ...
     def start_state(self, target: Term) -> tuple[int, Goal] | dict[str, Any]: ...
     def successor(
-        self, state: ProofState, goal_id: int, new_goals: list[Goal], ctx: TacticContext
+        self, state: ProofState, acting: list[Goal], new_goals: list[Goal], ctx: TacticContext
     ) -> ProofState | str: ...
     def goal_tactic(self, payload: dict[str, Any]) -> dict[str, Any]: ...
 
 
 _ANONYMOUS = "<anonymous>"  # Pantograph's file name for a snippet given as text
-_INTERRUPT = {"desc": "interrupt", "error": "internal"}
 _DECL_KEYWORDS = ("theorem", "lemma", "example")
 # modifiers that leave a theorem's statement and proof as they are
 _MODIFIERS = re.compile(r"(?:@\[[^\]\n]*\]\s*|(?:private|protected|nonrec|noncomputable)\s+)*")
@@ -114,10 +113,6 @@ class _TacticFailed(Exception):
         super().__init__(data)
         self.data = data
         self.at = at
-
-
-def _err(kind: str, desc: str) -> dict[str, Any]:
-    return ReplErrorAnswer(error=kind, desc=desc).wire()
 
 
 @dataclass
@@ -328,7 +323,8 @@ class _Run:
                 goal = intro_one(engine, goal, name)
         except TacticError as exc:
             return str(exc)
-        nxt = self.checker.successor(self.checker.states[sid], 0, [goal], ctx)
+        state = self.checker.states[sid]
+        nxt = self.checker.successor(state, list(state.goals[:1]), [goal], ctx)
         if isinstance(nxt, str):
             return nxt
         sid = self.checker.new_state(nxt)
@@ -402,7 +398,7 @@ class _Run:
             answer = checker.goal_tactic({"stateId": sid, "tactic": tactic})
         finally:
             checker.timeout_ms = saved
-        if answer == _INTERRUPT:
+        if answer == INTERRUPT:
             raise _Interrupted
         return answer
 
@@ -411,7 +407,7 @@ def process(checker: Host, payload: dict[str, Any]) -> dict[str, Any]:
     """Answer frontend.process for ``checker`` (see the module docstring)."""
     req = FrontendProcess.model_validate(payload)
     if (req.file is None) == (req.file_name is None):
-        return _err("arguments", "Exactly one of {fileName, file} must be supplied")
+        return error_answer("arguments", "Exactly one of {fileName, file} must be supplied")
     if req.file is not None:
         text, name = req.file, _ANONYMOUS
     else:
@@ -421,7 +417,7 @@ def process(checker: Host, payload: dict[str, Any]) -> dict[str, Any]:
                 text = handle.read()
         except (OSError, UnicodeDecodeError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            return _err("io", f"{reason.lower()}\n  file: {name}")
+            return error_answer("io", f"{reason.lower()}\n  file: {name}")
     try:
         clean = strip_comments(text)
     except StatementError as exc:  # an unterminated /- comment: Lean reports it on the whole rest
@@ -438,7 +434,7 @@ def process(checker: Host, payload: dict[str, Any]) -> dict[str, Any]:
     except _Interrupted:
         for sid in run.created:
             checker.states.pop(sid, None)
-        return dict(_INTERRUPT)
+        return dict(INTERRUPT)
     finally:
         checker.automatic_mode = automatic
     for sid in run.created - run.kept:

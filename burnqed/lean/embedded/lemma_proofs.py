@@ -88,6 +88,7 @@ def lemma_proof(statement: k.Term) -> k.Proof | None:
         prove_fact(seq.to(t), premises, t)
         or prove_fact(seq.to(t), premises, t, nonlinear=True)
         or _dvd_proof(seq.to(t), [u for pr, _ in premises for u in _hyp_uid(pr)])
+        or _induction_proof(seq.to(t), premises, intros)
     )
     if body is None:
         return None
@@ -98,6 +99,35 @@ def lemma_proof(statement: k.Term) -> k.Proof | None:
     except k.KernelError:
         return None
     return body
+
+
+def _induction_proof(seq: k.Sequent, premises: list[tuple[k.Proof, k.Term]], intros: list[int]) -> k.Proof | None:
+    """Induction on an ℕ variable the target mentions and no premise does, the last introduced
+    first (a power with that exponent: ``m ≤ n → m ^ i ≤ n ^ i``, ``n < 2 ^ n``): base and step
+    each by a certificate (linear, else non-linear), the step with the induction hypothesis."""
+    t = seq.target
+    for x in reversed(intros):
+        entry = seq.lookup(x)
+        if entry is None or entry.ty != "Nat" or x not in k.frees(t) or any(x in k.frees(p) for _, p in premises):
+            continue
+        motive = k.abstract(t, k.Free(x))
+        base = k.instantiate(motive, k.Lit(0, "Nat"))
+        z = _fact(seq.to(base), premises, base)
+        if z is None:
+            continue
+        kk, ih = internal_uid(), internal_uid()
+        ih_ty = k.instantiate(motive, k.Free(kk))
+        step_t = k.instantiate(motive, k.App("+", (k.Free(kk), k.Lit(1, "Nat")), "Nat"))
+        inner = seq.add(k.Entry(kk, "Nat")).add(k.Entry(ih, ih_ty)).to(step_t)
+        step = _fact(inner, [*premises, (k.Proof("hyp", (ih,)), ih_ty)], step_t)
+        if step is not None:
+            return k.Proof("nat_ind", (x, z, kk, ih, step))
+    return None
+
+
+def _fact(seq: k.Sequent, premises: list[tuple[k.Proof, k.Term]], goal: k.Term) -> k.Proof | None:
+    """A linear certificate for ``goal``, else a non-linear one."""
+    return prove_fact(seq, premises, goal) or prove_fact(seq, premises, goal, nonlinear=True)
 
 
 def _has_binder(t: k.Term) -> bool:

@@ -63,6 +63,8 @@ LEMMAS: dict[str, str] = {
     "Nat.add_mul": "∀ (n m k : Nat), (n + m) * k = n * k + m * k",
     "Nat.two_mul": "∀ (n : Nat), 2 * n = n + n",
     "Nat.pow_two": "∀ (n : Nat), n ^ 2 = n * n",
+    "Nat.pow_le_pow_left": "∀ {m n : Nat}, m ≤ n → ∀ (i : Nat), m ^ i ≤ n ^ i",
+    "Nat.pow_le_pow_of_le_left": "∀ {m n : Nat}, m ≤ n → ∀ (i : Nat), m ^ i ≤ n ^ i",
     "Nat.succ_ne_zero": "∀ (n : Nat), n + 1 ≠ 0",
     "Nat.succ_pos": "∀ (n : Nat), 0 < n + 1",
     "Nat.zero_lt_succ": "∀ (n : Nat), 0 < n + 1",
@@ -88,6 +90,14 @@ LEMMAS: dict[str, str] = {
     "Nat.dvd_mul_right": "∀ (a b : Nat), a ∣ a * b",
     "Nat.dvd_mul_left": "∀ (a b : Nat), a ∣ b * a",
     "Nat.dvd_trans": "∀ {a b c : Nat}, a ∣ b → b ∣ c → a ∣ c",
+    "Nat.pow_zero": "∀ (b : Nat), b ^ 0 = 1",
+    "Nat.pow_succ": "∀ {b n : Nat}, b ^ (n + 1) = b ^ n * b",
+    # core's `protected theorem Nat.lt_two_pow_self : n < 2 ^ n` (n implicit). Mathlib's
+    # `theorem Nat.lt_two_pow (n : ℕ) : n < 2 ^ n` (Mathlib/Algebra/Order, the version the
+    # miniF2F proofs were checked with) takes n explicitly; later releases removed it
+    "Nat.lt_two_pow_self": "∀ {n : Nat}, n < 2 ^ n",
+    "Nat.lt_two_pow": "∀ (n : Nat), n < 2 ^ n",
+    "Nat.lt_pow_self": "∀ {n a : Nat}, 1 < a → n < a ^ n",
     # Int (Lean core)
     "Int.add_comm": "∀ (a b : Int), a + b = b + a",
     "Int.mul_comm": "∀ (a b : Int), a * b = b * a",
@@ -115,6 +125,10 @@ LEMMAS: dict[str, str] = {
     "add_mul": "∀ (a b c : {α}), (a + b) * c = a * c + b * c",
     "two_mul": "∀ (a : {α}), 2 * a = a + a",
     "pow_two": "∀ (a : {α}), a ^ 2 = a * a",
+    "pow_zero": "∀ (a : {α}), a ^ 0 = 1",
+    "pow_one": "∀ (a : {α}), a ^ 1 = a",
+    "pow_succ": "∀ (a : {α}) (n : Nat), a ^ (n + 1) = a ^ n * a",
+    "pow_succ'": "∀ (a : {α}) (n : Nat), a ^ (n + 1) = a * a ^ n",
     "sq": "∀ (a : {α}), a ^ 2 = a * a",
     "le_refl": "∀ (a : {α}), a ≤ a",
     "le_rfl": "∀ {a : {α}}, a ≤ a",

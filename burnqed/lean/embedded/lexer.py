@@ -58,6 +58,9 @@ KEYWORDS = frozenset(
     }
 )
 
+# `forall` is Lean 4's ASCII keyword for `∀` (Init/Prelude's binder notation)
+ASCII_SYMBOLS = {"forall": "∀"}
+
 # identifier-like text that Lean reads as a token (notation or keyword), never as a name
 NOT_NAMES = frozenset({"ℕ", "ℤ", "ℚ", "ℝ", "ℂ", "Prop", "Type", "Sort"})
 
@@ -209,7 +212,10 @@ def tokenize(text: str, keep_newlines: bool = False) -> list[Token]:
             ):
                 j += 1
             word = text[i:j]
-            toks.append(Token("kw" if word in KEYWORDS else "id", word, i))
+            if word in ASCII_SYMBOLS:  # Lean's ASCII spelling of a symbol: a keyword, no name
+                toks.append(Token("sym", ASCII_SYMBOLS[word], i))
+            else:
+                toks.append(Token("kw" if word in KEYWORDS else "id", word, i))
             i = j
             continue
         if "0" <= ch <= "9":  # str.isdigit() also holds for '₂', '²', '٣', which are no numerals

@@ -78,12 +78,31 @@ def to_sympy(t: Term, atoms: dict[object, Any], max_expand: int = 32) -> Any:
             e = try_eval(args[1])
             if e is not None and e <= max_expand:
                 return to_sympy(args[0], atoms, max_expand) ** e
+            if e is None:
+                return _variable_power(args[0], args[1], atoms, max_expand)
     key = alpha_key(t)
     sym = atoms.get(key)
     if sym is None:
         sym = sp.Symbol(f"a{len(atoms)}")
         atoms[key] = sym
     return sym
+
+
+def _variable_power(base: Term, exponent: Term, atoms: dict[object, Any], max_expand: int) -> Any:
+    """``b ^ (e + k)`` as ``b ^ e · b ^ k`` with ``b ^ e`` one atom per base and exponent
+    polynomial (as the kernel's normal form does): ``x ^ (n + 1) = x ^ n * x``,
+    ``x ^ (n + n) = x ^ (2 * n)``."""
+    sp = _lib()
+    exp = sp.expand(to_sympy(exponent, atoms, max_expand))
+    k, rest = exp.as_coeff_Add()
+    if not (k.is_Integer and 0 <= int(k) <= max_expand):
+        k, rest = sp.Integer(0), exp
+    key = ("^", alpha_key(base), sp.srepr(rest))
+    sym = atoms.get(key)
+    if sym is None:
+        sym = sp.Symbol(f"a{len(atoms)}")
+        atoms[key] = sym
+    return sym * to_sympy(base, atoms, max_expand) ** int(k) if k else sym
 
 
 def difference(

@@ -175,6 +175,12 @@ class ProofElab:
         if k_ == "proj":
             ty, b = self._infer(s.args[0], None)
             return self._proj(ty, b, s.value, s)
+        if k_ == "show":  # the stated type, checked against the proof (Lean's `show … from`)
+            try:
+                stated = elab_prop(s.args[0], goal_scope(self.goal))
+            except ElabError as exc:
+                raise TacticError(exc.message) from exc
+            return self._check(s.args[1], stated)
         if k_ in ("anon", "by", "hole", "blank") or (k_ == "ident" and s.value == "rfl"):
             if expected is None:
                 raise TacticError(
@@ -269,7 +275,12 @@ class ProofElab:
             return self._lemma(name, ty)
         if "." in name:
             base, _, fld = name.rpartition(".")
-            ty, b = self._ident(Syn("ident", s.pos, base), None)
+            try:
+                ty, b = self._ident(Syn("ident", s.pos, base), None)
+            except TacticError as exc:
+                if str(exc).startswith("unknown identifier"):  # a lemma name we do not know
+                    raise TacticError(f"unknown identifier '{name}'") from exc
+                raise
             return self._proj(ty, b, fld, s)
         raise TacticError(f"unknown identifier '{name}'")
 

@@ -1,17 +1,20 @@
 """The JSON-lines loop: ``ready.``, then one compact JSON answer per request line.
 
 An empty line or EOF ends the loop. Answers go to stdout (flushed per line); nothing else
-is ever written there. Logging goes to stderr.
+is ever written there. Logging goes to stderr. With ``--simulated_latency_ms=N`` (a benchmark
+knob, off by default) each ``goal.tactic`` answer is held until N ms after its request was read.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
+import time
 from typing import TextIO
 
 from burnqed.lean.embedded.checker import Checker
 from burnqed.lean.embedded.config import EmbeddedConfig
+from burnqed.lean.embedded.request import decode_request
 from burnqed.lean.protocol import dump_json
 
 __all__ = ["main", "serve"]
@@ -19,13 +22,21 @@ __all__ = ["main", "serve"]
 log = logging.getLogger("burnqed.lean.embedded")
 
 
-def serve(checker: Checker, stdin: TextIO, stdout: TextIO) -> int:
-    """Answer requests until an empty line or EOF; returns the exit code."""
+def _is_tactic(line: str) -> bool:
+    request = decode_request(line)
+    return isinstance(request, dict) and request.get("cmd") == "goal.tactic"
+
+
+def serve(checker: Checker, stdin: TextIO, stdout: TextIO, latency_s: float = 0.0) -> int:
+    """Answer requests until an empty line or EOF; returns the exit code.
+
+    ``latency_s`` > 0 holds each goal.tactic answer until that long after its line was read."""
     stdout.write("ready.\n")
     stdout.flush()
     for line in stdin:
         if not line.strip():
             break
+        read_at = time.monotonic()
         try:
             answer = checker.handle_line(line)
             answer.encode("utf-8")  # what cannot be written must not end the loop
@@ -39,6 +50,9 @@ def serve(checker: Checker, stdin: TextIO, stdout: TextIO) -> int:
                     "error": "internal",
                 }
             )
+        if latency_s > 0 and _is_tactic(line):
+            # sleep, not spin: a real Lean spends this time on its own node's CPU, not ours
+            time.sleep(max(0.0, read_at + latency_s - time.monotonic()))
         stdout.write(answer + "\n")
         stdout.flush()
     return 0
@@ -56,4 +70,4 @@ def main(argv: list[str] | None = None) -> int:
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 4 * config.max_depth + 1000))
     stdin = open(sys.stdin.fileno(), encoding="utf-8", errors="replace", closefd=False)  # noqa: SIM115
     stdout = open(sys.stdout.fileno(), "w", encoding="utf-8", closefd=False)  # noqa: SIM115
-    return serve(Checker(config), stdin, stdout)
+    return serve(Checker(config), stdin, stdout, config.simulated_latency_ms / 1000)

@@ -2,7 +2,8 @@
 
 Rules (each a true equivalence, so simplification is sound): closed arithmetic is computed
 (bounded); unit laws (``x + 0``, ``x * 1``, ``x ^ 1``, ...), ℕ ``a + b - b``; relations
-whose sides differ by a constant polynomial (sympy) are decided; Mathlib's simp normal
+whose sides share a summand in the same place cancel it (Mathlib's add_right_inj family; no
+ring normalization, which Lean's simp does not do either); Mathlib's simp normal
 forms ``a > b`` ↦ ``b < a``, ``a ≥ b`` ↦ ``b ≤ a``, ``a ≠ b`` ↦ ``¬a = b``, ``¬a < b`` ↦
 ``b ≤ a``, ``¬a ≤ b`` ↦ ``b < a``; propositional constants and idempotence; binders whose
 variable is unused. User rules (``simp [h, ...]``) rewrite with equations (left to
@@ -15,7 +16,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from burnqed.lean.embedded.arith import TooLarge, eval_prop, is_closed, try_eval
-from burnqed.lean.embedded.poly import difference
 from burnqed.lean.embedded.proofterm import TacticError, instantiate_mvars, unify
 from burnqed.lean.embedded.terms import (
     Binder,
@@ -57,6 +57,8 @@ class SimpSet:
     use_poly: bool = True
     check_time: Callable[[], None] | None = None
     max_size: int = 20_000
+    # norm_num's Mathlib.Tactic.NormNum.PowMod: `a ^ b % m` on ℕ by modular exponentiation
+    pow_mod: bool = False
 
 
 def rules_from_prop(prop: Term) -> list[Rule]:
@@ -156,11 +158,26 @@ def _num(v: int, ty: str) -> Num:
     return Num(v, ty)
 
 
+def _pow_mod(t: Op) -> int | None:
+    """``a ^ b % m`` with closed ℕ ``a``, ``b``, ``m ≠ 0`` (the power itself never computed)."""
+    p = t.args[0]
+    if not (isinstance(p, Op) and p.op == "^"):
+        return None
+    base, ex, m = try_eval(p.args[0]), try_eval(p.args[1]), try_eval(t.args[1])
+    if base is None or ex is None or m is None or m == 0 or ex < 0:
+        return None
+    return pow(base, ex, m)
+
+
 def _arith(t: Op, ss: SimpSet) -> Term:
     v = try_eval(t, ss.max_bits)
     if v is not None:
         return _num(v, t.ty)
     ty, op = t.ty, t.op
+    if ss.pow_mod and op == "%" and ty == "Nat":
+        got = _pow_mod(t)
+        if got is not None:
+            return _num(got, ty)
     if op == "cast" or op == "neg":
         a = t.args[0]
         if op == "neg" and isinstance(a, Op) and a.op == "neg":
@@ -213,6 +230,18 @@ def _arith(t: Op, ss: SimpSet) -> Term:
     return t
 
 
+def _is_cast(t: Term) -> bool:
+    return isinstance(t, Op) and t.op == "cast"
+
+
+def _uncast(t: Term) -> Term | None:
+    if _is_cast(t):
+        return t.args[0]  # type: ignore[union-attr]
+    if isinstance(t, Num) and t.ty == "Int" and t.value >= 0:
+        return Num(t.value, "Nat")
+    return None
+
+
 def _rel(t: Rel, ss: SimpSet) -> Term:
     if is_closed(t):
         try:
@@ -220,6 +249,13 @@ def _rel(t: Rel, ss: SimpSet) -> Term:
         except (ValueError, TooLarge):
             return t
     a, b, op = t.lhs, t.rhs, t.op
+    if op in ("=", "≠", "<", "≤", ">", "≥") and (_is_cast(a) or _is_cast(b)):
+        # Mathlib's simp lemmas Nat.cast_inj, Nat.cast_le, Nat.cast_lt, Nat.cast_eq_ofNat,
+        # Nat.cast_le_ofNat, Nat.ofNat_le_cast, …: a comparison of casts and numerals in ℤ
+        # is the comparison in ℕ
+        na, nb = _uncast(a), _uncast(b)
+        if na is not None and nb is not None:
+            return Rel(op, na, nb)
     if op == "∣":
         if a == Num(1, type_of(a)) or b == Num(0, type_of(b)) or a == b:
             return TRUE
@@ -237,24 +273,9 @@ def _rel(t: Rel, ss: SimpSet) -> Term:
         if (op == "<" and b == Num(0, ty)) or (op == ">" and a == Num(0, ty)):
             return FALSE
     if ss.use_poly:
-        try:
-            d = difference(a, b, ss.max_expand)
-        except TooLarge:
-            d = None
-        if d is not None and d.is_Number:
-            c = int(d)
-            return (
-                TRUE
-                if {
-                    "=": c == 0,
-                    "≠": c != 0,
-                    "<": c < 0,
-                    "≤": c <= 0,
-                    ">": c > 0,
-                    "≥": c >= 0,
-                }[op]
-                else FALSE
-            )
+        got = _cancel(a, b)
+        if got is not None:
+            return Rel(op, *got)
     if op == ">":
         return Rel("<", b, a)
     if op == "≥":
@@ -262,6 +283,29 @@ def _rel(t: Rel, ss: SimpSet) -> Term:
     if op == "≠":
         return Conn("¬", (Rel("=", a, b),))
     return t
+
+
+def _cancel(a: Term, b: Term) -> tuple[Term, Term] | None:
+    """Mathlib's simp cancellation lemmas on a relation's sides: ``x + c = x + d`` ↦ ``c = d``
+    (add_right_inj, add_le_add_iff_left, add_lt_add_iff_left), ``c + x`` / ``d + x`` (add_left_inj,
+    …_right), ``x`` against ``x + d`` (self_eq_add_right, le_add_iff_nonneg_right,
+    lt_add_iff_pos_right) and ``x + c`` against ``x`` (add_right_eq_self, …). Only the same
+    summand in the same place cancels: simp does no commutativity or ring normalization
+    (``2 * x = x + x`` and ``(a + b) ^ 2 = a ^ 2 + 2 * a * b + b ^ 2`` are not simp's)."""
+    plus_a = isinstance(a, Op) and a.op == "+"
+    plus_b = isinstance(b, Op) and b.op == "+"
+    zero = Num(0, type_of(a))
+    if plus_a and plus_b:
+        (x, c), (y, d) = a.args, b.args  # type: ignore[union-attr]
+        if alpha_key(x) == alpha_key(y):
+            return c, d
+        if alpha_key(c) == alpha_key(d):
+            return x, y
+    if plus_b and alpha_key(b.args[0]) == alpha_key(a):  # type: ignore[union-attr]
+        return zero, b.args[1]  # type: ignore[union-attr]
+    if plus_a and alpha_key(a.args[0]) == alpha_key(b):  # type: ignore[union-attr]
+        return a.args[1], zero  # type: ignore[union-attr]
+    return None
 
 
 def _positive_sum(t: Term) -> bool:

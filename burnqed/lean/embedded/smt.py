@@ -47,9 +47,10 @@ def _lib() -> Any:
 class Encoder:
     """Translates terms to z3 (``linear``: products of non-constants become atoms; ``real``: Real sort)."""
 
-    def __init__(self, linear: bool, real: bool, max_expand: int = 32) -> None:
+    def __init__(self, linear: bool, real: bool, max_expand: int = 32, omega: bool = False) -> None:
         self.z3 = _lib()
         self.linear = linear
+        self.omega = omega
         self.real = real
         self.max_expand = max_expand
         self.atoms: dict[object, Any] = {}
@@ -98,6 +99,10 @@ class Encoder:
         if op == "+":
             return self.num(a_t) + self.num(b_t)
         if op == "-":
+            if ty == "Nat" and self.real:
+                # Mathlib's linarith casts ℕ facts to ℤ (natToInt, push_cast): ↑(a - b) stays
+                # an atom (Nat.cast_sub needs b ≤ a), known only to be ≥ 0
+                return self._atom(t)
             a, b = self.num(a_t), self.num(b_t)
             return z3.If(a >= b, a - b, self._const(0)) if ty == "Nat" else a - b
         if op == "*":
@@ -115,6 +120,11 @@ class Encoder:
         if op == "^":
             e = try_eval(b_t)
             if e is None:
+                return self._atom(t)
+            if self.omega:
+                # Lean's omega (Elab/Tactic/Omega/Frontend.lean, asLinearComboImpl) evaluates
+                # a ground power and unfolds only `b ^ (k + 1)` with a ground base: `x ^ 0`,
+                # `x ^ 1`, `x ^ 2` of a variable are atoms of their own
                 return self._atom(t)
             if e == 0:
                 return self._const(1)
@@ -210,10 +220,11 @@ def prove(
     real: bool,
     timeout_ms: int,
     max_expand: int = 32,
+    omega: bool = False,
 ) -> str:
     """``"proved"`` if z3 shows hyps ⇒ target (target None: hyps contradictory), else ``"failed"``
-    or ``"timeout"`` (z3 answered unknown)."""
-    enc = Encoder(linear, real, max_expand)
+    or ``"timeout"`` (z3 answered unknown). ``omega``: atoms as Lean's omega takes them."""
+    enc = Encoder(linear, real, max_expand, omega)
     z3 = enc.z3
     solver = z3.Solver()
     solver.set("timeout", max(1, int(timeout_ms)))

@@ -246,6 +246,15 @@ class Parser:
                     depth -= 1
                 self.advance()
             return Syn("by", t.pos, self.text[start : self.tok.pos])
+        if t.kind == "kw" and t.text == "show":  # `show T from e`, `show T by tac`
+            self.advance()
+            ty = self.term(0)
+            if self.at("from"):
+                self.advance()
+                return Syn("show", t.pos, None, (ty, self.term(0)))
+            if self.at("by"):
+                return Syn("show", t.pos, None, (ty, self._leading(0)))
+            raise self.error("expected 'from' or 'by'")
         if t.kind == "kw" and t.text in ("fun", "λ"):
             raise ParseError("'fun' is not supported in this fragment", t.pos)
         if t.kind != "sym":

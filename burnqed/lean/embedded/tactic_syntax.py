@@ -44,7 +44,6 @@ _NO_ARGS = {
     "skip",
     "done",
     "simp_all",
-    "push_neg",
 }
 _TERM_LIST = {"linarith", "nlinarith"}
 _SIMP = {"simp", "norm_num", "simp_arith", "field_simp"}
@@ -82,6 +81,9 @@ TACTIC_NAMES = frozenset(
         "symm",
         "exact_mod_cast",
         "subst",
+        "push_neg",
+        "interval_cases",
+        "calc",
     }
 )
 _TERM_STOP = frozenset({",", "|", "<;>", ";", "]", ")", ":=", "⟩"})
@@ -123,11 +125,49 @@ class _TacticParser(Parser):
 
     def then_(self, base: int, stop: frozenset[str]) -> Tac:
         t = self.atomic(base, stop)
-        while self.at("<;>"):
+        while self.at("<;>") or self._continued("<;>", base):
+            while self.tok.kind == "nl":
+                self.advance()
             pos = self.advance().pos
+            while self.tok.kind == "nl" and int(self.tok.text) > base:  # `t <;>` ⏎ `t2`
+                self.advance()
             t2 = self.atomic(base, stop)
             t = Tac("then", pos, {"first": t, "rest": t2})
         return t
+
+    def _continued(self, sym: str, base: int) -> bool:
+        """A line break, deeper than ``base``, before ``sym`` continues the tactic (Lean reads
+        `t` ⏎ `<;> t2` as one tactic when the second line is indented past the block)."""
+        return (
+            self.tok.kind == "nl"
+            and int(self.tok.text) > base
+            and self.peek().kind == "sym"
+            and self.peek().text == sym
+        )
+
+    def calc_steps(self, base: int, stop: frozenset[str]) -> list[tuple[Syn, str, Any]]:
+        """``calc`` steps: ``rel := proof``, the later ones ``_ rel := proof``, one per line
+        (a proof is ``by`` and a tactic block, or a term)."""
+        steps: list[tuple[Syn, str, Any]] = []
+        while True:
+            while self.tok.kind == "nl" and int(self.tok.text) > base and (
+                not steps or (self.peek().kind == "id" and self.peek().text == "_")
+            ):
+                self.advance()
+            if steps and not (self.tok.kind == "id" and self.tok.text == "_"):
+                break
+            # a step's `by` block ends at a line not indented past the step's first column
+            line = self.column(self.tok.pos)
+            rel = self.term_()
+            self.expect(":=")
+            if self.at("by"):
+                self.advance()
+                steps.append((rel, "by", self.seq(line, stop)))
+            else:
+                steps.append((rel, "term", self.term_()))
+            if not (self.tok.kind == "nl" and int(self.tok.text) > base and self.peek().kind == "id" and self.peek().text == "_"):
+                break
+        return steps
 
     def term_(self, extra: frozenset[str] = frozenset()) -> Syn:
         saved = self.stop
@@ -250,6 +290,11 @@ class _TacticParser(Parser):
             inner = self.seq(-1, frozenset({")"}))
             self.expect(")")
             return inner
+        if self.at("{"):  # Lean's tacticSeqBracketed: focuses the main goal and must close it
+            self.advance()
+            body = self.seq(-1, frozenset({"}"}))
+            self.expect("}")
+            return Tac("focus", t.pos, {"body": body})
         if self.at("·") or self.at("."):
             self.advance()
             body = self.seq(self.column(t.pos), stop)
@@ -362,6 +407,17 @@ class _TacticParser(Parser):
             d["type"] = self.term_()
         elif name == "symm":
             pass
+        elif name == "calc":
+            d["steps"] = self.calc_steps(self.line_indent(t.pos), stop)
+        elif name == "push_neg":
+            d["at"] = self.location()
+        elif name == "interval_cases":
+            if self.tok.kind == "id" and self.peek().kind == "sym" and self.peek().text == ":":
+                d["name"] = self.advance().text
+                self.advance()
+            d["term"] = self.term_(frozenset({"with", "using"}))
+            if self.at("using"):
+                raise self.error("interval_cases ... using is not supported by the embedded checker")
         return Tac(name, t.pos, d)
 
 

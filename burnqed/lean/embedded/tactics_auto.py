@@ -8,8 +8,8 @@ from __future__ import annotations
 import time
 
 from burnqed.lean import kernel as k
-from burnqed.lean.embedded.arith import TooLarge
-from burnqed.lean.embedded.bridge import hole, kterm, proof, sequent
+from burnqed.lean.embedded.arith import TooLarge, try_eval
+from burnqed.lean.embedded.bridge import KernelReject, hole, kterm, proof, sequent
 from burnqed.lean.embedded.certify import Budget, prove_fact
 from burnqed.lean.embedded.engine import Engine, register, render
 from burnqed.lean.embedded.poly import difference
@@ -33,7 +33,7 @@ from burnqed.lean.embedded.terms import (
     type_of,
 )
 
-__all__ = ["close_by_certificate", "positivity_sign"]
+__all__ = ["close_by_certificate", "omega_linear", "omega_reads", "positivity_sign"]
 
 FALSE = Const("False")
 
@@ -64,10 +64,10 @@ def _context_props(goal: Goal) -> list[Term]:
 
 
 def _run_z3(
-    eng: Engine, hyps: list[Term], target: Term | None, linear: bool, real: bool
+    eng: Engine, hyps: list[Term], target: Term | None, linear: bool, real: bool, omega: bool = False
 ) -> bool:
     ms = eng.ctx.solver_ms()
-    outcome = prove(hyps, target, linear, real, ms, eng.ctx.config.max_expand_exponent)
+    outcome = prove(hyps, target, linear, real, ms, eng.ctx.config.max_expand_exponent, omega)
     if outcome == "proved":
         return True
     if outcome == "timeout":
@@ -83,6 +83,7 @@ def _certificate(
     nonlinear: bool,
     tactic: str,
     quick: bool = False,
+    extra_proofs: list[k.Proof | None] | None = None,
 ) -> k.Proof | None:
     """A kernel proof of the goal by an arithmetic certificate (certify.py) refuting the
     hypotheses, the extra facts and the negated target (``quick``: no integer cuts, a
@@ -98,8 +99,13 @@ def _certificate(
         if quick
         else Budget(deadline=deadline, z3_ms=cfg.z3_timeout_ms)
     )
-    for t in extra:  # an extra term's fact must itself be proved (a square, a product, ...)
+    given = extra_proofs or [None] * len(extra)
+    for t, known in zip(extra, given, strict=True):
         fact = kterm(t)
+        if known is not None:  # a proof term of the goal's context (a hypothesis, a lemma)
+            premises.append((proof("annot", known, fact), fact))
+            continue
+        # a fact without its own proof must itself be proved (a square, a product, ...)
         pf = prove_fact(seq, [], fact, nonlinear=True, budget=budget)
         if pf is None:
             if quick:
@@ -116,12 +122,13 @@ def close_by_certificate(
     extra: list[Term] = (),  # type: ignore[assignment]
     nonlinear: bool = False,
     tactic: str = "omega",
+    extra_proofs: list[k.Proof | None] | None = None,
 ) -> list[Goal]:
     """Close ``goal`` with a kernel proof by an arithmetic certificate. The solver's
     verdict already said yes; without a certificate the tactic still fails."""
     if not eng.kernel_on:
         return []
-    pf = _certificate(eng, goal, hyps, list(extra), nonlinear, tactic)
+    pf = _certificate(eng, goal, hyps, list(extra), nonlinear, tactic, extra_proofs=extra_proofs)
     if pf is None:
         eng.ctx.check_time()
         raise TacticError(
@@ -131,13 +138,46 @@ def close_by_certificate(
     return []
 
 
+def omega_reads(t: Term) -> bool:
+    """Whether Lean's omega reads the whole fact ``t`` (Lean/Elab/Tactic/Omega/Frontend.lean,
+    ``MetaProblem.addFact``): = ≠ < ≤ > ≥ ∣ over ℕ/ℤ, True, False, and ¬ ∧ ∨ → ↔ of those.
+    Anything else (a Prop variable, a ∀ over numbers) omega drops without a word."""
+    if isinstance(t, Const):
+        return True
+    if isinstance(t, Rel):
+        return t.op in ("=", "≠", "<", "≤", ">", "≥", "∣") and type_of(t.lhs) in ("Nat", "Int")
+    if isinstance(t, Conn):
+        return all(omega_reads(a) for a in t.args)
+    return False
+
+
+def omega_linear(t: Term) -> bool:
+    """Whether every arithmetic subterm of ``t`` is one Lean's omega reads as the kernel does:
+    sums, differences, casts, products with a ground factor, ``/`` and ``%`` by a ground
+    divisor, ground powers (Elab/Tactic/Omega/Frontend.lean, ``asLinearComboImpl``)."""
+    if isinstance(t, Op):
+        if try_eval(t) is not None:
+            return True
+        if t.op == "*" and all(try_eval(a) is None for a in t.args):
+            return False
+        if t.op in ("/", "%") and try_eval(t.args[1]) is None:
+            return False
+        if t.op == "^" or t.op not in ("+", "-", "*", "/", "%", "neg", "cast"):
+            return False
+        return all(omega_linear(a) for a in t.args)
+    if isinstance(t, Rel):
+        return omega_linear(t.lhs) and omega_linear(t.rhs)
+    if isinstance(t, Conn):
+        return all(omega_linear(a) for a in t.args)
+    return not isinstance(t, Binder)
+
+
 @register("omega")
 def _omega(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     from burnqed.lean.embedded.tactics_basic import intro_one
 
     # like Lean's omega (falseOrByContra): introduce what whnfR shows as a ∀ or an arrow
-    # (∀, →, ¬, ≠), then refute the hypotheses with the negated target; hypotheses it does
-    # not understand (quantified ones, Prop variables) stay opaque atoms
+    # (∀, →, ¬, ≠), then refute the hypotheses with the negated target
     while (
         isinstance(goal.target, Binder)
         and goal.target.q == "∀"
@@ -147,17 +187,37 @@ def _omega(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         and goal.target.op == "≠"
     ):
         goal = intro_one(eng, goal, None)
-    if eng.kernel_on:  # most goals omega closes have a small certificate: no solver call
-        quick = _certificate(eng, goal, list(goal.hyps), [], False, "omega", quick=True)
+    # Lean's omega drops every fact it does not read (a Prop atom is no atom to it: it never
+    # proves `p ∨ q → q ∨ p`); here a fact read only in part is dropped whole (weaker, never
+    # stronger), and a target it does not read is refuted from the hypotheses alone
+    hyps = [h for h in goal.hyps if not isinstance(h.ty, str) and omega_reads(h.ty)]
+    if not omega_reads(goal.target):
+        inner = goal.with_(eng.fresh(), target=FALSE)
+        eng.justify(goal, proof("false_e", proof("annot", hole(inner), kterm(FALSE))))
+        goal = inner
+    facts = [h.ty for h in hyps] + [goal.target]
+    if eng.kernel_on and all(omega_linear(t) for t in facts):  # type: ignore[arg-type]
+        # most goals omega closes have a small certificate: no solver call; only where the
+        # kernel's polynomials see what omega sees (the kernel multiplies out `x * y` and
+        # `x ^ (n + 1)`, Lean's omega takes them as atoms of their own)
+        quick = _certificate(eng, goal, hyps, [], False, "omega", quick=True)
         if quick is not None:
             eng.justify(goal, quick)
             return []
-    if _run_z3(eng, _context_props(goal), goal.target, linear=True, real=False):
-        return close_by_certificate(eng, goal, list(goal.hyps))
+    if _run_z3(eng, [h.ty for h in hyps], goal.target, linear=True, real=False, omega=True):  # type: ignore[misc]
+        return close_by_certificate(eng, goal, hyps)
     raise TacticError(
         "omega could not prove the goal:\na possible counterexample may satisfy the constraints\n"
         "(the embedded omega found no proof for this goal and its hypotheses)"
     )
+
+
+def _built(build: object) -> k.Proof | None:
+    """The kernel proof of an elaborated extra term, None when it has none."""
+    try:
+        return build()  # type: ignore[operator,no-any-return]
+    except (TacticError, KernelReject):
+        return None
 
 
 def _comparison(t: Term) -> bool:
@@ -169,24 +229,28 @@ def _comparison(t: Term) -> bool:
 @register("linarith", "nlinarith")
 def _linarith(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     hyps = [p for p in _context_props(goal) if _comparison(p)]
+    builders = []
     for s in tac.data.get("terms", []):
-        prop, _pe = elab_in_goal(eng, goal, s, None)
+        prop, pe = elab_in_goal(eng, goal, s, None)
         if mvars(prop):
             raise TacticError(
                 "linarith: could not synthesize the arguments of an extra term"
             )
         hyps.append(prop)
+        builders.append(pe.proof)
     t = goal.target
     target = t if isinstance(t, Rel) and t.op in ("=", "<", "≤", ">", "≥") else None
     nonlinear = tac.name == "nlinarith"
     if _run_z3(eng, hyps, target, linear=not nonlinear, real=True):
         used = [h for h in goal.hyps if not isinstance(h.ty, str) and _comparison(h.ty)]
         extra = hyps[len(used) :]
+        # the extra terms' own proofs (Mathlib's linarith adds them as hypotheses)
+        given = [_built(b) for b in builders] if eng.kernel_on else None
         if target is None:  # linarith proves False from the hypotheses
             inner = goal.with_(eng.fresh(), target=FALSE)
             eng.justify(goal, proof("false_e", proof("annot", hole(inner), kterm(FALSE))))
-            return close_by_certificate(eng, inner, used, extra, nonlinear, tac.name)
-        return close_by_certificate(eng, goal, used, extra, nonlinear, tac.name)
+            return close_by_certificate(eng, inner, used, extra, nonlinear, tac.name, given)
+        return close_by_certificate(eng, goal, used, extra, nonlinear, tac.name, given)
     raise TacticError(
         f"linarith failed to find a contradiction\n{render([goal.with_(goal.uid, target=FALSE)])}"
     )

@@ -12,6 +12,7 @@ from burnqed.lean.embedded.bridge import hole, kterm, proof, sequent
 from burnqed.lean.embedded.certify import prove_fact
 from burnqed.lean.embedded.elab import ElabError, elab_prop
 from burnqed.lean.embedded.engine import Engine, register, render
+from burnqed.lean.embedded.unify import closes_by_reducible_rfl, reducible_normal
 from burnqed.lean.embedded.proofterm import (
     ProofElab,
     TacticError,
@@ -335,16 +336,31 @@ def _from_false(goal: Goal, pf: k.Proof) -> k.Proof:
     return proof("false_e", proof("annot", pf, k.FALSE))
 
 
-def discharge_proof(goal: Goal) -> k.Proof | None:
-    """A kernel proof for the closers of ``trivial`` and ``use`` (None: they fail)."""
+def discharge_proof(goal: Goal, reducible: bool = False) -> k.Proof | None:
+    """A kernel proof for the closers of ``trivial`` / ``exists`` (None: they fail), or with
+    ``reducible`` of ``use``'s ``try with_reducible use_discharger`` (Mathlib/Tactic/Use.lean:
+    And.intro, rfl, assumption, True.intro at reducible transparency; no decide)."""
     t = goal.target
     if t == Const("True"):
         return proof("true_i")
-    if closes_by_rfl(t):
+    if closes_by_reducible_rfl(t) if reducible else closes_by_rfl(t):
         return proof("refl")
-    h = _assumption_hyp(goal)
+    if reducible:
+        key = defeq_key(reducible_normal(t))
+        h = next(
+            (x for x in reversed(goal.hyps) if not isinstance(x.ty, str) and defeq_key(reducible_normal(x.ty)) == key),
+            None,
+        )
+    else:
+        h = _assumption_hyp(goal)
     if h is not None:
         return proof("hyp", h.uid)
+    if reducible:
+        if isinstance(t, Conn) and t.op == "∧":
+            a = discharge_proof(goal.with_(goal.uid, target=t.args[0]), True)
+            b = discharge_proof(goal.with_(goal.uid, target=t.args[1]), True) if a else None
+            return proof("and_i", a, b) if a and b else None
+        return None
     if is_closed(t):
         try:
             return proof("decide") if eval_prop(t) else None

@@ -33,7 +33,8 @@ def _use(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         else:
             raise TacticError(f"use: the goal is not an existential\n{render([goal])}")
     new = goal.with_(eng.fresh(), target=t)
-    closer = discharge_proof(new)
+    # `use` discharges with `try with_reducible use_discharger`; `exists` with `try trivial`
+    closer = discharge_proof(new, reducible=tac.name == "use")
     pf = closer if closer is not None else hole(new)
     for rule, w in reversed(steps):
         pf = proof(rule, kterm(w), pf)

@@ -14,12 +14,13 @@ from burnqed.lean.embedded.certify import Budget, internal_uid, prove_fact
 from burnqed.lean.embedded.engine import Engine, register, render
 from burnqed.lean.embedded.lemma_proofs import lemma_proof, prove_iff
 from burnqed.lean.embedded.lemmas import LEMMAS, lemma_instances
-from burnqed.lean.embedded.proofterm import TacticError, closes_by_rfl, fresh_mvar, instantiate_mvars, unify
+from burnqed.lean.embedded.proofterm import TacticError, fresh_mvar, instantiate_mvars, unify
 from burnqed.lean.embedded.simp import Rule, SimpSet, rules_from_prop, simplify
 from burnqed.lean.embedded.state import Goal, Hyp
 from burnqed.lean.embedded.syntax import Syn
 from burnqed.lean.embedded.tactic_syntax import Tac
 from burnqed.lean.embedded.tactics_basic import elab_in_goal, show
+from burnqed.lean.embedded.unify import closes_by_reducible_rfl, reducible_normal
 from burnqed.lean.embedded.terms import (
     Binder,
     BVar,
@@ -133,12 +134,30 @@ def _has_loose(t: Term, bound: frozenset[str]) -> bool:
     )
 
 
+def _offset_match(pattern: Term, s: Term, sub: dict[int, Term]) -> dict[int, Term] | None:
+    """Lean's ``isDefEq`` as ``rw`` runs it on a candidate: syntactic first, then ℕ literal
+    arithmetic and offsets (``k + 1 + 1 =?= k + 2``: Lean/Meta/Offset.lean,
+    ``isDefEqOffsetNat``, on with ``Rewrite.Config.offsetCnstrs``), and only on a candidate
+    with the pattern's head symbol and arity (kabstract's ``HeadIndex`` key); nothing else
+    unfolds here, so this matches a subset of what Lean's ``rw`` matches."""
+    got = unify(pattern, s, sub, False)
+    if got is not None:
+        return got
+    if not (
+        isinstance(pattern, Op)
+        and isinstance(s, Op)
+        and (pattern.op, pattern.ty, len(pattern.args)) == (s.op, s.ty, len(s.args))
+    ):
+        return None
+    return unify(reducible_normal(pattern), reducible_normal(s), sub, False)
+
+
 def _find_instance(pattern: Term, t: Term) -> dict[int, Term] | None:
     """kabstract's search: pre-order, left to right, skipping terms with loose bound variables."""
 
     def go(s: Term, bound: frozenset[str]) -> dict[int, Term] | None:
         if not _has_loose(s, bound):
-            sub = unify(pattern, s, {}, False)
+            sub = _offset_match(pattern, s, {})
             if sub is not None:
                 return sub
         if isinstance(s, Binder):
@@ -159,18 +178,26 @@ def _find_instance(pattern: Term, t: Term) -> dict[int, Term] | None:
     return go(t, frozenset())
 
 
-def _abstract_all(t: Term, pattern: Term, value: Term) -> Term:
+def _abstract_all(t: Term, pattern: Term, value: Term, offsets: bool = False) -> Term:
+    """``t`` with every instance of ``pattern`` replaced by ``value`` (``offsets``: the
+    instances ``rw`` finds, up to ℕ literal offsets, as ``_offset_match``)."""
     key = alpha_key(pattern)
-    return replace(
-        t,
-        lambda s: value if not isinstance(s, Binder) and alpha_key(s) == key else None,
-    )
+
+    def same(s: Term) -> bool:
+        if isinstance(s, Binder):
+            return False
+        if alpha_key(s) == key:
+            return True
+        return offsets and not mvars(s) and _offset_match(pattern, s, {}) == {}
+
+    return replace(t, lambda s: value if same(s) else None)
 
 
 def rewrite_term(
     goal: Goal, t: Term, lhs: Term, rhs: Term, where: str
-) -> tuple[Term, dict[int, Term], Term]:
-    """Rewrite every instance of the first match of ``lhs`` in ``t`` by ``rhs``."""
+) -> tuple[Term, dict[int, Term], Term, Term]:
+    """Rewrite every instance of the first match of ``lhs`` in ``t`` by ``rhs``: the new
+    term, the match, the instantiated pattern and ``t`` with its instances written as it."""
     if isinstance(lhs, MVar):
         raise TacticError(
             f"tactic 'rewrite' failed, pattern is a metavariable\n  {show(goal, lhs)}\nfrom equation"
@@ -186,7 +213,9 @@ def rewrite_term(
         raise TacticError(
             "tactic 'rewrite' failed, motive is not type correct (uninstantiated arguments)"
         )
-    return _abstract_all(t, pat, val), sub, pat
+    # the kernel's motive abstracts ``pat`` itself: the instances matched up to offsets are
+    # first written as ``pat`` (the kernel's rw accepts that up to the values of arithmetic)
+    return _abstract_all(t, pat, val, True), sub, pat, _abstract_all(t, pat, pat, True)
 
 
 def _locations(goal: Goal, locs: list[str] | None) -> tuple[list[Hyp], bool]:
@@ -231,23 +260,23 @@ def _rw(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
             lhs, rhs = (eq.rhs, eq.lhs) if rev else (eq.lhs, eq.rhs)
             try:
                 new_goal = goal
-                steps: list[tuple[Goal, Hyp | None, Goal, dict[int, Term], Term, Term]] = []
+                steps: list[tuple[Goal, int | None, Goal, dict[int, Term], Term, Term]] = []
                 for h in hyps:
                     # by position, not by name: a later local may shadow the name, and a
                     # rewritten hypothesis keeps its place under a fresh id
                     cur = new_goal.hyps[positions[h.uid]]
                     if isinstance(cur.ty, str):
                         raise TacticError(f"'{cur.user}' is a variable, not a hypothesis")
-                    ty, subs, pat = rewrite_term(new_goal, cur.ty, lhs, rhs, "hypothesis")
+                    ty, subs, pat, old = rewrite_term(new_goal, cur.ty, lhs, rhs, "hypothesis")
                     nxt = _replace_hyp(eng, new_goal, cur, ty)
-                    steps.append((new_goal, cur, nxt, subs, pat, cur.ty))
+                    steps.append((new_goal, positions[h.uid], nxt, subs, pat, old))
                     new_goal = nxt
                 if at_target:
-                    target, subs, pat = rewrite_term(
+                    target, subs, pat, old = rewrite_term(
                         new_goal, new_goal.target, lhs, rhs, "target expression"
                     )
                     nxt = new_goal.with_(eng.fresh(), target=target)
-                    steps.append((new_goal, None, nxt, subs, pat, new_goal.target))
+                    steps.append((new_goal, None, nxt, subs, pat, old))
                     new_goal = nxt
                 # `rw [h, h, …]` with h : n = n + n doubles the term per rule
                 eng.ctx.check_size(new_goal)
@@ -267,8 +296,9 @@ def _rw(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
                     if at is None:
                         eng.justify(before, proof("rw", eq_pf, motive, rev, hole(after)))
                     else:
-                        new_h = after.hyps[positions[at.uid]]
-                        prev = proof("rw", eq_pf, motive, not rev, proof("hyp", at.uid))
+                        # the hypothesis rewritten, by position (its id changes with each rule)
+                        new_h, old_h = after.hyps[at], before.hyps[at]
+                        prev = proof("rw", eq_pf, motive, not rev, proof("hyp", old_h.uid))
                         eng.justify(
                             before,
                             proof("have", new_h.uid, kterm(new_h.ty), prev, hole(after)),  # type: ignore[arg-type]
@@ -280,21 +310,28 @@ def _rw(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
                 last = exc
         if last is not None:
             raise last
-    t = goal.target
-    if (
-        isinstance(t, Rel) and t.op == "=" or isinstance(t, Conn) and t.op == "↔"
-    ) and closes_by_rfl(t):
+    # Lean's `rw` is `rewrite; with_reducible rfl` (Init/Tactics.lean): only Eq.refl /
+    # Iff.refl at reducible transparency, on the main goal whatever the location
+    if closes_by_reducible_rfl(goal.target):
         eng.justify(goal, proof("refl"))
+        if tac.name == "rwa":  # Mathlib's rwa is `rw …; assumption`: the next goal, if any
+            if not side:
+                raise TacticError("no goals to be proved")
+            return _assume(eng, side[0]) + side[1:]
         return side
     if tac.name == "rwa":
-        from burnqed.lean.embedded.tactics_basic import _assumption_hyp
-
-        h = _assumption_hyp(goal)
-        if h is None:
-            raise TacticError(f"tactic 'assumption' failed\n{render([goal])}")
-        eng.justify(goal, proof("hyp", h.uid))
-        return side
+        return _assume(eng, goal) + side
     return [goal, *side]
+
+
+def _assume(eng: Engine, goal: Goal) -> list[Goal]:
+    from burnqed.lean.embedded.tactics_basic import _assumption_hyp
+
+    h = _assumption_hyp(goal)
+    if h is None:
+        raise TacticError(f"tactic 'assumption' failed\n{render([goal])}")
+    eng.justify(goal, proof("hyp", h.uid))
+    return []
 
 
 # ---------------------------------------------------------------- simp / norm_num
@@ -397,6 +434,7 @@ def _simp(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
             not d.get("only"),
             eng.ctx.check_time,
             cfg.max_term_size,
+            pow_mod=name == "norm_num",
         )
 
     progress = False

@@ -24,11 +24,13 @@ from burnqed.lean.embedded.terms import (
 )
 
 __all__ = [
+    "closes_by_reducible_rfl",
     "closes_by_rfl",
     "defeq_head",
     "fresh_mvar",
     "instantiate_mvars",
     "peel_implicit",
+    "reducible_normal",
     "rfl_normal",
     "unify",
 ]
@@ -218,9 +220,11 @@ def rfl_normal(t: Term) -> Term:
             if v is not None:
                 return Num(v, s.ty)
             args = tuple(rfl_normal(a) for a in s.args)
-            if s.op in ("+", "-") and len(args) == 2 and args[1] == Num(0, s.ty):
+            # Nat.add / Nat.sub / Nat.mul recurse on their second argument, so `x + 0`
+            # unfolds to `x`; Int.add / Int.mul match on the first (a variable): stuck
+            if s.ty == "Nat" and s.op in ("+", "-") and len(args) == 2 and args[1] == Num(0, s.ty):
                 return args[0]
-            if s.op == "*" and args[1] == Num(0, s.ty):
+            if s.ty == "Nat" and s.op == "*" and args[1] == Num(0, s.ty):
                 return Num(0, s.ty)
             if s.op == "^" and args[1] == Num(0, "Nat"):
                 return Num(1, s.ty)
@@ -239,3 +243,65 @@ def closes_by_rfl(target: Term) -> bool:
     if isinstance(target, Conn) and target.op == "↔":
         return unify(target.args[0], target.args[1], {}, True) is not None
     return False
+
+
+def _eval_nat(t: Term) -> int | None:
+    """Lean's ``Meta.evalNat`` (Lean/Meta/Offset.lean): ℕ numerals under ``+ - *`` only."""
+    if isinstance(t, Num) and t.ty == "Nat":
+        return t.value
+    if isinstance(t, Op) and t.ty == "Nat" and t.op in ("+", "-", "*") and len(t.args) == 2:
+        a, b = _eval_nat(t.args[0]), _eval_nat(t.args[1])
+        if a is None or b is None:
+            return None
+        return a + b if t.op == "+" else max(a - b, 0) if t.op == "-" else a * b
+    return None
+
+
+def _offset(t: Term) -> tuple[Term, int] | None:
+    """Lean's ``isOffset?``: ``s + k`` with ``k`` a closed ℕ value, nested offsets summed."""
+    if isinstance(t, Op) and t.ty == "Nat" and t.op == "+" and len(t.args) == 2:
+        v = _eval_nat(t.args[1])
+        if v is None:
+            return None
+        inner = _offset(t.args[0])
+        base, k = inner if inner is not None else (t.args[0], 0)
+        return base, k + v
+    return None
+
+
+def reducible_normal(t: Term) -> Term:
+    """A form in which equal terms are definitionally equal at reducible transparency.
+
+    Lean's ``isDefEq`` decides ℕ literal arithmetic and offsets (``isDefEqOffset``: ``evalNat``
+    over ``+ - *`` and ``s + k``) whatever the transparency; nothing else unfolds at reducible
+    transparency (instances of ``HDiv``, ``HMod``, ``HPow`` and all of ℤ's operations stay
+    folded). Only those two rules are applied, so equal normal forms are defeq in Lean; the
+    converse may fail (a refusal, never an over-credit)."""
+
+    def fn(s: Term) -> Term | None:
+        if not isinstance(s, Op):
+            return None
+        v = _eval_nat(s)
+        if v is not None:
+            return Num(v, "Nat")
+        off = _offset(s)
+        if off is not None and off[1] > 0:
+            base = reducible_normal(off[0])
+            if isinstance(base, Num):
+                return Num(base.value + off[1], "Nat")
+            return Op("+", (base, Num(off[1], "Nat")), "Nat")
+        return Op(s.op, tuple(reducible_normal(a) for a in s.args), s.ty)
+
+    return replace(t, fn)
+
+
+def closes_by_reducible_rfl(target: Term) -> bool:
+    """Whether ``with_reducible rfl`` (the end of ``rw``) proves ``target``: ``Eq.refl`` /
+    ``Iff.refl`` with sides equal up to alpha and Lean's ℕ literal and offset rules."""
+    if isinstance(target, Rel) and target.op == "=":
+        a, b = target.lhs, target.rhs
+    elif isinstance(target, Conn) and target.op == "↔":
+        a, b = target.args
+    else:
+        return False
+    return unify(reducible_normal(a), reducible_normal(b), {}, False) is not None

@@ -57,8 +57,8 @@ from burnqed.lean.kernel.terms import (
     replace_free,
 )
 from burnqed.lean.kernel.poly import Monomial, Poly, atoms, evaluate, poly
-from burnqed.lean.kernel.context import Entry, Sequent, conv, covers, sort_of
-from burnqed.lean.kernel.arith import Disj, Fact, FactSet, Lin, PropLit, nat_atoms, nnf, refute
+from burnqed.lean.kernel.context import Entry, Sequent, conv, covers, sort_of, well_formed
+from burnqed.lean.kernel.arith import Disj, Fact, FactSet, Lin, PropLit, atom_sort, nat_atoms, nnf, refute
 from burnqed.lean.kernel.rules import Proof, check, infer
 
 __all__ = [
@@ -84,4 +84,5 @@ __all__ = [
     "instantiate",
     "poly",
     "sort_of",
+    "well_formed",
 ]

@@ -25,6 +25,7 @@ __all__ = [
     "conv",
     "covers",
     "sort_of",
+    "well_formed",
 ]
 
 
@@ -54,7 +55,10 @@ class Sequent:
         """A copy with one more entry (its id must be new)."""
         if self.lookup(entry.uid) is not None:
             raise KernelError(f"context already has an entry {entry.uid}")
-        if not isinstance(entry.ty, str):
+        if isinstance(entry.ty, str):
+            if entry.ty not in SORTS:
+                raise KernelError(f"unknown sort {entry.ty!r}")
+        else:
             _expect_prop(self, entry.ty)
         return Sequent((*self.ctx, entry), self.target)
 
@@ -69,11 +73,11 @@ _SIG: dict[str, tuple[str, ...]] = {"neg": ("Int",), "cast": ("Nat",)}
 def sort_of(seq: Sequent, t: Term, bound: tuple[str, ...] = ()) -> str:
     """The sort of a well-formed term (raises KernelError otherwise)."""
     if isinstance(t, Lit):
-        if t.sort not in ("Nat", "Int") or (t.sort == "Nat" and t.value < 0):
+        if type(t.value) is not int or t.sort not in ("Nat", "Int") or (t.sort == "Nat" and t.value < 0):
             raise KernelError(f"bad numeral {t}")
         return t.sort
     if isinstance(t, Var):
-        if t.idx >= len(bound):
+        if type(t.idx) is not int or not 0 <= t.idx < len(bound):
             raise KernelError("loose bound variable")
         return bound[len(bound) - 1 - t.idx]
     if isinstance(t, Free):
@@ -102,6 +106,21 @@ def sort_of(seq: Sequent, t: Term, bound: tuple[str, ...] = ()) -> str:
     if h in ("+", "-", "*", "/", "%") and n == 2 and sorts == (t.sort, t.sort) != ("Prop", "Prop"):
         return t.sort
     raise KernelError(f"ill-sorted term with head {h!r}")
+
+
+def well_formed(seq: Sequent) -> None:
+    """Refuse a sequent with a repeated id, a variable of an unknown sort, a hypothesis
+    that is not a proposition or a target that is not one (every term sort-checked in
+    the whole context)."""
+    if len({e.uid for e in seq.ctx}) != len(seq.ctx):
+        raise KernelError("a context id is repeated")
+    for e in seq.ctx:
+        if isinstance(e.ty, str):
+            if e.ty not in SORTS:
+                raise KernelError(f"unknown sort {e.ty!r}")
+        else:
+            _expect_prop(seq, e.ty)
+    _expect_prop(seq, seq.target)
 
 
 def _expect_prop(seq: Sequent, t: Term) -> None:

@@ -113,6 +113,17 @@ def _arith(head: str, a: int, b: int, sort: str) -> int:
     return v
 
 
+def _pow_mod(t: App) -> int | None:
+    p = t.args[0]
+    if not (isinstance(p, App) and p.head == "^"):
+        return None
+    base, ex, m = poly(p.args[0]).constant(), poly(p.args[1]).constant(), poly(t.args[1]).constant()
+    if base is None or ex is None or m is None or m == 0 or ex < 0:
+        return None
+    # emod: the remainder lies in [0, |m|) on Nat and Int alike, as pow's does for m > 0
+    return pow(int(base), int(ex), abs(int(m)))
+
+
 def poly(t: Term) -> Poly:
     """The polynomial of an arithmetic term (Nat and Int both map into the integers:
     ``↑`` is the identity there); truncated subtraction, division and remainder that
@@ -126,6 +137,10 @@ def poly(t: Term) -> Poly:
     h = t.head
     if h == "cast":
         return poly(t.args[0])
+    if h == "%":  # a ^ b % m closed: modular exponentiation, the power never built
+        got = _pow_mod(t)
+        if got is not None:
+            return Poly.const(got)
     if h == "neg":
         return Poly().add(poly(t.args[0]), -1)
     a, b = poly(t.args[0]), poly(t.args[1])

@@ -45,13 +45,13 @@ def infer(seq: Sequent, p: Proof, out: list[tuple[int, Sequent]]) -> Term:
         return e.ty
     if r == "annot":
         _expect_prop(seq, a[1])
-        check(seq.to(a[1]), a[0], out)
+        _check(seq.to(a[1]), a[0], out)
         return a[1]
     if r == "app":
         f = infer(seq, a[0], out)
         if not (isinstance(f, App) and f.head == "→"):
             raise KernelError("app: not an implication")
-        check(seq.to(f.args[0]), a[1], out)
+        _check(seq.to(f.args[0]), a[1], out)
         return f.args[1]
     if r == "inst":
         f = infer(seq, a[0], out)
@@ -80,7 +80,16 @@ def _open(seq: Sequent, uid: int, b: Bind) -> tuple[Sequent, Term]:
 
 
 def check(seq: Sequent, p: Proof, out: list[tuple[int, Sequent]]) -> None:
-    """Check ``p`` proves ``seq``; holes append (goal id, sequent) obligations to ``out``."""
+    """Check ``p`` proves ``seq``; holes append (goal id, sequent) obligations to ``out``.
+    A proof is untrusted input: a malformed one (missing or mistyped arguments) is refused
+    with KernelError like a wrong one."""
+    try:
+        _check(seq, p, out)
+    except (AttributeError, IndexError, KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
+        raise KernelError(f"malformed proof ({type(exc).__name__}: {exc})") from exc
+
+
+def _check(seq: Sequent, p: Proof, out: list[tuple[int, Sequent]]) -> None:
     if not isinstance(p, Proof):
         raise KernelError("not a proof")
     r, a, t = p.rule, p.args, seq.target
@@ -95,9 +104,9 @@ def check(seq: Sequent, p: Proof, out: list[tuple[int, Sequent]]) -> None:
     if r == "intro":
         if isinstance(t, Bind) and t.q == "∀":
             s, body = _open(seq, a[0], t)
-            check(s.to(body), a[1], out)
+            _check(s.to(body), a[1], out)
         elif isinstance(t, App) and t.head == "→":
-            check(seq.add(Entry(a[0], t.args[0])).to(t.args[1]), a[1], out)
+            _check(seq.add(Entry(a[0], t.args[0])).to(t.args[1]), a[1], out)
         else:
             raise KernelError("intro: nothing to introduce")
         return
@@ -112,32 +121,32 @@ def check(seq: Sequent, p: Proof, out: list[tuple[int, Sequent]]) -> None:
         x, y = t.args
         if want == "↔":
             x, y = App("→", (x, y), "Prop"), App("→", (y, x), "Prop")
-        check(seq.to(x), a[0], out)
-        check(seq.to(y), a[1], out)
+        _check(seq.to(x), a[0], out)
+        _check(seq.to(y), a[1], out)
         return
     if r in ("or_l", "or_r"):
         if not (isinstance(t, App) and t.head == "∨"):
             raise KernelError(f"{r}: target is not ∨")
-        check(seq.to(t.args[0 if r == "or_l" else 1]), a[0], out)
+        _check(seq.to(t.args[0 if r == "or_l" else 1]), a[0], out)
         return
     if r == "ex_i":
         if not (isinstance(t, Bind) and t.q == "∃") or loose(a[0]) or sort_of(seq, a[0]) != t.sort:
             raise KernelError("ex_i: not an ∃ or a witness of the wrong sort")
-        check(seq.to(instantiate(t.body, a[0])), a[1], out)
+        _check(seq.to(instantiate(t.body, a[0])), a[1], out)
         return
     if r == "or_e":
         f = infer(seq, a[0], out)
         if not (isinstance(f, App) and f.head == "∨"):
             raise KernelError("or_e: not a disjunction")
-        check(seq.add(Entry(a[1], f.args[0])), a[2], out)
-        check(seq.add(Entry(a[3], f.args[1])), a[4], out)
+        _check(seq.add(Entry(a[1], f.args[0])), a[2], out)
+        _check(seq.add(Entry(a[3], f.args[1])), a[4], out)
         return
     if r == "ex_e":
         f = infer(seq, a[0], out)
         if not (isinstance(f, Bind) and f.q == "∃"):
             raise KernelError("ex_e: not an ∃")
         s, body = _open(seq, a[1], f)
-        check(s.add(Entry(a[2], body)), a[3], out)
+        _check(s.add(Entry(a[2], body)), a[3], out)
         return
     if r == "dvd_i":  # a ∣ b from b = a * c (the definition of ∣ on Nat and Int)
         if not (isinstance(t, App) and t.head == "∣"):
@@ -146,7 +155,7 @@ def check(seq: Sequent, p: Proof, out: list[tuple[int, Sequent]]) -> None:
         s_ = sort_of(seq, a_)
         if loose(a[0]) or sort_of(seq, a[0]) != s_:
             raise KernelError("dvd_i: witness of the wrong sort")
-        check(seq.to(App("=", (b_, App("*", (a_, a[0]), s_)), "Prop")), a[1], out)
+        _check(seq.to(App("=", (b_, App("*", (a_, a[0]), s_)), "Prop")), a[1], out)
         return
     if r == "dvd_e":  # from a ∣ b: a new c with b = a * c
         f = infer(seq, a[0], out)
@@ -156,7 +165,7 @@ def check(seq: Sequent, p: Proof, out: list[tuple[int, Sequent]]) -> None:
         s_ = sort_of(seq, a_)
         s2 = seq.add(Entry(a[1], s_))
         eq = App("=", (b_, App("*", (a_, Free(a[1])), s_)), "Prop")
-        check(s2.add(Entry(a[2], eq)), a[3], out)
+        _check(s2.add(Entry(a[2], eq)), a[3], out)
         return
     if r == "false_e":
         if infer(seq, a[0], out) != FALSE:
@@ -164,16 +173,16 @@ def check(seq: Sequent, p: Proof, out: list[tuple[int, Sequent]]) -> None:
         return
     if r == "have":
         _expect_prop(seq, a[1])
-        check(seq.to(a[1]), a[2], out)
-        check(seq.add(Entry(a[0], a[1])), a[3], out)
+        _check(seq.to(a[1]), a[2], out)
+        _check(seq.add(Entry(a[0], a[1])), a[3], out)
         return
     if r == "by_contra":
-        check(seq.add(Entry(a[0], _neg(t))).to(FALSE), a[1], out)
+        _check(seq.add(Entry(a[0], _neg(t))).to(FALSE), a[1], out)
         return
     if r == "em":
         _expect_prop(seq, a[0])
-        check(seq.add(Entry(a[1], a[0])), a[2], out)
-        check(seq.add(Entry(a[3], _neg(a[0]))), a[4], out)
+        _check(seq.add(Entry(a[1], a[0])), a[2], out)
+        _check(seq.add(Entry(a[3], _neg(a[0]))), a[4], out)
         return
     if r == "nat_ind":
         x, z, k, ih, step = a
@@ -185,10 +194,10 @@ def check(seq: Sequent, p: Proof, out: list[tuple[int, Sequent]]) -> None:
             tuple(h for h in seq.ctx if isinstance(h.ty, str) or x not in frees(h.ty)), t
         )
         motive = abstract(t, Free(x))
-        check(base.to(instantiate(motive, Lit(0, "Nat"))), z, out)
+        _check(base.to(instantiate(motive, Lit(0, "Nat"))), z, out)
         s = base.add(Entry(k, "Nat"))
         s = s.add(Entry(ih, instantiate(motive, Free(k))))
-        check(s.to(instantiate(motive, App("+", (Free(k), Lit(1, "Nat")), "Nat"))), step, out)
+        _check(s.to(instantiate(motive, App("+", (Free(k), Lit(1, "Nat")), "Nat"))), step, out)
         return
     if r == "subst":  # eq : x = e (or e = x), x a variable not in e: x := e everywhere
         f = infer(seq, a[0], out)
@@ -205,7 +214,7 @@ def check(seq: Sequent, p: Proof, out: list[tuple[int, Sequent]]) -> None:
             for h in seq.ctx
             if h.uid != x
         )
-        check(Sequent(ctx, replace_free(t, x, e)), a[2], out)
+        _check(Sequent(ctx, replace_free(t, x, e)), a[2], out)
         return
     if r == "rw":  # eq : l = r (or l ↔ r); motive[l] is the target, prove motive[r]
         f = infer(seq, a[0], out)
@@ -218,7 +227,7 @@ def check(seq: Sequent, p: Proof, out: list[tuple[int, Sequent]]) -> None:
             raise KernelError("rw: the motive is not a proposition")
         if not conv(instantiate(motive, lhs), t):
             raise KernelError("rw: the motive does not give the target")
-        check(seq.to(instantiate(motive, rhs)), a[3], out)
+        _check(seq.to(instantiate(motive, rhs)), a[3], out)
         return
     if r == "congr_bind":  # (Q x, A x) ↔ (Q x, B x) from ∀ x, A x ↔ B x
         if not (isinstance(t, App) and t.head == "↔"):
@@ -228,7 +237,7 @@ def check(seq: Sequent, p: Proof, out: list[tuple[int, Sequent]]) -> None:
             raise KernelError("congr_bind: binders differ")
         s = seq.add(Entry(a[0], x.sort))
         body = App("↔", (instantiate(x.body, Free(a[0])), instantiate(y.body, Free(a[0]))), "Prop")
-        check(s.to(body), a[1], out)
+        _check(s.to(body), a[1], out)
         return
     if r in ("refl", "ring"):
         if not (isinstance(t, App) and t.head in ("=", "↔", "≤")):

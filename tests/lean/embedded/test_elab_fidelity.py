@@ -176,8 +176,9 @@ TRUE_PROVED: list[tuple[str, list[str]]] = [
     ),
     ("∀ (True : Prop), True → True", ["intro p hp", "exact hp"]),
     ("∀ x, (x : ℤ) ≥ 0 → x + 1 > 0", ["intro x h", "omega"]),
-    ("∃ x, x = (0 : ℕ) - 1 ∧ (x : ℤ) = 0", ["use 0"]),
-    ("∃ x, -x = 1", ["use -1"]),
+    # use's discharger is `with_reducible use_discharger` (no decide): ℤ arithmetic is left
+    ("∃ x, x = (0 : ℕ) - 1 ∧ (x : ℤ) = 0", ["use 0", "norm_num"]),
+    ("∃ x, -x = 1", ["use -1", "norm_num"]),
     ("∀ (a b : ℕ), ↑a - ↑b + b ≥ a", ["intro a b", "omega"]),
     ("∀ (a b : ℕ), (↑a : ℤ) - ↑b + ↑b = ↑a", ["intro a b", "omega"]),
     ("/- /- -/ False ∨ -- -/\n True", ["trivial"]),

@@ -273,12 +273,12 @@ def test_the_timeout_option_interrupts_the_request_and_frees_its_states() -> Non
         ("∀ x : ℝ, x ^ 2 ≥ 0", "elab"),
         ("Real.sqrt 2 > 1", "elab"),
         ("∑ k in Finset.range n, k = n * (n - 1) / 2", "parsing"),
-        ("(n : ℕ) : Finset.range n = Finset.range n", "elab"),
+        ("∀ (n : ℕ), Finset.range n = Finset.range n", "elab"),
         ("√2 > 1", "parsing"),
         ("x = 1", "elab"),
         # miniF2F's imo_1997_p5 and mathd_numbertheory_227: a tuple and ℕ+ are Lean, not malformation
-        ("(x y : ℕ) (h₀ : 0 < x) : (x, y) = (1, 1) ∨ (x, y) = (16, 2)", "parsing"),
-        ("(x y n : ℕ+) (h₀ : x = y) : n = 5", "parsing"),
+        ("∀ (x y : ℕ), 0 < x → (x, y) = (1, 1) ∨ (x, y) = (16, 2)", "parsing"),
+        ("∀ (x y n : ℕ+), x = y → n = 5", "parsing"),
     ],
 )
 def test_goal_start_marks_statements_outside_the_fragment(statement: str, error: str) -> None:
@@ -294,7 +294,7 @@ def test_malformed_statements_are_plain_parse_errors(statement: str) -> None:
 
 
 def test_a_statement_inside_the_fragment_starts() -> None:
-    assert "stateId" in call(Checker(), "goal.start", expr="(x : ℕ) (h₀ : 3 ∣ x) : x % 3 = 0")
+    assert "stateId" in call(Checker(), "goal.start", expr="∀ (x : ℕ), 3 ∣ x → x % 3 = 0")
 
 
 @pytest.mark.parametrize(

@@ -26,16 +26,16 @@ _CHECKER.handle({"cmd": "options.set", "payload": {"timeout": 20_000}})
 
 TRUE_STARTS = [
     "∀ (n : Nat), n + 0 = n",
-    "(p q : Prop) (hp : p) (hq : q) : p ∧ q",
-    "(x y : ℤ) (h₀ : x < y) (h₁ : 0 < x) : x + 1 ≤ y",
+    "∀ (p q : Prop) (hp : p) (hq : q), p ∧ q",
+    "∀ (x y : ℤ) (h₀ : x < y) (h₁ : 0 < x), x + 1 ≤ y",
     "∃ x : ℕ, x > 3 ∧ x < 5",
 ]
 FALSE_STARTS = [
     "∀ (n : Nat), n + 1 = n",
-    "(a b : ℕ) (h : a < b) : b < a",
+    "∀ (a b : ℕ) (h : a < b), b < a",
     "∃ x : ℕ, x + 1 = 0",
-    "(p : Prop) : p",
-    "(x : ℤ) (h : x ∣ 2) : x = 2 ∨ x = 1",
+    "∀ (p : Prop), p",
+    "∀ (x : ℤ) (h : x ∣ 2), x = 2 ∨ x = 1",
 ]
 
 _WORDS = sorted(TACTIC_NAMES) + [

@@ -71,7 +71,7 @@ def test_nesting_past_the_limit_is_a_parse_error_with_its_position() -> None:
 
 def test_deeply_nested_by_blocks_fail_as_lean_recursion() -> None:
     s = Session()
-    s.start("(p : Prop) (h : p) : p")
+    s.start("∀ (p : Prop) (h : p), p")
     s.tac("intro p h")
     term = "h"
     for _ in range(150):
@@ -95,7 +95,7 @@ def test_exponential_tactic_work_runs_out_of_heartbeats() -> None:
 
 def test_looping_rewrite_rules_stop_at_the_term_size_bound() -> None:
     s = Session()
-    s.start("(n : ℕ) (h : n = n + n + n + n) : n = 0")
+    s.start("∀ (n : ℕ) (h : n = n + n + n + n), n = 0")
     s.tac("intro n h")
     start = s.sid
     for tactic in ("simp [h]", "simp_all", "simp [h] at h", "rw [" + ", ".join(["h"] * 12) + "]"):

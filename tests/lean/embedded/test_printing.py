@@ -12,7 +12,7 @@ from tests.lean.embedded.util import Session
     [
         ("∀ (a b : ℕ), a + b = b + a", "∀ (a b : Nat), a + b = b + a"),
         ("∀ (a : ℕ) (b : ℤ), (a : ℤ) + b = b", "∀ (a : Nat) (b : Int), ↑a + b = b"),
-        ("(a b : ℕ) (h₀ : a < b) : a + 1 ≤ b", "∀ (a b : Nat), a < b → a + 1 ≤ b"),
+        ("∀ (a b : ℕ) (h₀ : a < b), a + 1 ≤ b", "∀ (a b : Nat), a < b → a + 1 ≤ b"),
         # untyped binders: numerals default them to Nat (Lean refuses `∀ x y, x * y = y * x`)
         ("∀ x y, x * y = y * x + 0", "∀ (x y : Nat), x * y = y * x + 0"),
         ("∃ (x : ℕ), x > 0 ∧ x < 5", "∃ x, x > 0 ∧ x < 5"),

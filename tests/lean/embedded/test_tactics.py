@@ -85,7 +85,7 @@ PROOFS: list[tuple[str, list[str]]] = [
         "∀ (h : ∀ (n : Nat), n > 0 → n ≥ 1), 3 ≥ 1",
         ["intro h", "specialize h 3 (by norm_num)", "exact h"],
     ),
-    ("(a b : ℕ) (h₀ : a < b) : a + 1 ≤ b", ["intro a b h₀", "omega"]),
+    ("∀ (a b : ℕ) (h₀ : a < b), a + 1 ≤ b", ["intro a b h₀", "omega"]),
     ("2 + 2 = 4", ["decide"]),
     (
         "(7 : ℤ) / -2 = -3 ∧ (-7 : ℤ) % 2 = 1 ∧ (5 : ℕ) - 7 = 0 ∧ (5 : ℕ) / 0 = 0 ∧ (5 : ℕ) % 0 = 5",
@@ -111,6 +111,15 @@ PROOFS: list[tuple[str, list[str]]] = [
 def checker() -> Checker:
     """One in-process checker for the module."""
     return Checker()
+
+
+def test_goal_start_refuses_binder_form_as_pantograph_does(checker: Checker) -> None:
+    """Issue 26: goal.start reads ``expr`` with parseElabType; ``(a b : ℕ) (h : a < b) : P`` is no term there."""
+    answer = checker.handle({"cmd": "goal.start", "payload": {"expr": "(a b : ℕ) (h₀ : a < b) : a + 1 ≤ b"}})
+    assert answer["error"] == "parsing", answer
+    assert not checker.check_proof("(a b : ℕ) (h₀ : a < b) : a + 1 ≤ b", ["intro a b h₀", "omega"]).ok
+    # a term that merely starts with a bracket is still one
+    assert checker.check_proof("(2 : ℕ) + 2 = 4", ["decide"]).ok
 
 
 @pytest.mark.parametrize(
@@ -219,7 +228,7 @@ def test_states_are_immutable_and_can_be_branched() -> None:
 @pytest.mark.parametrize("tactic", ["simp at *", "simp_all", "norm_num at *", "rw [Nat.add_zero] at *"])
 def test_locations_star_skip_a_variable_that_shadows_a_hypothesis(tactic: str) -> None:
     s = Session()
-    s.start("(x : Nat) (hx : x + 0 = 1) : ∀ hx : Nat, hx + 0 = hx")
+    s.start("∀ (x : Nat) (hx : x + 0 = 1), ∀ hx : Nat, hx + 0 = hx")
     s.tac("intro x hx hx")
     ans = s.tac(tactic)
     assert ans.get("goals") == [], s.error_text()

@@ -1,4 +1,4 @@
-"""Paired statistics: exact McNemar, paired bootstrap, and the pairing of two EvalReports."""
+"""The one paired comparison: exact McNemar, paired bootstrap, and the pairing of two evaluations."""
 
 from __future__ import annotations
 
@@ -8,11 +8,14 @@ from math import comb, sqrt
 
 import pytest
 
-from burnqed.iteration.errors import ReportError, StatementSetMismatch
-from burnqed.iteration.statistics import (
+from burnqed.search.comparison import (
+    ComparisonError,
+    StatementSetMismatch,
     bootstrap_rate,
-    compare_paired,
+    compare_pairs,
+    compare_reports,
     mcnemar_exact,
+    pair_outcomes,
     pair_reports,
     paired_bootstrap,
     pool_pairs,
@@ -141,12 +144,12 @@ def _report(label: str, outcomes: dict[str, str], sha: dict[str, str] | None = N
                       policy="test")
 
 
-def test_compare_paired_counts_discordant_statements_and_leaves_out_the_fragment() -> None:
+def test_compare_reports_counts_discordant_statements_and_leaves_out_the_fragment() -> None:
     a = _report("A", {"t1": "proved", "t2": "proved", "t3": "exhausted", "t4": "time_limit", "t5": "outside_fragment",
                       "t6": "exhausted", "t7": "lost"})
     b = _report("B", {"t1": "proved", "t2": "exhausted", "t3": "proved", "t4": "proved", "t5": "outside_fragment",
                       "t6": "time_limit", "t7": "proved"})
-    cmp = compare_paired(a, b, resamples=500)
+    cmp = compare_reports(a, b, resamples=500)
     assert (cmp.baseline, cmp.candidate) == ("A", "B")
     assert cmp.n == 6 and cmp.outside_fragment == 1
     assert cmp.rate_a == pytest.approx(2 / 6) and cmp.rate_b == pytest.approx(4 / 6)
@@ -156,31 +159,33 @@ def test_compare_paired_counts_discordant_statements_and_leaves_out_the_fragment
     assert cmp.ci_lo <= cmp.diff_points <= cmp.ci_hi
     assert (cmp.time_limit_a, cmp.time_limit_b) == (1, 1)
     assert (cmp.infrastructure_a, cmp.infrastructure_b) == (1, 0)
+    assert cmp.only_a == ["t2"] and cmp.only_b == ["t3", "t4", "t7"] and cmp.not_paired == 0
+    assert "only_a" not in cmp.without_names().model_dump(exclude_none=True)
 
 
-def test_compare_paired_six_gains_and_no_losses_is_significant() -> None:
+def test_compare_reports_six_gains_and_no_losses_is_significant() -> None:
     names = [f"t{i}" for i in range(10)]
     a = _report("A", {n: "proved" if i < 3 else "exhausted" for i, n in enumerate(names)})
     b = _report("B", {n: "proved" if i < 9 else "exhausted" for i, n in enumerate(names)})
-    cmp = compare_paired(a, b, baseline="iter_0", candidate="iter_1", resamples=1000)
+    cmp = compare_reports(a, b, baseline="iter_0", candidate="iter_1", resamples=1000)
     assert (cmp.baseline, cmp.candidate, cmp.b, cmp.c) == ("iter_0", "iter_1", 0, 6)
     assert cmp.p_value == pytest.approx(0.03125)
     assert cmp.diff_points == pytest.approx(60.0)
 
 
-def test_compare_paired_refuses_different_statement_sets() -> None:
+def test_compare_reports_refuses_different_statement_sets() -> None:
     a = _report("A", {"t1": "proved", "t2": "proved"})
     with pytest.raises(StatementSetMismatch, match="only in A") as info:
-        compare_paired(a, _report("B", {"t1": "proved"}))
+        compare_reports(a, _report("B", {"t1": "proved"}))
     assert info.value.only_a == ["t2"]
     with pytest.raises(StatementSetMismatch, match="different statement"):
-        compare_paired(a, _report("B", {"t1": "proved", "t2": "proved"}, sha={"t2": "other"}))
+        compare_reports(a, _report("B", {"t1": "proved", "t2": "proved"}, sha={"t2": "other"}))
 
 
-def test_compare_paired_refuses_when_nothing_is_inside_the_fragment() -> None:
+def test_compare_reports_refuses_when_nothing_is_inside_the_fragment() -> None:
     a = _report("A", {"t1": "outside_fragment"})
-    with pytest.raises(ReportError, match="no statement inside the fragment"):
-        compare_paired(a, a)
+    with pytest.raises(ComparisonError, match="no statement inside the fragment"):
+        compare_reports(a, a)
 
 
 def test_pooled_pairs_concatenate_the_seeds() -> None:
@@ -189,3 +194,23 @@ def test_pooled_pairs_concatenate_the_seeds() -> None:
     one = pair_reports(a, b)
     pooled = pool_pairs([one, one, one], baseline="A", candidate="B")
     assert pooled.a == one.a * 3 and pooled.b == one.b * 3
+
+
+def test_common_only_pairs_what_both_reports_hold_and_counts_the_rest() -> None:
+    a = _report("A", {"t1": "proved", "t2": "exhausted", "t3": "proved", "t4": "exhausted"})
+    b = _report("B", {"t1": "proved", "t2": "proved", "t3": "proved", "t5": "proved"}, sha={"t3": "other"})
+    cmp = compare_reports(a, b, common_only=True, resamples=200)
+    # t1, t2 paired; t3 is another statement under the same name; t4 only in A, t5 only in B
+    assert cmp.n == 2 and cmp.not_paired == 3
+    assert (cmp.b, cmp.c, cmp.only_b) == (0, 1, ["t2"])
+    with pytest.raises(ComparisonError, match="2 in only one of them"):
+        compare_reports(_report("A", {"t1": "proved"}), _report("B", {"t2": "proved"}), common_only=True)
+
+
+def test_pair_outcomes_lines_up_named_maps_on_their_common_names() -> None:
+    pairs = pair_outcomes({"x": True, "y": False, "z": False}, {"y": True, "z": False, "w": True},
+                          baseline="iter_0", candidate="iter_1")
+    assert pairs.names == ("y", "z") and (pairs.a, pairs.b) == ((False, False), (True, False))
+    assert pairs.not_paired == 2
+    cmp = compare_pairs(pairs, resamples=200)
+    assert (cmp.b, cmp.c, cmp.only_b) == (0, 1, ["y"]) and cmp.summary().startswith("iter_1 50.0% vs iter_0 0.0% on 2")

@@ -1,6 +1,11 @@
-"""Paired statistics of two evaluations of the same statements (pure Python, no scipy).
+"""The one paired comparison: evaluation B against evaluation A on the same statements.
 
-Two evaluations of one held-out set are paired: each statement is solved or not by A (the
+Every "A against B" in burnqed is this module: ``burnqed compare`` (two eval reports),
+``burnqed report`` (an iteration against iteration 0, with against without the energy head,
+pooled over seeds) and the stats tool ``compare_iterations`` the coordinator agent reads.
+Pure Python, no scipy.
+
+Two evaluations of the same statements are paired: each statement is solved or not by A (the
 baseline) and by B (the candidate). What tells them apart are the discordant statements:
 ``b`` solved only by A, ``c`` solved only by B.
 
@@ -9,11 +14,14 @@ baseline) and by B (the candidate). What tells them apart are the discordant sta
 - ``paired_bootstrap(a, b)``: the difference in solve rate, B − A, with a percentile
   interval from resampling statements (both outcomes of a statement travel together;
   each resample is drawn as its multinomial counts, see ``_bootstrap_mean``).
-- ``compare_paired(report_a, report_b)``: both, for two ``EvalReport``s matched by theorem
-  name, as a ``PairedComparison``. Statements ``outside_fragment`` (the checker cannot
-  express them; never searched) are left out and counted; ``time_limit`` outcomes stay in
-  (unsolved at this budget) but are counted apart, because a wall-clock limit depends on
-  the machine's load rather than on the policy alone.
+- ``pair_reports(report_a, report_b)`` / ``pair_outcomes(a, b)``: line two evaluations up by
+  statement name as ``PairedOutcomes``; ``compare_pairs`` turns them into a
+  ``PairedComparison``, and ``compare_reports`` does both for two ``EvalReport``s.
+  Statements ``outside_fragment`` (the checker cannot express them; never searched) are
+  left out and counted; ``time_limit`` outcomes stay in (unsolved at this budget) but are
+  counted apart, because a wall-clock limit depends on the machine's load rather than on
+  the policy alone. Strict pairing (the default) refuses two reports of different
+  statements; ``common_only`` pairs the statements both hold and counts the rest.
 """
 
 from __future__ import annotations
@@ -21,27 +29,51 @@ from __future__ import annotations
 import random
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from math import comb, exp, lgamma, log, log1p
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from burnqed.iteration.errors import ReportError, StatementSetMismatch
 from burnqed.search.evaluation import EvalReport
 
 __all__ = [
+    "ComparisonError",
     "PairedComparison",
     "PairedOutcomes",
+    "StatementSetMismatch",
     "bootstrap_rate",
-    "compare_paired",
     "compare_pairs",
+    "compare_reports",
     "mcnemar_exact",
+    "pair_outcomes",
     "pair_reports",
     "paired_bootstrap",
     "pool_pairs",
 ]
+
+
+class ComparisonError(Exception):
+    """Two evaluations cannot be compared (nothing left to pair, or their statements differ)."""
+
+
+class StatementSetMismatch(ComparisonError):
+    """Two evaluation reports cannot be paired: their statements differ."""
+
+    def __init__(self, baseline: str, candidate: str, only_a: list[str], only_b: list[str], changed: list[str]) -> None:
+        parts = []
+        if only_a:
+            parts.append(f"{len(only_a)} only in {baseline} (e.g. {only_a[0]})")
+        if only_b:
+            parts.append(f"{len(only_b)} only in {candidate} (e.g. {only_b[0]})")
+        if changed:
+            parts.append(f"{len(changed)} with a different statement under the same name (e.g. {changed[0]})")
+        super().__init__(f"cannot pair {baseline} with {candidate}: " + "; ".join(parts))
+        self.only_a = only_a
+        self.only_b = only_b
+        self.changed = changed
+
 
 # outcomes that are not the policy failing: a worker died, an error, an interrupted run
 _INFRASTRUCTURE = ("lost", "error", "cancelled")
@@ -158,7 +190,9 @@ class PairedOutcomes:
     candidate: str
     a: tuple[bool, ...]
     b: tuple[bool, ...]
+    names: tuple[str, ...] | None = None  # the statement of each pair; None once seeds are pooled
     outside_fragment: int = 0
+    not_paired: int = 0
     time_limit_a: int = 0
     time_limit_b: int = 0
     infrastructure_a: int = 0
@@ -183,16 +217,43 @@ class PairedComparison(BaseModel):
     c: int = Field(description="statements solved by B only")
     p_value: float = Field(description="two-sided exact McNemar p-value on b and c")
     outside_fragment: int = Field(default=0, description="statements left out: the checker cannot express them")
+    not_paired: int = Field(
+        default=0, description="statements left out because only one side has them (or a different statement)"
+    )
     time_limit_a: int = Field(default=0, description="A's outcomes that ran out of wall-clock time (counted unsolved)")
     time_limit_b: int = Field(default=0, description="B's outcomes that ran out of wall-clock time (counted unsolved)")
     infrastructure_a: int = Field(default=0, description="A's outcomes lost, errored or cancelled (counted unsolved)")
     infrastructure_b: int = Field(default=0, description="B's outcomes lost, errored or cancelled (counted unsolved)")
+    only_a: list[str] | None = Field(default=None, description="the b statements solved by A only, by name")
+    only_b: list[str] | None = Field(default=None, description="the c statements solved by B only, by name")
+
+    def without_names(self) -> PairedComparison:
+        """The same comparison with counts, rates, interval and p-value only (no statement names)."""
+        return self.model_copy(update={"only_a": None, "only_b": None})
+
+    def summary(self) -> str:
+        """One line: rates, difference with its interval, discordant counts and p-value."""
+        return (
+            f"{self.candidate} {self.rate_b:.1%} vs {self.baseline} {self.rate_a:.1%} on {self.n}: "
+            f"{self.diff_points:+.1f} points [{self.ci_lo:+.1f}, {self.ci_hi:+.1f}] ({self.level:.0%}), "
+            f"{self.b} only {self.baseline} / {self.c} only {self.candidate}, McNemar p={self.p_value:.3g}"
+        )
 
 
 def pair_reports(
-    report_a: EvalReport, report_b: EvalReport, *, baseline: str | None = None, candidate: str | None = None
+    report_a: EvalReport,
+    report_b: EvalReport,
+    *,
+    baseline: str | None = None,
+    candidate: str | None = None,
+    common_only: bool = False,
 ) -> PairedOutcomes:
-    """Line two reports up by theorem name; StatementSetMismatch unless they cover the same statements."""
+    """Line two reports up by theorem name (in A's order).
+
+    Strict (the default): StatementSetMismatch unless they cover the same statements, by name
+    and statement hash. ``common_only``: pair the statements both hold unchanged and count the
+    others in ``not_paired``.
+    """
     name_a = baseline or report_a.label
     name_b = candidate or report_b.label
     by_a = {o.name: o for o in report_a.outcomes}
@@ -200,9 +261,10 @@ def pair_reports(
     only_a = sorted(set(by_a) - set(by_b))
     only_b = sorted(set(by_b) - set(by_a))
     changed = sorted(n for n in set(by_a) & set(by_b) if by_a[n].statement_sha != by_b[n].statement_sha)
-    if only_a or only_b or changed:
+    if (only_a or only_b or changed) and not common_only:
         raise StatementSetMismatch(name_a, name_b, only_a, only_b, changed)
-    names = [o.name for o in report_a.outcomes]
+    left_out = {*only_a, *changed}
+    names = [o.name for o in report_a.outcomes if o.name not in left_out]
     outside = {n for n in names if "outside_fragment" in (by_a[n].reason, by_b[n].reason)}
     kept = [n for n in names if n not in outside]
     return PairedOutcomes(
@@ -210,11 +272,26 @@ def pair_reports(
         candidate=name_b,
         a=tuple(by_a[n].proved for n in kept),
         b=tuple(by_b[n].proved for n in kept),
+        names=tuple(kept),
         outside_fragment=len(outside),
+        not_paired=len(only_a) + len(only_b) + len(changed),
         time_limit_a=sum(by_a[n].reason == "time_limit" for n in kept),
         time_limit_b=sum(by_b[n].reason == "time_limit" for n in kept),
         infrastructure_a=sum(by_a[n].reason in _INFRASTRUCTURE for n in kept),
         infrastructure_b=sum(by_b[n].reason in _INFRASTRUCTURE for n in kept),
+    )
+
+
+def pair_outcomes(a: Mapping[str, bool], b: Mapping[str, bool], *, baseline: str, candidate: str) -> PairedOutcomes:
+    """Line up two name → solved maps on the names both hold (sorted); the rest count in ``not_paired``."""
+    common = sorted(set(a) & set(b))
+    return PairedOutcomes(
+        baseline=baseline,
+        candidate=candidate,
+        a=tuple(a[n] for n in common),
+        b=tuple(b[n] for n in common),
+        names=tuple(common),
+        not_paired=len(set(a) ^ set(b)),
     )
 
 
@@ -226,6 +303,7 @@ def pool_pairs(parts: Sequence[PairedOutcomes], *, baseline: str, candidate: str
         a=tuple(x for p in parts for x in p.a),
         b=tuple(x for p in parts for x in p.b),
         outside_fragment=sum(p.outside_fragment for p in parts),
+        not_paired=sum(p.not_paired for p in parts),
         time_limit_a=sum(p.time_limit_a for p in parts),
         time_limit_b=sum(p.time_limit_b for p in parts),
         infrastructure_a=sum(p.infrastructure_a for p in parts),
@@ -236,13 +314,17 @@ def pool_pairs(parts: Sequence[PairedOutcomes], *, baseline: str, candidate: str
 def compare_pairs(
     pairs: PairedOutcomes, *, resamples: int = 10000, seed: int = 0, level: float = 0.95
 ) -> PairedComparison:
-    """Rates, paired bootstrap interval and McNemar p-value of lined-up outcomes."""
+    """Rates, paired bootstrap interval and McNemar p-value of lined-up outcomes (ComparisonError if none)."""
     n = len(pairs.a)
     if n == 0:
-        raise ReportError(f"cannot compare {pairs.baseline} with {pairs.candidate}: no statement inside the fragment")
+        raise ComparisonError(
+            f"cannot compare {pairs.baseline} with {pairs.candidate}: no statement inside the fragment"
+            + (f" ({pairs.not_paired} in only one of them)" if pairs.not_paired else "")
+        )
     diff, lo, hi = paired_bootstrap(pairs.a, pairs.b, resamples=resamples, seed=seed, level=level)
     b = sum(x and not y for x, y in zip(pairs.a, pairs.b, strict=True))
     c = sum(y and not x for x, y in zip(pairs.a, pairs.b, strict=True))
+    names = pairs.names
     return PairedComparison(
         baseline=pairs.baseline,
         candidate=pairs.candidate,
@@ -257,19 +339,23 @@ def compare_pairs(
         c=c,
         p_value=mcnemar_exact(b, c),
         outside_fragment=pairs.outside_fragment,
+        not_paired=pairs.not_paired,
         time_limit_a=pairs.time_limit_a,
         time_limit_b=pairs.time_limit_b,
         infrastructure_a=pairs.infrastructure_a,
         infrastructure_b=pairs.infrastructure_b,
+        only_a=None if names is None else [n for n, x, y in zip(names, pairs.a, pairs.b, strict=True) if x and not y],
+        only_b=None if names is None else [n for n, x, y in zip(names, pairs.a, pairs.b, strict=True) if y and not x],
     )
 
 
-def compare_paired(
+def compare_reports(
     report_a: EvalReport,
     report_b: EvalReport,
     *,
     baseline: str | None = None,
     candidate: str | None = None,
+    common_only: bool = False,
     resamples: int = 10000,
     seed: int = 0,
     level: float = 0.95,
@@ -277,7 +363,8 @@ def compare_paired(
     """Compare report B (candidate) with report A (baseline) statement by statement.
 
     Raises StatementSetMismatch when the two reports do not cover the same statements (by
-    name and statement hash), and ReportError when no statement is left to compare.
+    name and statement hash) unless ``common_only``, and ComparisonError when no statement
+    is left to compare.
     """
-    pairs = pair_reports(report_a, report_b, baseline=baseline, candidate=candidate)
+    pairs = pair_reports(report_a, report_b, baseline=baseline, candidate=candidate, common_only=common_only)
     return compare_pairs(pairs, resamples=resamples, seed=seed, level=level)

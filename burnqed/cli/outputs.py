@@ -1,0 +1,92 @@
+"""What the search commands write, guarded: argument counts, output checks before any work,
+resume matching by statement, and the proof files (beside ``search`` / ``eval`` outputs)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from burnqed.data.theorems import Theorem
+
+if TYPE_CHECKING:
+    from burnqed.search.results import SearchResult
+
+__all__ = ["check_output", "count", "guard_output", "resume_conflicts", "write_proofs"]
+
+
+def count(text: str) -> int:
+    """A non-negative integer argument (``--limit -1`` would silently drop the last theorem)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is negative; give 0 or more")
+    return value
+
+
+def check_output(path: Path) -> None:
+    """Refuse an output that is a directory, or whose directory cannot be written, before any work."""
+    if path.is_dir():
+        raise IsADirectoryError(21, "is a directory, not an output file", str(path))
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise PermissionError(13, "cannot write the output here", str(folder))
+
+
+def resume_conflicts(output: Path, theorems: list[Theorem]) -> tuple[set[str], list[str]]:
+    """The theorems ``output`` already holds with the same statement, and the names it holds
+    with another statement (a resume matches by statement hash, never by name alone)."""
+    from burnqed.trajectory.writer import written_statements
+
+    held = written_statements(output)
+    done = {t.name for t in theorems if t.sha in held.get(t.name, set())}
+    changed = sorted(t.name for t in theorems if t.name in held and t.sha not in held[t.name])
+    return done, changed
+
+
+def write_proofs(output: Path, results: list[SearchResult], resumed: list[Theorem] | None = None) -> None:
+    """One checked Lean file per proved theorem, beside the run's output; with ``resumed``,
+    also the proofs an interrupted run found (read back from its trajectory rows)."""
+    from burnqed.search.proof_files import proofs_dir, write_proof_file, write_proof_files
+    from burnqed.trajectory.reader import proofs_in
+
+    written = write_proof_files(proofs_dir(output), results)
+    if resumed:
+        found = proofs_in(output)
+        written += [write_proof_file(proofs_dir(output), t, found[t.name]) for t in resumed if t.name in found]
+    if written:
+        print(f"{len(written)} proof file(s) in {proofs_dir(output)}")
+
+
+@contextmanager
+def guard_output(paths: list[Path], role: str) -> Iterator[None]:
+    """Be the one writer of ``paths`` for the block: each output's own lock (``OUT.lock``) and,
+    for an output inside a run directory, the run's lock too (a daemon or iterate there
+    refuses the command, and the command refuses them while it runs). A file the run's
+    iterations own (trajectories/, eval_results/, checkpoints/, …) is refused outright:
+    rows written there by another command would become an iteration's results."""
+    from burnqed.iteration.layout import RunOutputError, enclosing_run
+    from burnqed.writelock import hold, lock_file_for
+
+    with ExitStack() as stack:
+        runs = {}
+        for path in paths:
+            run = enclosing_run(path)
+            if run is None:
+                continue
+            if run.owned_by_iterations(path):
+                raise RunOutputError(f"{path} belongs to the iterations of run directory {run.root} (written only by "
+                                     "burnqed iterate and the coordinator); give an output outside it")
+            runs[str(run.root.resolve())] = run
+        for run in runs.values():
+            stack.enter_context(run.hold(role))
+        for path in paths:
+            stack.enter_context(hold(lock_file_for(path), role, what=str(path), reentrant=True))
+        yield

@@ -1,0 +1,151 @@
+"""The baselines an expert-iteration run must beat, evaluated on its own held-out set and budget.
+
+- ``rules``: the rule-based automation policy alone (no model), ``eval_results/baseline_rules.json``;
+- ``reference``: the base model fine-tuned on every reference proof the run could have used
+  (the strongest policy that does not iterate), ``eval_results/baseline_reference.json``, its
+  checkpoint in ``checkpoints/llm/baseline_reference``. "Available" means: with the curriculum,
+  every statement of the unlabeled pool (whose proofs the iteration never reads; the seed is
+  part of it); otherwise the training sets the iterations search (iteration 0's, and with
+  ``fresh_train_set`` every iteration's). ``iteration.baseline_reference_size`` caps the count
+  (evenly spaced; 0 = all). It trains for the epochs the last iteration's policy saw in all
+  (``first_sft_epochs + (iterations − 1) · sft_epochs``), from the same base model.
+
+Iteration 0 is the third baseline; it is already in the run. ``burnqed report`` pairs the last
+iteration with all three. The held-out set is only evaluated here, never searched for data or
+trained on; a baseline whose report exists is not run again.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any, Literal
+
+from burnqed.data.theorems import Theorem
+from burnqed.interrupt import run_stoppable
+from burnqed.iteration.config import IterationRunConfig, iteration_search_config
+from burnqed.iteration.data import even_subset, load_pairs_file, load_set, reference_pairs, save_pairs_file, training_set
+from burnqed.iteration.errors import IterationDataError
+from burnqed.iteration.layout import RunLayout, write_json_atomic
+from burnqed.iteration.summaries import EvalSummary
+from burnqed.search.protocols import ProofPool
+
+__all__ = ["BASELINES", "Baseline", "baseline_report_path", "reference_theorems", "run_baselines"]
+
+log = logging.getLogger(__name__)
+
+Baseline = Literal["rules", "reference"]
+BASELINES: tuple[Baseline, ...] = ("rules", "reference")
+
+
+def baseline_report_path(layout: RunLayout, name: str) -> Path:
+    """``eval_results/baseline_<name>.json``."""
+    return layout.eval_results_dir / f"baseline_{name}.json"
+
+
+def reference_theorems(config: IterationRunConfig) -> list[Theorem]:
+    """Every statement whose reference proof the run could have trained on (capped, evenly spaced)."""
+    it = config.iteration
+    if it.curriculum:
+        from burnqed.iteration.curriculum import curriculum_pool
+
+        theorems = [t for t in curriculum_pool(config) if t.proof]
+    else:
+        indices = range(it.iterations) if it.fresh_train_set else range(1)
+        seen: dict[str, Theorem] = {}
+        for index in indices:
+            for t in training_set(config, index):
+                if t.proof:
+                    seen.setdefault(t.sha, t)
+        theorems = list(seen.values())
+    return even_subset(theorems, it.baseline_reference_size)
+
+
+async def run_baselines(
+    config: IterationRunConfig,
+    run_dir: str | Path,
+    pool: ProofPool,
+    *,
+    names: tuple[Baseline, ...] = BASELINES,
+    progress: Any = None,
+) -> dict[str, EvalSummary]:
+    """Evaluate each named baseline on the run's held-out set (skipping those already reported)."""
+    layout = RunLayout(run_dir)
+    it = config.iteration
+    held_out = load_set(it.eval_set, it.eval_size, config)
+    out: dict[str, EvalSummary] = {}
+    for name in names:
+        path = baseline_report_path(layout, name)
+        if path.is_file():
+            from burnqed.search.evaluation import load_report
+
+            report = load_report(path)
+            out[name] = _summary(report, path)
+            continue
+        model_dir = await _reference_policy(config, layout, pool) if name == "reference" else None
+        report = await _evaluate(config, layout, pool, held_out, name, model_dir, progress)
+        write_json_atomic(path, report.model_dump(mode="json"), indent=2)
+        out[name] = _summary(report, path)
+        log.info("baseline %s: %d/%d held-out", name, report.solved, report.total)
+    return out
+
+
+async def _evaluate(
+    config: IterationRunConfig,
+    layout: RunLayout,
+    pool: ProofPool,
+    held_out: list[Theorem],
+    name: str,
+    model_dir: Path | None,
+    progress: Any,
+) -> Any:
+    from burnqed.search.components import open_components
+    from burnqed.search.evaluation import evaluate
+
+    task = progress.add_task(f"baseline {name}: held-out", total=len(held_out)) if progress is not None else None
+
+    def advance(_: Any) -> None:
+        if task is not None:
+            progress.update(task, advance=1)
+
+    async with open_components(
+        config.policy, config.paths, policy="none" if model_dir is None else "model", model_dir=model_dir
+    ) as parts:
+        return await evaluate(
+            pool, parts.generator, parts.scorer, held_out, iteration_search_config(config),
+            label=f"baseline_{name}" if model_dir is not None else "automation", policy=parts.policy_id,
+            theorem_set=f"{config.iteration.eval_set}[{len(held_out)}]", on_result=advance,
+        )
+
+
+async def _reference_policy(config: IterationRunConfig, layout: RunLayout, pool: ProofPool) -> Path:
+    """Fine-tune the base model on every available reference proof (kept across reruns)."""
+    from burnqed.policy.sft import sft_policy
+    from burnqed.policy.tiny import ensure_tiny_model
+
+    out = layout.checkpoints_llm / "baseline_reference"
+    if (out / "config.json").is_file():
+        return out
+    pairs_file = layout.root / "data" / "baseline_reference_pairs.jsonl"
+    if pairs_file.is_file():
+        pairs = load_pairs_file(pairs_file)
+    else:
+        theorems = reference_theorems(config)
+        pairs = list(dict.fromkeys(await reference_pairs(pool, theorems, concurrency=config.lean.num_workers)))
+        if not pairs:
+            raise IterationDataError("reference baseline: no reference proof replayed")
+        save_pairs_file(pairs_file, pairs)
+    it = config.iteration
+    base = Path(config.policy.model_dir) if config.policy.model_dir is not None else ensure_tiny_model(
+        config.paths, config.policy.tiny)
+    epochs = it.first_sft_epochs + (it.iterations - 1) * it.sft_epochs
+    sft = config.policy.sft.model_copy(update={"epochs": epochs, "seed": it.seed})
+    await run_stoppable(
+        lambda check: sft_policy(base, pairs, out, sft, policy_config=config.policy, progress=lambda *_: check())
+    )
+    return out
+
+
+def _summary(report: Any, path: Path) -> EvalSummary:
+    return EvalSummary(solved=report.solved, total=report.total, solve_rate=report.solve_rate,
+                       energy_head=None, reused_no_ebm=False, seconds=round(report.run_wall_s, 2), report=str(path))

@@ -1,0 +1,112 @@
+"""How many Lean-checked proofs the embedded checker accepts (issue 25's measurement).
+
+Usage::
+
+    PYTHONPATH=$PWD python scripts/embedded_agreement.py PROOFS [--timeout-ms 60000] [--json]
+
+``PROOFS`` is a JSON Lines file of proofs that real Lean 4 + Mathlib accepted (one record per
+theorem, the whole file text under ``correct_proof``, ``proof``, ``formal_proof`` or
+``full_proof``), or a folder of ``.lean`` files (one theorem each). Such files are public
+releases of other provers (e.g. Kimina-Prover-Preview's ``minif2f_test_solved.zip``); measure
+against them, never copy them into this repository.
+
+Each file goes through the embedded checker's ``frontend.process`` (imports read as the
+header). A theorem whose statement is outside the fragment is counted apart; the others are
+``accepted`` (no error, no sorry) or ``refused``, the refusals grouped by the first line of
+their first error message. Every proof here was accepted by Lean, so each refusal is a
+completeness gap and never a soundness question.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+from burnqed.lean.embedded import Checker
+
+PROOF_KEYS = ("correct_proof", "formal_proof", "full_proof", "proof")
+OUTSIDE = "outside the embedded fragment"
+
+
+def load(path: Path) -> list[tuple[str, str]]:
+    """(name, file text) for every proof under ``path``."""
+    if path.is_dir():
+        return [(p.stem, p.read_text(encoding="utf-8")) for p in sorted(path.rglob("*.lean"))]
+    out: list[tuple[str, str]] = []
+    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
+        if not line.strip():
+            continue
+        rec = json.loads(line)
+        text = next((rec[k] for k in PROOF_KEYS if isinstance(rec.get(k), str)), None)
+        if text is None:
+            continue
+        m = re.search(r"\b(?:theorem|lemma)\s+(\S+)", text)
+        out.append((str(rec.get("name") or (m.group(1) if m else f"#{i}")), text))
+    return out
+
+
+def check(checker: Checker, text: str) -> tuple[str, str]:
+    """("accepted" | "refused" | "outside", first error line)."""
+    ans = checker.handle({"cmd": "frontend.process", "payload": {"file": text, "readHeader": True}})
+    if "error" in ans:
+        return "refused", f"{ans.get('error')}: {str(ans.get('desc', ''))[:100]}"
+    errors = [
+        m["data"] for u in ans.get("units", []) for m in u.get("messages", []) if m.get("severity") == "error"
+    ]
+    if any(OUTSIDE in e for e in errors):
+        return "outside", next(e for e in errors if OUTSIDE in e).splitlines()[0][:120]
+    if errors:
+        return "refused", errors[0].splitlines()[0][:120]
+    if any(u.get("goals") for u in ans.get("units", [])):
+        return "refused", "goals left open"
+    return "accepted", ""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the acceptance rate of the in-fragment proofs and the refusals by cause."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("proofs", type=Path)
+    ap.add_argument("--timeout-ms", type=int, default=60000, help="per file, the checker's request timeout")
+    ap.add_argument("--only", default=None, help="a regular expression the theorem name must match")
+    ap.add_argument("--json", action="store_true", help="one JSON object instead of text")
+    args = ap.parse_args(argv)
+    try:
+        proofs = load(args.proofs)
+    except (OSError, ValueError) as exc:
+        print(f"embedded_agreement: cannot read {args.proofs}: {exc}", file=sys.stderr)
+        return 2
+    checker = Checker()
+    checker.handle({"cmd": "options.set", "payload": {"timeout": args.timeout_ms}})
+    rows = []
+    for name, text in proofs:
+        if args.only and not re.search(args.only, name):
+            continue
+        verdict, why = check(checker, text)
+        checker.handle({"cmd": "reset", "payload": {}})
+        rows.append({"name": name, "verdict": verdict, "why": why})
+    inside = [r for r in rows if r["verdict"] != "outside"]
+    accepted = [r for r in inside if r["verdict"] == "accepted"]
+    causes = Counter(r["why"] for r in inside if r["verdict"] == "refused")
+    summary = {
+        "files": len(rows),
+        "inside_fragment": len(inside),
+        "accepted": len(accepted),
+        "rate": round(len(accepted) / len(inside), 3) if inside else None,
+        "refused": [r for r in inside if r["verdict"] == "refused"],
+        "refusal_causes": dict(causes.most_common()),
+    }
+    if args.json:
+        print(json.dumps(summary, ensure_ascii=False, indent=1))
+        return 0
+    print(f"{len(accepted)}/{len(inside)} in-fragment proofs accepted ({len(rows)} files)")
+    for r in summary["refused"]:
+        print(f"  refused {r['name']}: {r['why']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,48 @@
+"""The depth world: composed statements, a held-out set fixed by its seed, an unlabeled deep pool."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from burnqed.data.benchmark import BenchmarkError
+from burnqed.data.depth import DEPTH_TEST_LEVELS, DEPTH_TEST_SEED, DEPTH_TEST_SIZE, depth_pool, depth_statement, depth_test
+from burnqed.data.sets import load_builtin
+from burnqed.data.verify import check_proof, closes_in_one, new_checker
+
+
+def _depth(theorem) -> int:
+    return next(int(t.split(":")[1]) for t in theorem.tags if t.startswith("depth:"))
+
+
+def test_a_statement_of_depth_d_has_d_parts_and_a_checked_proof_no_automation_closes() -> None:
+    checker = new_checker(10.0)
+    for depth in (1, 3, 5):
+        statement, proof = depth_statement(random.Random(f"t{depth}"), depth)
+        assert statement.count(" ∧ ") == depth - 1
+        assert proof.count("constructor") == depth - 1 and len(proof) >= 2 * depth
+        assert check_proof(checker, statement, proof).ok
+        assert not any(closes_in_one(checker, statement, t) for t in ("omega", "simp", "norm_num", "decide"))
+
+
+def test_the_held_out_set_is_fixed_and_deeper_than_any_labelled_pool_statement(tmp_path: Path) -> None:
+    held = depth_test()
+    assert held == depth_test()  # the same statements on every call
+    assert len(held) == DEPTH_TEST_SIZE and {_depth(t) for t in held} == set(DEPTH_TEST_LEVELS)
+    # the built-in set is the same, and its cached copy reads back equal
+    assert load_builtin("depth-test", home=tmp_path) == held == load_builtin("depth-test", home=tmp_path)
+    shas = {t.sha for t in held}
+    pool = depth_pool(60, 1, labelled_depth=2, exclude=shas)
+    assert not shas & {t.sha for t in pool}
+    assert {_depth(t) for t in pool} == {1, 2, 3, 4, 5, 6}
+    # only shallow pool statements carry a reference proof: no labelled proof is as deep as a held-out one
+    labelled = [t for t in pool if t.proof is not None]
+    assert labelled and all(_depth(t) <= 2 for t in labelled)
+    assert all(t.proof is None for t in pool if _depth(t) > 2)
+
+
+def test_the_held_out_seed_is_reserved() -> None:
+    with pytest.raises(BenchmarkError, match="reserved"):
+        depth_pool(6, DEPTH_TEST_SEED)
