@@ -26,7 +26,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from burnqed.lean.embedded import Checker
+from burnqed.embedded import Checker
 
 PROOF_KEYS = ("correct_proof", "formal_proof", "full_proof", "proof")
 OUTSIDE = "outside the embedded fragment"

@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[1] / "burnqed"
 FLOORS: list[set[str]] = [
     # utilities and PathsConfig: import nothing of ours
     {"child", "env", "files", "lazy", "interrupt", "paths", "writelock"},
-    {"lean"},
+    {"lean"},  # the Lean client: protocol, worker, pool, handles, final check
+    {"embedded"},  # the embedded checker, its kernel and soundness campaign: speaks lean's protocol
     {"data"},
     {"trajectory"},
     {"policy"},

@@ -14,7 +14,7 @@ from burnqed.cli import BENCHES, build_parser
 
 ROOT = Path(__file__).resolve().parents[1]
 # modules that are entry points or import optional extras
-_SKIP = {"burnqed.lean.embedded.__main__", "burnqed.cli.__main__", "burnqed.policy.smollm2"}
+_SKIP = {"burnqed.embedded.__main__", "burnqed.cli.__main__", "burnqed.policy.smollm2"}
 
 
 def _modules() -> list[str]:

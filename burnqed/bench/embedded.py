@@ -106,7 +106,7 @@ def _rss_mb(pid: int) -> float:
 async def _spawn() -> tuple[_Repl, float]:
     t0 = time.perf_counter()
     proc = await anyio.open_process(
-        [sys.executable, "-m", "burnqed.lean.embedded", "Init"]
+        [sys.executable, "-m", "burnqed.embedded", "Init"]
     )
     repl = _Repl(proc)
     line = await repl.line()
@@ -167,8 +167,8 @@ def kernel_overhead(quick: bool) -> dict[str, Any]:
     interleaved proof by proof in one process: p50 of each, their ratio, and how many
     proofs each mode accepts (a proof accepted only without the kernel is a completeness loss)."""
     from burnqed.data.sets import load_builtin
-    from burnqed.lean.embedded.checker import Checker
-    from burnqed.lean.embedded.config import EmbeddedConfig
+    from burnqed.embedded.checker import Checker
+    from burnqed.embedded.config import EmbeddedConfig
 
     theorems = load_builtin("core") + load_builtin("benchmark-test")
     if quick:

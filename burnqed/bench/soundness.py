@@ -1,5 +1,5 @@
 """``burnqed bench soundness``: the soundness campaign of the embedded checker as JSON
-(burnqed.data.soundness)."""
+(burnqed.embedded.soundness.campaign)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import time
 from typing import Any
 
 from burnqed.config import BurnqedConfig
-from burnqed.data.kernel_attacks import run_hostile
-from burnqed.data.soundness import run_campaign
+from burnqed.data.sets import soundness_sources
+from burnqed.embedded.soundness.campaign import run_campaign
+from burnqed.embedded.soundness.kernel_attacks import run_hostile
 
 __all__ = ["bench"]
 
@@ -18,13 +19,13 @@ async def bench(config: BurnqedConfig, quick: bool) -> dict[str, Any]:
     """The campaign as JSON: attempts (per campaign and per arithmetic family), false
     accepted (with examples), kernel refusals of elaborator acceptances, alpha-renaming
     verdict changes, the kernel's time share, and the hostile-certificate campaign
-    against the kernel (burnqed.data.kernel_attacks)."""
+    against the kernel (burnqed.embedded.soundness.kernel_attacks)."""
     import anyio
 
     t0 = time.perf_counter()
     drawn, per_source, per_family, certificates = (40, 3, 20, 2000) if quick else (2400, 8, 500, 100_000)
     tally = await anyio.to_thread.run_sync(
-        lambda: run_campaign(drawn=drawn, per_source=per_source, per_family=per_family)
+        lambda: run_campaign(soundness_sources(0, drawn), per_source=per_source, per_family=per_family)
     )
     wall = time.perf_counter() - t0
     attempts = sum(tally.attempts.values())

@@ -16,7 +16,7 @@ frontier matter.
   from ``DEPTH_TEST_SEED``, depths 3 … 5 (a third each), every one deeper than any labelled
   pool statement (depth ≤ 2 by default).
 
-Every reference proof is checked by the embedded checker when drawn (burnqed.data.verify).
+Every reference proof is checked by the embedded checker when drawn (burnqed.embedded.verify).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from collections.abc import Collection
 
 from burnqed.data.benchmark import BenchmarkError
 from burnqed.data.theorems import Theorem, statement_sha
-from burnqed.data.verify import CheckerLike, check_proof, new_checker
+from burnqed.embedded.verify import CheckerLike, check_proof, new_checker
 
 __all__ = [
     "DEPTH_TEST_LEVELS",

@@ -9,13 +9,15 @@ of the depth world (burnqed.data.depth), generated from its fixed seed (cached t
 
 from __future__ import annotations
 
+import random
 from functools import cache
 from pathlib import Path
 
 from burnqed.data.benchmark import GENERATOR_VERSION, generate_test, generate_train
 from burnqed.data.config import DataConfig
+from burnqed.data.families import FAMILIES
 from burnqed.data.theorems import Theorem, TheoremSetError, load_theorems, save_theorems
-from burnqed.data.verify import new_checker
+from burnqed.embedded.verify import new_checker
 
 __all__ = [
     "BUILTIN_SETS",
@@ -24,6 +26,7 @@ __all__ = [
     "held_out_hashes",
     "load_builtin",
     "shipped_path",
+    "soundness_sources",
     "train_cache_path",
 ]
 
@@ -100,3 +103,15 @@ def _depth_test(home: Path | None) -> list[Theorem]:
 def held_out_hashes() -> frozenset[str]:
     """Statement hashes of the held-out set (what every training set excludes)."""
     return frozenset(t.sha for t in load_builtin("benchmark-test"))
+
+
+def soundness_sources(seed: int, drawn: int) -> list[tuple[str, list[str]]]:
+    """The soundness campaign's true statements with their reference proofs: core and
+    benchmark-test, then ``drawn`` statements of the benchmark families (seeded)."""
+    out = [(t.statement, list(t.proof)) for t in load_builtin("core") + load_builtin("benchmark-test")]
+    rng = random.Random(seed)
+    families = sorted(FAMILIES.values(), key=lambda f: f.name)
+    for _ in range(drawn):
+        d = rng.choice(families).make(rng)
+        out.append((d.statement, list(d.proof)))
+    return out

@@ -1,6 +1,6 @@
 """From a LeanConfig to the command line and environment of one child process.
 
-- ``embedded``: ``python -m burnqed.lean.embedded IMPORT... --OPT=VALUE...`` (and
+- ``embedded``: ``python -m burnqed.embedded IMPORT... --OPT=VALUE...`` (and
   ``--simulated_latency_ms=N`` when that benchmark knob is set; refused on other backends)
 - ``pantograph``: ``repl IMPORT... --OPT=VALUE...``, the binary from ``repl_path``, else
   ``$PANTOGRAPH_REPL``, else ``repl`` on PATH; ``lean_path`` entries are prepended to
@@ -71,7 +71,7 @@ def backend_argv(config: LeanConfig) -> tuple[list[str], dict[str, str] | None]:
     """The backend's own argv and environment (``None`` = inherit), without limits."""
     if config.backend == "embedded":
         latency = [f"--simulated_latency_ms={config.simulated_latency_ms}"] if config.simulated_latency_ms else []
-        return [sys.executable, "-m", "burnqed.lean.embedded", *_lean_args(config), *latency], None
+        return [sys.executable, "-m", "burnqed.embedded", *_lean_args(config), *latency], None
     if config.simulated_latency_ms:
         raise LeanConfigError(
             f"lean.simulated_latency_ms is a benchmark knob of the embedded backend, not of {config.backend!r}"

@@ -10,7 +10,7 @@ import pytest
 from burnqed.data.benchmark import BenchmarkError
 from burnqed.data.depth import DEPTH_TEST_LEVELS, DEPTH_TEST_SEED, DEPTH_TEST_SIZE, depth_pool, depth_statement, depth_test
 from burnqed.data.sets import load_builtin
-from burnqed.data.verify import check_proof, closes_in_one, new_checker
+from burnqed.embedded.verify import check_proof, closes_in_one, new_checker
 
 
 def _depth(theorem) -> int:

@@ -17,7 +17,7 @@ from burnqed.lean.limits import TRAMPOLINE_PATH, limited_argv
 
 def test_embedded_backend_runs_the_embedded_module_with_imports_and_options() -> None:
     spec = build_launch(LeanConfig(backend="embedded", imports=["Init"], lean_options={"maxHeartbeats": "0"}))
-    assert spec.program == [sys.executable, "-m", "burnqed.lean.embedded", "Init", "--maxHeartbeats=0"]
+    assert spec.program == [sys.executable, "-m", "burnqed.embedded", "Init", "--maxHeartbeats=0"]
     assert spec.argv[:4] == [sys.executable, "-I", "-S", TRAMPOLINE_PATH]
     # the default limit is on resident memory, watched by the worker: no RLIMIT_AS (issue 26)
     assert "--as-mb" not in spec.argv and spec.env is None

@@ -1,0 +1,10 @@
+"""Entry point: ``python -m burnqed.embedded`` runs the JSON-lines REPL."""
+
+from __future__ import annotations
+
+from burnqed.embedded.server import main
+
+__all__: list[str] = []
+
+if __name__ == "__main__":
+    raise SystemExit(main())

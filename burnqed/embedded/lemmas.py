@@ -1,0 +1,177 @@
+"""Built-in named lemmas: the statements ``copyFrom``, ``exact``, ``apply``, ``rw`` and
+``simp [...]`` can use. Statements are written in the fragment's own syntax and
+elaborated on first use; ``{α}`` marks Mathlib-style generic lemmas, instantiated at
+Nat and Int (such lemmas cannot be copied with copyFrom: their Lean type is polymorphic).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from burnqed.embedded.elab import elab_prop
+from burnqed.embedded.syntax import Limits, parse_statement
+from burnqed.embedded.terms import Term
+
+__all__ = ["LEMMAS", "copyable", "lemma_instances"]
+
+_NAT = "∀ "
+LEMMAS: dict[str, str] = {
+    # logic
+    "trivial": "True",
+    "True.intro": "True",
+    "And.intro": "∀ {a b : Prop}, a → b → a ∧ b",
+    "And.left": "∀ {a b : Prop}, a ∧ b → a",
+    "And.right": "∀ {a b : Prop}, a ∧ b → b",
+    "And.comm": "∀ {a b : Prop}, a ∧ b ↔ b ∧ a",
+    "and_comm": "∀ {a b : Prop}, a ∧ b ↔ b ∧ a",
+    "And.symm": "∀ {a b : Prop}, a ∧ b → b ∧ a",
+    "Or.inl": "∀ {a b : Prop}, a → a ∨ b",
+    "Or.inr": "∀ {a b : Prop}, b → a ∨ b",
+    "Or.comm": "∀ {a b : Prop}, a ∨ b ↔ b ∨ a",
+    "or_comm": "∀ {a b : Prop}, a ∨ b ↔ b ∨ a",
+    "Or.symm": "∀ {a b : Prop}, a ∨ b → b ∨ a",
+    "Or.elim": "∀ {a b c : Prop}, a ∨ b → (a → c) → (b → c) → c",
+    "Iff.intro": "∀ {a b : Prop}, (a → b) → (b → a) → (a ↔ b)",
+    "Iff.refl": "∀ (a : Prop), a ↔ a",
+    "Iff.rfl": "∀ {a : Prop}, a ↔ a",
+    "Iff.symm": "∀ {a b : Prop}, (a ↔ b) → (b ↔ a)",
+    "Iff.mp": "∀ {a b : Prop}, (a ↔ b) → a → b",
+    "Iff.mpr": "∀ {a b : Prop}, (a ↔ b) → b → a",
+    "absurd": "∀ {a b : Prop}, a → ¬a → b",
+    "False.elim": "∀ {a : Prop}, False → a",
+    "id": "∀ {a : Prop}, a → a",
+    "not_not": "∀ {a : Prop}, ¬¬a ↔ a",
+    "Classical.not_not": "∀ {a : Prop}, ¬¬a ↔ a",
+    "not_not_intro": "∀ {a : Prop}, a → ¬¬a",
+    "mt": "∀ {a b : Prop}, (a → b) → ¬b → ¬a",
+    "Classical.em": "∀ (p : Prop), p ∨ ¬p",
+    "em": "∀ (p : Prop), p ∨ ¬p",
+    # Nat (Lean core)
+    "Nat.add_zero": "∀ (n : Nat), n + 0 = n",
+    "Nat.zero_add": "∀ (n : Nat), 0 + n = n",
+    "Nat.add_comm": "∀ (n m : Nat), n + m = m + n",
+    "Nat.add_assoc": "∀ (n m k : Nat), n + m + k = n + (m + k)",
+    "Nat.mul_comm": "∀ (n m : Nat), n * m = m * n",
+    "Nat.mul_assoc": "∀ (n m k : Nat), n * m * k = n * (m * k)",
+    "Nat.mul_one": "∀ (n : Nat), n * 1 = n",
+    "Nat.one_mul": "∀ (n : Nat), 1 * n = n",
+    "Nat.mul_zero": "∀ (n : Nat), n * 0 = 0",
+    "Nat.zero_mul": "∀ (n : Nat), 0 * n = 0",
+    "Nat.left_distrib": "∀ (n m k : Nat), n * (m + k) = n * m + n * k",
+    "Nat.mul_add": "∀ (n m k : Nat), n * (m + k) = n * m + n * k",
+    "Nat.right_distrib": "∀ (n m k : Nat), (n + m) * k = n * k + m * k",
+    "Nat.add_mul": "∀ (n m k : Nat), (n + m) * k = n * k + m * k",
+    "Nat.two_mul": "∀ (n : Nat), 2 * n = n + n",
+    "Nat.pow_two": "∀ (n : Nat), n ^ 2 = n * n",
+    "Nat.pow_le_pow_left": "∀ {m n : Nat}, m ≤ n → ∀ (i : Nat), m ^ i ≤ n ^ i",
+    "Nat.pow_le_pow_of_le_left": "∀ {m n : Nat}, m ≤ n → ∀ (i : Nat), m ^ i ≤ n ^ i",
+    "Nat.succ_ne_zero": "∀ (n : Nat), n + 1 ≠ 0",
+    "Nat.succ_pos": "∀ (n : Nat), 0 < n + 1",
+    "Nat.zero_lt_succ": "∀ (n : Nat), 0 < n + 1",
+    "Nat.lt_succ_self": "∀ (n : Nat), n < n + 1",
+    "Nat.le_refl": "∀ (n : Nat), n ≤ n",
+    "Nat.le.refl": "∀ {n : Nat}, n ≤ n",
+    "Nat.lt_irrefl": "∀ (n : Nat), ¬n < n",
+    "Nat.zero_le": "∀ (n : Nat), 0 ≤ n",
+    "Nat.le_add_right": "∀ (n k : Nat), n ≤ n + k",
+    "Nat.le_add_left": "∀ (n m : Nat), n ≤ m + n",
+    "Nat.le_of_lt": "∀ {n m : Nat}, n < m → n ≤ m",
+    "Nat.le_trans": "∀ {n m k : Nat}, n ≤ m → m ≤ k → n ≤ k",
+    "Nat.lt_trans": "∀ {n m k : Nat}, n < m → m < k → n < k",
+    "Nat.lt_of_lt_of_le": "∀ {n m k : Nat}, n < m → m ≤ k → n < k",
+    "Nat.lt_of_le_of_lt": "∀ {n m k : Nat}, n ≤ m → m < k → n < k",
+    "Nat.succ_le_of_lt": "∀ {n m : Nat}, n < m → n + 1 ≤ m",
+    "Nat.lt_of_succ_le": "∀ {n m : Nat}, n + 1 ≤ m → n < m",
+    "Nat.le_antisymm": "∀ {n m : Nat}, n ≤ m → m ≤ n → n = m",
+    "Nat.pos_of_ne_zero": "∀ {n : Nat}, n ≠ 0 → 0 < n",
+    "Nat.sub_self": "∀ (n : Nat), n - n = 0",
+    "Nat.add_sub_cancel": "∀ {n m : Nat}, n + m - m = n",
+    "Nat.dvd_refl": "∀ (a : Nat), a ∣ a",
+    "Nat.dvd_mul_right": "∀ (a b : Nat), a ∣ a * b",
+    "Nat.dvd_mul_left": "∀ (a b : Nat), a ∣ b * a",
+    "Nat.dvd_trans": "∀ {a b c : Nat}, a ∣ b → b ∣ c → a ∣ c",
+    "Nat.pow_zero": "∀ (b : Nat), b ^ 0 = 1",
+    "Nat.pow_succ": "∀ {b n : Nat}, b ^ (n + 1) = b ^ n * b",
+    # core's `protected theorem Nat.lt_two_pow_self : n < 2 ^ n` (n implicit). Mathlib's
+    # `theorem Nat.lt_two_pow (n : ℕ) : n < 2 ^ n` (Mathlib/Algebra/Order, the version the
+    # miniF2F proofs were checked with) takes n explicitly; later releases removed it
+    "Nat.lt_two_pow_self": "∀ {n : Nat}, n < 2 ^ n",
+    "Nat.lt_two_pow": "∀ (n : Nat), n < 2 ^ n",
+    "Nat.lt_pow_self": "∀ {n a : Nat}, 1 < a → n < a ^ n",
+    # Int (Lean core)
+    "Int.add_comm": "∀ (a b : Int), a + b = b + a",
+    "Int.mul_comm": "∀ (a b : Int), a * b = b * a",
+    "Int.add_zero": "∀ (a : Int), a + 0 = a",
+    "Int.zero_add": "∀ (a : Int), 0 + a = a",
+    "Int.sub_self": "∀ (a : Int), a - a = 0",
+    "Int.add_assoc": "∀ (a b c : Int), a + b + c = a + (b + c)",
+    "Int.mul_assoc": "∀ (a b c : Int), a * b * c = a * (b * c)",
+    "Int.le_refl": "∀ (a : Int), a ≤ a",
+    # generic (Mathlib style), instantiated at Nat and Int
+    "Eq.symm": "∀ {a b : {α}}, a = b → b = a",
+    "Eq.trans": "∀ {a b c : {α}}, a = b → b = c → a = c",
+    "Ne.symm": "∀ {a b : {α}}, a ≠ b → b ≠ a",
+    "add_comm": "∀ (a b : {α}), a + b = b + a",
+    "mul_comm": "∀ (a b : {α}), a * b = b * a",
+    "add_assoc": "∀ (a b c : {α}), a + b + c = a + (b + c)",
+    "mul_assoc": "∀ (a b c : {α}), a * b * c = a * (b * c)",
+    "add_zero": "∀ (a : {α}), a + 0 = a",
+    "zero_add": "∀ (a : {α}), 0 + a = a",
+    "mul_one": "∀ (a : {α}), a * 1 = a",
+    "one_mul": "∀ (a : {α}), 1 * a = a",
+    "mul_zero": "∀ (a : {α}), a * 0 = 0",
+    "zero_mul": "∀ (a : {α}), 0 * a = 0",
+    "mul_add": "∀ (a b c : {α}), a * (b + c) = a * b + a * c",
+    "add_mul": "∀ (a b c : {α}), (a + b) * c = a * c + b * c",
+    "two_mul": "∀ (a : {α}), 2 * a = a + a",
+    "pow_two": "∀ (a : {α}), a ^ 2 = a * a",
+    "pow_zero": "∀ (a : {α}), a ^ 0 = 1",
+    "pow_one": "∀ (a : {α}), a ^ 1 = a",
+    "pow_succ": "∀ (a : {α}) (n : Nat), a ^ (n + 1) = a ^ n * a",
+    "pow_succ'": "∀ (a : {α}) (n : Nat), a ^ (n + 1) = a * a ^ n",
+    "sq": "∀ (a : {α}), a ^ 2 = a * a",
+    "le_refl": "∀ (a : {α}), a ≤ a",
+    "le_rfl": "∀ {a : {α}}, a ≤ a",
+    "lt_irrefl": "∀ (a : {α}), ¬a < a",
+    "le_of_lt": "∀ {a b : {α}}, a < b → a ≤ b",
+    "le_of_eq": "∀ {a b : {α}}, a = b → a ≤ b",
+    "ne_of_gt": "∀ {a b : {α}}, a > b → a ≠ b",
+    "ne_of_lt": "∀ {a b : {α}}, a < b → a ≠ b",
+    "le_trans": "∀ {a b c : {α}}, a ≤ b → b ≤ c → a ≤ c",
+    "lt_trans": "∀ {a b c : {α}}, a < b → b < c → a < c",
+    "lt_of_lt_of_le": "∀ {a b c : {α}}, a < b → b ≤ c → a < c",
+    "lt_of_le_of_lt": "∀ {a b c : {α}}, a ≤ b → b < c → a < c",
+    "le_antisymm": "∀ {a b : {α}}, a ≤ b → b ≤ a → a = b",
+    "add_pos": "∀ {a b : {α}}, 0 < a → 0 < b → 0 < a + b",
+    "mul_pos": "∀ {a b : {α}}, 0 < a → 0 < b → 0 < a * b",
+    "mul_nonneg": "∀ {a b : {α}}, 0 ≤ a → 0 ≤ b → 0 ≤ a * b",
+    "add_nonneg": "∀ {a b : {α}}, 0 ≤ a → 0 ≤ b → 0 ≤ a + b",
+    "sq_nonneg": "∀ (a : {α}), 0 ≤ a ^ 2",
+    "pow_two_nonneg": "∀ (a : {α}), 0 ≤ a ^ 2",
+    "mul_self_nonneg": "∀ (a : {α}), 0 ≤ a * a",
+    "dvd_refl": "∀ (a : {α}), a ∣ a",
+    "dvd_mul_right": "∀ (a b : {α}), a ∣ a * b",
+    "dvd_mul_left": "∀ (a b : {α}), a ∣ b * a",
+    "dvd_trans": "∀ {a b c : {α}}, a ∣ b → b ∣ c → a ∣ c",
+}
+
+_LIMITS = Limits()
+
+
+def copyable(name: str) -> bool:
+    """Whether goal.start copyFrom can copy this lemma (monomorphic, Lean-core style)."""
+    return name in LEMMAS and "{α}" not in LEMMAS[name] and name not in ("trivial",)
+
+
+@lru_cache(maxsize=512)
+def lemma_instances(name: str) -> tuple[Term, ...]:
+    """The elaborated statement(s) of a lemma: one, or one per type for a generic lemma."""
+    text = LEMMAS.get(name)
+    if text is None:
+        return ()
+    if "{α}" in text:
+        return tuple(
+            elab_prop(parse_statement(text.replace("{α}", ty), _LIMITS), {})
+            for ty in ("Nat", "Int")
+        )
+    return (elab_prop(parse_statement(text, _LIMITS), {}),)

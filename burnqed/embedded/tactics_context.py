@@ -1,0 +1,174 @@
+"""Tactics that work on the context and the shape of a goal: use / exists, specialize,
+have, show, by_contra, by_cases, clear, symm. Each replaced goal gets a kernel proof."""
+
+from __future__ import annotations
+
+from burnqed.embedded.bridge import hole, kterm, proof, sequent
+from burnqed.embedded.certify import prove_fact
+from burnqed.embedded.engine import Engine, register, render
+from burnqed.embedded.proofterm import TacticError, dvd_exists, elab_witness, unify
+from burnqed.embedded.state import Goal, Hyp, goal_scope
+from burnqed.embedded.tactic_syntax import Tac
+from burnqed.embedded.tactics_basic import add_hyp, discharge_proof, elab_in_goal, prop_in_goal, show
+from burnqed.embedded.terms import Binder, Conn, Const, Rel, Term, instantiate, mvars
+
+__all__: list[str] = []
+
+
+@register("use", "exists")
+def _use(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    t = goal.target
+    scope = goal_scope(goal)
+    steps: list[tuple[str, Term]] = []
+    for s in tac.data["terms"]:
+        rule = "ex_i"
+        if isinstance(t, Rel) and t.op == "∣":
+            t, rule = dvd_exists(t), "dvd_i"
+        if isinstance(t, Binder) and t.q == "∃":
+            w = elab_witness(s, scope, t.ty)
+            steps.append((rule, w))
+            t = instantiate(t.body, t.name, w)
+        elif isinstance(t, Conn) and t.op == "∧":
+            raise TacticError("use: too many arguments for the existential")
+        else:
+            raise TacticError(f"use: the goal is not an existential\n{render([goal])}")
+    new = goal.with_(eng.fresh(), target=t)
+    # `use` discharges with `try with_reducible use_discharger`; `exists` with `try trivial`
+    closer = discharge_proof(new, reducible=tac.name == "use")
+    pf = closer if closer is not None else hole(new)
+    for rule, w in reversed(steps):
+        pf = proof(rule, kterm(w), pf)
+    eng.justify(goal, pf)
+    return [] if closer is not None else [new]
+
+
+@register("specialize")
+def _specialize(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    s = tac.data["term"]
+    head = s.args[0] if s.kind == "app" else s
+    if head.kind != "ident" or goal.hyp_named(head.value) is None:
+        raise TacticError(
+            "'specialize' requires a term of the form `h x_1 .. x_n` where `h` appears in the local context"
+        )
+    old = goal.hyp_named(head.value)
+    assert old is not None
+    prop, pe = elab_in_goal(eng, goal, s, None)
+    if mvars(prop):
+        raise TacticError(
+            "don't know how to synthesize the implicit arguments of the specialization"
+        )
+    new_hyp = Hyp(eng.fresh(), old.user, prop)
+    hyps = tuple(new_hyp if h.uid == old.uid else h for h in goal.hyps)
+    new = goal.with_(eng.fresh(), hyps=hyps)
+    if eng.kernel_on:
+        eng.justify(goal, proof("have", new_hyp.uid, pe.kt(prop), pe.proof(), hole(new)))
+    return [*pe.new_goals, new]
+
+
+@register("have")
+def _have(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    d = tac.data
+    name = d["name"]
+    ty = prop_in_goal(goal, d["type"]) if "type" in d else None
+    side: list[Goal] = []
+    if "by" in d:
+        if ty is None:
+            raise TacticError(
+                "have ... := by: the type of the new hypothesis must be given"
+            )
+        block = goal.with_(eng.fresh(), target=ty, tag=None)
+        left = eng.run(d["by"], [block])
+        if left:
+            raise TacticError("unsolved goals\n" + render(left))
+        pf = hole(block)
+    elif "term" in d:
+        prop, pe = elab_in_goal(eng, goal, d["term"], ty)
+        if mvars(prop):
+            raise TacticError(
+                "don't know how to synthesize placeholder in the type of the new hypothesis"
+            )
+        ty = prop
+        pf = pe.proof() if eng.kernel_on else proof("sorry")
+    else:
+        if ty is None:
+            raise TacticError("have: expected ':=' or a type")
+        side.append(goal.with_(eng.fresh(), target=ty, tag=None))
+        pf = hole(side[0])
+    new, h = add_hyp(eng, goal, name, ty)
+    eng.justify(goal, proof("have", h.uid, kterm(ty), pf, hole(new)))
+    return [*side, new]
+
+
+@register("show")
+def _show(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    ty = prop_in_goal(goal, tac.data["type"])
+    if unify(ty, goal.target, {}) is None:
+        raise TacticError(
+            f"type mismatch\n  {show(goal, ty)}\nis not definitionally equal to the goal\n  {show(goal, goal.target)}"
+        )
+    new = goal.with_(eng.fresh(), target=ty)
+    eng.justify(goal, hole(new))
+    return [new]
+
+
+@register("by_contra")
+def _by_contra(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    t = goal.target
+    negated = isinstance(t, Conn) and t.op == "¬"
+    hyp_ty = t.args[0] if negated else Conn("¬", (t,))
+    new, h = add_hyp(eng, goal, tac.data["name"], hyp_ty, target=Const("False"))
+    eng.justify(goal, proof("intro" if negated else "by_contra", h.uid, hole(new)))
+    return [new]
+
+
+@register("by_cases")
+def _by_cases(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    p = prop_in_goal(goal, tac.data["type"])
+    pos, hp = add_hyp(eng, goal, tac.data["name"], p)
+    neg, hn = add_hyp(eng, goal, tac.data["name"], Conn("¬", (p,)))
+    out = [pos.with_(pos.uid, tag="pos"), neg.with_(neg.uid, tag="neg")]
+    eng.justify(goal, proof("em", kterm(p), hp.uid, hole(out[0]), hn.uid, hole(out[1])))
+    return out
+
+
+@register("clear")
+def _clear(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    from burnqed.embedded.terms import fvars
+
+    hyps = list(goal.hyps)
+    for n in tac.data["names"]:
+        h = goal.hyp_named(n)
+        if h is None:
+            raise TacticError(f"unknown hypothesis '{n}'")
+        users = [
+            o
+            for o in hyps
+            if o.uid != h.uid and not isinstance(o.ty, str) and h.uid in fvars(o.ty)
+        ]
+        if users or h.uid in fvars(goal.target):
+            raise TacticError(f"tactic 'clear' failed, variable '{n}' depends on it")
+        hyps = [o for o in hyps if o.uid != h.uid]
+    new = goal.with_(eng.fresh(), hyps=tuple(hyps))
+    eng.justify(goal, hole(new))
+    return [new]
+
+
+@register("symm")
+def _symm(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    t = goal.target
+    if isinstance(t, Rel) and t.op in ("=", "≠"):
+        new = goal.with_(eng.fresh(), target=Rel(t.op, t.rhs, t.lhs))
+        if eng.kernel_on:
+            seq = sequent(goal)
+            child = kterm(new.target)
+            pf = prove_fact(seq, [(proof("annot", hole(new), child), child)], seq.target)
+            if pf is None:
+                raise TacticError("symm: the kernel found no proof")
+            eng.justify(goal, pf)
+        return [new]
+    if isinstance(t, Conn) and t.op == "↔":
+        new = goal.with_(eng.fresh(), target=Conn("↔", (t.args[1], t.args[0])))
+        c = proof("annot", hole(new), kterm(new.target))
+        eng.justify(goal, proof("iff_i", proof("iff_mpr", c), proof("iff_mp", c)))
+        return [new]
+    raise TacticError("symm: the goal is not a symmetric relation")

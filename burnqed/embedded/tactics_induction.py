@@ -1,0 +1,127 @@
+"""Induction and substitution: ``induction n with | zero => … | succ k ih => …`` on a Nat
+variable (the kernel's nat_ind, hypotheses that mention the variable reverted) and
+``subst`` of a variable by an equation."""
+
+from __future__ import annotations
+
+from burnqed.embedded.bridge import hole, proof
+from burnqed.embedded.engine import Engine, register
+from burnqed.embedded.proofterm import TacticError
+from burnqed.embedded.state import Goal, Hyp
+from burnqed.embedded.tactic_syntax import Tac
+from burnqed.embedded.tactics_basic import intro_one
+from burnqed.embedded.tactics_cases import justify_by_induction, run_alts, subst_var
+from burnqed.embedded.terms import Binder, Conn, FVar, Num, Op, Rel, Term, fvars, replace_fvar, subterms
+
+__all__: list[str] = []
+
+
+@register("induction")
+def _induction(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    s = tac.data["target"]
+    if s.kind != "ident":
+        raise TacticError(
+            "induction: the target must be a variable of the fragment (index variables only)"
+        )
+    var = goal.hyp_named(s.value)
+    if var is None:
+        raise TacticError(f"unknown identifier '{s.value}'")
+    if var.ty != "Nat":
+        raise TacticError(
+            f"induction on a variable of type {var.ty if isinstance(var.ty, str) else 'Prop'} is not supported"
+        )
+    alts = tac.data.get("alts")
+    gen_names = tac.data.get("generalizing", [])
+    pos = goal.hyps.index(var)
+    reverted: list[Hyp] = []
+    for h in goal.hyps[pos + 1 :]:
+        if h.user in gen_names or (
+            not isinstance(h.ty, str)
+            and fvars(h.ty) & ({var.uid} | {r.uid for r in reverted})
+        ):
+            reverted.append(h)
+    for n in gen_names:
+        if not any(r.user == n for r in reverted):
+            raise TacticError(f"unknown variable '{n}' in generalizing")
+    kept = tuple(h for h in goal.hyps if h.uid != var.uid and h not in reverted)
+    motive = goal.target
+    for h in reversed(reverted):
+        if isinstance(h.ty, str):
+            # a binder name no inner binder uses, so the abstraction cannot be captured
+            taken = {b.name for b in subterms(motive) if isinstance(b, Binder)}
+            bname = h.user
+            while bname in taken:
+                bname += "'"
+            motive = Binder("∀", bname, h.ty, _abstract(motive, h.uid, bname, h.ty))
+        else:
+            motive = Conn("→", (h.ty, motive))
+    names = {name: args for name, args, _b, _p in alts} if alts else {}
+    for name in names:
+        if name not in ("zero", "succ"):
+            raise TacticError(
+                f"invalid alternative name '{name}', expected 'zero' or 'succ'"
+            )
+    succ_args = names.get("succ", [])
+
+    def reintro(g: Goal) -> Goal:
+        for h in reverted:
+            g = intro_one(eng, g, h.user)
+        return g
+
+    zero0 = Goal(eng.fresh(), kept, replace_fvar(motive, var.uid, Num(0, "Nat")), "zero")
+    zero = reintro(zero0)
+    k_name = succ_args[0] if len(succ_args) > 0 and succ_args[0] != "_" else None
+    ih_name = succ_args[1] if len(succ_args) > 1 and succ_args[1] != "_" else None
+    k = Hyp(eng.fresh(), k_name or "n", "Nat", k_name is None)
+    kv = FVar(k.uid, "Nat")
+    ih = Hyp(
+        eng.fresh(), ih_name or "a", replace_fvar(motive, var.uid, kv), ih_name is None
+    )
+    succ_target = replace_fvar(motive, var.uid, Op("+", (kv, Num(1, "Nat")), "Nat"))
+    succ0 = Goal(eng.fresh(), (*kept, k, ih), succ_target, "succ")
+    succ = reintro(succ0)
+    justify_by_induction(
+        eng, goal, var, motive, reverted, hole(zero0), k.uid, ih.uid, hole(succ0)
+    )
+    goals = [zero, succ]
+    if alts:
+        return run_alts(eng, goals, alts, {})
+    return goals
+
+
+@register("subst")
+def _subst(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    for name in tac.data["names"]:
+        h = goal.hyp_named(name)
+        if h is None:
+            raise TacticError(f"unknown identifier '{name}'")
+        eq = h.ty
+        if isinstance(eq, str) or not (isinstance(eq, Rel) and eq.op == "="):
+            raise TacticError(
+                f"tactic 'subst' failed, invalid equality proof, it is not of the form (x = t) or (t = x)\n  {name}"
+            )
+        for var_t, val in ((eq.rhs, eq.lhs), (eq.lhs, eq.rhs)):
+            if isinstance(var_t, FVar) and var_t.uid not in fvars(val):
+                var = next(x for x in goal.hyps if x.uid == var_t.uid)
+                rest = Goal(
+                    goal.uid,
+                    tuple(x for x in goal.hyps if x.uid != h.uid),
+                    goal.target,
+                    goal.tag,
+                )
+                new = subst_var(eng, rest, var.uid, val, (), goal.tag or "")
+                new = new.with_(new.uid, tag=rest.tag)
+                eng.justify(goal, proof("subst", proof("hyp", h.uid), var.uid, hole(new)))
+                goal = new
+                break
+        else:
+            raise TacticError(
+                f"tactic 'subst' failed, did not find a variable to substitute in\n  {name}"
+            )
+    return [goal]
+
+
+def _abstract(t: Term, uid: int, name: str, ty: str) -> Term:
+    from burnqed.embedded.terms import BVar
+
+    return replace_fvar(t, uid, BVar(name, ty))
