@@ -3,7 +3,7 @@
 ``Campaign`` starts (or joins) Ray, the shared policy actor when the placement asks for
 one, and ``cluster.lean_actors`` Lean actors, each searched by ``searches_per_actor``
 slots. ``run`` feeds statements through one queue: a slot sends a statement to its actor
-(``LeanActor.search``) and commits the outcome (``ShardStore.commit``) before reporting
+(``LeanActor.search``) and commits the outcome (``StatementStore.commit``) before reporting
 it. When an actor or its node dies, the statements it was searching go back to the queue
 (at most ``statement_retries`` times each; then the statement is recorded as ``lost``),
 the slot waits for Ray to restart the actor (``restart_wait_s``) and retires if it does
@@ -21,6 +21,7 @@ from types import TracebackType
 from typing import Any, Self
 
 import anyio
+import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field
 
 from burnqed.cluster.errors import ClusterError, NoLiveActors
@@ -36,10 +37,10 @@ from burnqed.cluster.ray_support import (
     unwrapped,
 )
 from burnqed.cluster.remote import RemotePool
-from burnqed.cluster.shards import ShardStore
 from burnqed.cluster.spec import ClusterSpec
 from burnqed.data.theorems import Theorem
 from burnqed.search.results import SearchReason, SearchResult, SearchStats
+from burnqed.search.store import StatementStore
 
 __all__ = ["Campaign", "CampaignReport", "OutcomeCallback"]
 
@@ -158,7 +159,7 @@ class Campaign:
         self,
         theorems: Sequence[Theorem],
         *,
-        store: ShardStore | None = None,
+        store: StatementStore | None = None,
         iteration: int = 0,
         on_result: OutcomeCallback | None = None,
     ) -> CampaignReport:
@@ -172,7 +173,7 @@ class _Run:
     """One pass of the queue over the campaign's actors."""
 
     def __init__(
-        self, campaign: Campaign, store: ShardStore | None, iteration: int, on_result: OutcomeCallback | None
+        self, campaign: Campaign, store: StatementStore | None, iteration: int, on_result: OutcomeCallback | None
     ) -> None:
         self.c, self.store, self.iteration, self.on_result = campaign, store, iteration, on_result
         self.results: dict[int, SearchResult] = {}
@@ -185,7 +186,7 @@ class _Run:
 
     async def run(self, theorems: Sequence[Theorem]) -> CampaignReport:
         started = time.perf_counter()
-        done = self.store.done_theorems() if self.store is not None else set()
+        done = self.store.done(theorems) if self.store is not None else set()
         todo = [_Item(i, t) for i, t in enumerate(theorems) if t.name not in done]
         self.outstanding = len(todo)
         for item in todo:
@@ -258,7 +259,9 @@ class _Run:
         )
         self._finish(item, result, None, None, None)
 
-    def _finish(self, item: _Item, result: SearchResult, table: Any, actor: int | None, node: str | None) -> None:
+    def _finish(
+        self, item: _Item, result: SearchResult, table: pa.Table | None, actor: int | None, node: str | None
+    ) -> None:
         name = item.theorem.name
         if name in self.finished:
             self.duplicates += 1
