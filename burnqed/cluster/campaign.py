@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Self
 
 import anyio
 import pyarrow as pa
@@ -41,6 +41,9 @@ from burnqed.cluster.spec import ClusterSpec
 from burnqed.data.theorems import Theorem
 from burnqed.search.results import SearchReason, SearchResult, SearchStats
 from burnqed.search.store import StatementStore
+
+if TYPE_CHECKING:  # Ray is imported only when a campaign starts
+    from ray.actor import ActorHandle
 
 __all__ = ["Campaign", "CampaignReport", "OutcomeCallback"]
 
@@ -81,9 +84,9 @@ class Campaign:
     def __init__(self, spec: ClusterSpec) -> None:
         self.spec = spec
         self.placement = spec.placement()
-        self.policy_actor: Any = None
+        self.policy_actor: ActorHandle[PolicyActor] | None = None
         self.policy_info: PolicyInfo | None = None
-        self.lean_actors: list[Any] = []
+        self.lean_actors: list[ActorHandle[LeanActor]] = []
         self.actor_infos: list[ActorInfo] = []
         self._started_ray = False
 
@@ -217,7 +220,7 @@ class _Run:
             by_actor=self.by_actor,
         )
 
-    async def _slot(self, index: int, actor: Any) -> None:
+    async def _slot(self, index: int, actor: ActorHandle[LeanActor]) -> None:
         try:
             async with self.recv.clone() as items:
                 async for item in items:
@@ -279,7 +282,7 @@ class _Run:
         if self.on_result is not None:
             self.on_result(result)
 
-    async def _back(self, actor: Any) -> bool:
+    async def _back(self, actor: ActorHandle[LeanActor]) -> bool:
         """Wait for Ray to restart ``actor`` (its pool up again); False if it is gone for good."""
         ray = import_ray()
         with anyio.move_on_after(self.c.spec.cluster.restart_wait_s):

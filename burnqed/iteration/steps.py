@@ -30,7 +30,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -64,12 +64,15 @@ from burnqed.search.evaluation import EvalReport
 from burnqed.search.protocols import ProofPool, TacticGenerator
 from burnqed.search.results import SearchResult
 
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
+
 __all__ = ["STEP_FUNCTIONS", "IterationContext", "evaluate_step", "search_step", "sft_step", "train_ebm_step"]
 
 log = logging.getLogger(__name__)
 
-# a trajectory file or the parts directory of an unfinished one: iter_N.parquet[.parts]
-_TRAJECTORY_NAME = re.compile(r"^iter_([0-9]+)\.parquet(?:\.parts)?$")
+# a trajectory file: iter_N.parquet
+_TRAJECTORY_NAME = re.compile(r"^iter_([0-9]+)\.parquet$")
 
 
 @dataclass(slots=True)
@@ -82,7 +85,7 @@ class IterationContext:
     pool: ProofPool
     train: list[Theorem]
     held_out: list[Theorem]
-    progress: Any = None  # rich.progress.Progress or None
+    progress: Progress | None = None
     summaries: dict[str, StepSummary] = field(default_factory=dict)
     sample: CurriculumSample | None = None  # the curriculum's band sample (train), when curriculum is on
 
@@ -125,14 +128,14 @@ class IterationContext:
         summary = self.summaries.get("train_ebm")
         return self.layout.ebm(self.index) if isinstance(summary, EBMSummary) and summary.trained else None
 
-    def _bar(self, description: str, total: int) -> Any:
+    def _bar(self, description: str, total: int) -> TaskID | None:
         return self.progress.add_task(description, total=total) if self.progress is not None else None
 
-    def _advance(self, task: Any) -> None:
+    def _advance(self, task: TaskID | None) -> None:
         if self.progress is not None and task is not None:
             self.progress.update(task, advance=1)
 
-    def _resumed(self, task: Any, start: RunStart) -> None:
+    def _resumed(self, task: TaskID | None, start: RunStart) -> None:
         """The bar starts at what an earlier attempt of the step committed."""
         if self.progress is not None and task is not None:
             self.progress.update(task, completed=start.done)

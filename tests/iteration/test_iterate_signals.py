@@ -43,8 +43,7 @@ def _config(tmp_path: Path, tiny_model_dir: Path, first_sft_epochs: int = 1) -> 
                     "device": "cpu", "warmup_steps": 0},
             # each theorem takes ~0.3 s (the fake REPL's sleep), so a signal lands mid-search
             "search": {"num_candidates": 1, "max_nodes": 2, "max_depth": 3, "time_limit_s": 30.0,
-                       "automation_tactics": ["sleep 300", "intro n", "rfl"], "concurrency": 1,
-                       "flush_interval_s": 3600.0},
+                       "automation_tactics": ["sleep 300", "intro n", "rfl"], "concurrency": 1},
             "iteration": {"train_set": str(tmp_path / "train.jsonl"), "train_size": len(TRAIN),
                           "eval_set": str(tmp_path / "held_out.jsonl"), "eval_size": 0,
                           "max_nodes": None, "num_candidates": None, "time_limit_s": None,
