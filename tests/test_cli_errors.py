@@ -74,20 +74,17 @@ def test_a_bad_model_or_energy_head_is_one_line_and_writes_nothing(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notamodel", "t.jsonl"]
 
 
-def test_a_corrupt_shard_on_resume_is_named_and_kept(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_a_corrupt_output_on_resume_is_named_and_kept(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     theorems = tmp_path / "t.jsonl"
     theorems.write_text(f'{{"name": "a", "statement": "{STATEMENT}"}}\n', encoding="utf-8")
     out = tmp_path / "out.parquet"
     assert main(["search", "--theorems", str(theorems), "--output", str(out), "--policy", "none"]) == 0
-    shard = tmp_path / "out.parquet.parts" / "part-00000.parquet"
-    shard.parent.mkdir(exist_ok=True)
-    shard.write_bytes(b"not parquet")
-    before = out.read_bytes()
+    out.write_bytes(b"not parquet")
     capsys.readouterr()
     rc, err = _run(capsys, "search", "--theorems", str(theorems), "--output", str(out), "--policy", "none", "--resume")
     _one_line(rc, err)
-    assert str(shard) in err and "move it away" in err
-    assert shard.read_bytes() == b"not parquet" and out.read_bytes() == before
+    assert str(out) in err and "move it away" in err
+    assert out.read_bytes() == b"not parquet"
 
 
 def test_a_statement_with_a_nul_byte_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -162,7 +159,7 @@ def test_force_with_an_unloadable_model_keeps_the_old_output(
                    "--force", "--model", str(model))
     _one_line(rc, err)
     assert "cannot load the model" in err
-    assert out.read_bytes() == b"an earlier run" and not (tmp_path / "out.parquet.parts").exists()
+    assert out.read_bytes() == b"an earlier run" and not (tmp_path / "out.parquet.shards").exists()
 
 
 def test_an_invalid_or_unreadable_config_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

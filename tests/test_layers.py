@@ -22,7 +22,8 @@ FLOORS: list[set[str]] = [
     {"policy"},
     {"ebm"},
     {"search"},
-    {"cluster"},  # Ray actors over the search: Lean actors, the policy actor, shards
+    {"cluster"},  # Ray actors over the search: Lean actors, the policy actor, the campaign
+    {"runs"},  # running a set of statements, locally or on Ray: the one call and its spec
     {"blueprint"},
     {"iteration"},
     {"tools"},

@@ -57,13 +57,12 @@ def percentiles(values: Sequence[float]) -> dict[str, float]:
 
 
 def _spec(config: BurnqedConfig, search: SearchConfig, **cluster: Any) -> ClusterSpec:
-    return ClusterSpec(
+    return ClusterSpec.of(
+        config,
+        policy="none",
+        search=search,
         cluster=ClusterConfig(**{"workers_per_actor": 1, "searches_per_actor": 1, **cluster}),  # type: ignore[arg-type]
         lean=config.lean.model_copy(update={"backend": "embedded"}),
-        search=search,
-        policy_config=config.policy,
-        paths=config.paths,
-        policy="none",
     )
 
 

@@ -183,9 +183,7 @@ def _spec(
         policy_actor_cpus=0,
         policy_placement=placement,
     )
-    return ClusterSpec(
-        cluster=cluster, lean=lean, search=search, policy_config=config.policy, paths=config.paths, policy="none"
-    )
+    return ClusterSpec.of(config, policy="none", search=search, cluster=cluster, lean=lean)
 
 
 def _too_big(count: int, runs: dict[str, Any]) -> str | None:

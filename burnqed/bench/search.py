@@ -3,7 +3,7 @@
 Search part: the embedded backend, the tiny policy behind the generation service and an
 (untrained) energy head over the policy's embeddings, theorems searched one at a time so
 that the per-part timings partition the wall time. Writing part: a large synthetic batch
-of records through ``TrajectoryWriter`` (conversion, Parquet parts, final merge).
+of records through ``TrajectoryWriter`` (conversion, row groups, the atomic rename).
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def bench_writer(rows: int, row_group_rows: int) -> dict[str, Any]:
         table = records_to_table(records)
         convert_s = time.perf_counter() - t0
         t0, c0 = time.perf_counter(), time.process_time()
-        writer = TrajectoryWriter(path, row_group_rows=row_group_rows, flush_interval_s=3600.0)
+        writer = TrajectoryWriter(path, row_group_rows=row_group_rows)
         for start in range(0, rows, 100):
             writer.write(records[start : start + 100])
         writer.finalize()

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import copy
-import json
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,15 +16,17 @@ import anyio
 from burnqed.cli.compare import add_bootstrap_flags, compare_command
 from burnqed.cli.outputs import check_output, count, guard_output, resume_conflicts, write_proofs
 from burnqed.config import BurnqedConfig
-from burnqed.interrupt import INTERRUPTED_EXIT, SignalInterrupt
+from burnqed.interrupt import INTERRUPTED_EXIT, SignalInterrupt, cancel_on_signal
 from burnqed.data.theorems import Theorem, TheoremSetError, load_theorems
 from burnqed.lean.errors import LeanError
 from burnqed.paths import DEMO_RUN_DIR
 
-if TYPE_CHECKING:  # pyarrow stays out of `burnqed --help`
-    from burnqed.trajectory.writer import TrajectoryWriter
+if TYPE_CHECKING:  # pyarrow and the run machinery stay out of `burnqed --help`
+    from rich.progress import Progress
+
+    from burnqed.cluster.spec import ClusterSpec
     from burnqed.iteration.best import BestCheckpoint
-    from burnqed.search.checkpoint import ResultCheckpoint
+    from burnqed.runs.spec import Local, RunOutcome, RunStart
     from burnqed.search.results import SearchResult
 
 __all__ = ["register"]
@@ -129,7 +132,7 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     ev.add_argument("--trajectories", type=Path, metavar="OUT.parquet", help="also write the trajectories")
     ev.add_argument(
         "--resume", action="store_true",
-        help="continue an interrupted evaluation (R.json.partial.jsonl; with --cluster its manifest R.json.shards/)",
+        help="continue an interrupted evaluation (its statement store R.json.shards/)",
     )  # fmt: skip
     ev.add_argument("--force", action="store_true", help="replace an existing report (and --trajectories file)")
     _search_flags(ev)
@@ -170,15 +173,9 @@ def _set_name(args: argparse.Namespace) -> str:
     return str(args.theorems) if args.theorems is not None else str(args.theorem_set)
 
 
-def _progress() -> Any:
+def _progress() -> Progress:
     from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-    )
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     return Progress(
         TextColumn("{task.description}"),
@@ -191,64 +188,79 @@ def _progress() -> Any:
     )
 
 
+@asynccontextmanager
+async def _where(args: argparse.Namespace, config: BurnqedConfig) -> AsyncIterator[Local | ClusterSpec]:
+    """``--cluster``: Ray Lean actors (the spec); else a LeanPool and the components opened here."""
+    if args.cluster:
+        from burnqed.cluster.ray_support import import_ray
+        from burnqed.cluster.spec import ClusterSpec
+
+        import_ray()  # RayMissing before anything is written
+        yield ClusterSpec.of(config, policy=args.policy, model_dir=args.model, ebm=args.ebm)
+        return
+    from burnqed.lean import LeanPool
+    from burnqed.runs.spec import Local
+    from burnqed.search.components import open_components
+
+    async with LeanPool(config.lean) as pool, open_components(
+        config.policy, config.paths, policy=args.policy, model_dir=args.model, ebm=args.ebm
+    ) as comps:
+        yield Local(pool, comps)
+
+
+@dataclass(slots=True)
+class _SetRun:
+    """What a command's run gave; ``outcome`` is None when a signal stopped it."""
+
+    interrupt: SignalInterrupt
+    searched: list[SearchResult] = field(default_factory=list)
+    start: RunStart | None = None
+    outcome: RunOutcome | None = None
+
+
 async def _run_set(
     args: argparse.Namespace,
     config: BurnqedConfig,
     theorems: list[Theorem],
-    open_writer: Callable[[], TrajectoryWriter] | None,
-    skip: set[str],
+    store: Path,
+    trajectories: Path | None,
     *,
-    checkpoint: ResultCheckpoint | None = None,
-) -> tuple[list[Any], str, Any, SignalInterrupt]:
-    """Search ``theorems`` not in ``skip`` with a progress bar; stops cleanly on SIGINT / SIGTERM.
+    finalize: bool,
+) -> _SetRun:
+    """Search ``theorems`` (locally or ``--cluster``) with a progress bar, committing each to
+    ``store``; SIGINT / SIGTERM stop the run cleanly. The store is opened only once the model
+    and energy head (or the actors) are up, so an unusable --model or --ebm writes nothing."""
+    from burnqed.runs.run import run_statements
+    from burnqed.runs.spec import StatementRun
 
-    The trajectory writer is opened only once the model and energy head have loaded, so an
-    unusable --model or --ebm neither creates nor replaces an output; it is finalised (parts
-    merged) however the search ends.
-    """
-    from burnqed.lean import LeanPool
-    from burnqed.search.components import open_components
-    from burnqed.search.runner import search_theorems
+    async with cancel_on_signal() as interrupt:
+        ran = _SetRun(interrupt)
+        async with _where(args, config) as where:
+            with _progress() as progress:
+                task = progress.add_task(_set_name(args), total=len(theorems), proved=0)
 
-    results: list[Any] = []
-    interrupt = SignalInterrupt()
-    backend: str = config.lean.backend
-    comps: Any = None  # stays None when a signal arrives while the model loads
-    todo = [t for t in theorems if t.name not in skip]
-    async with anyio.create_task_group() as tg:
-        await tg.start(interrupt.watch, tg.cancel_scope)
-        async with LeanPool(config.lean) as pool, open_components(
-            config.policy, config.paths, policy=args.policy, model_dir=args.model, ebm=args.ebm
-        ) as comps:
-            backend = pool.backend
-            writer = open_writer() if open_writer is not None else None
-            try:
-                with _progress() as progress:
-                    task = progress.add_task(_set_name(args), total=len(todo), proved=0)
+                def started(start: RunStart) -> None:
+                    ran.start = start
+                    on = f" on {start.lean_actors} Lean actors" if start.lean_actors is not None else ""
+                    progress.update(task, description=_set_name(args) + on, total=start.total - start.done)
 
-                    def on_result(result: Any) -> None:
-                        if checkpoint is not None:
-                            checkpoint.append(result)
-                        results.append(result)
-                        progress.update(task, advance=1, proved=sum(r.proved for r in results))
+                def on_result(result: SearchResult) -> None:
+                    ran.searched.append(result)
+                    progress.update(task, advance=1, proved=sum(r.proved for r in ran.searched))
 
-                    await search_theorems(
-                        pool,
-                        comps.generator,
-                        comps.scorer,
-                        todo,
-                        config.search,
-                        writer=writer,
-                        iteration=args.iteration,
-                        on_result=on_result,
-                    )
-            finally:
-                # synchronous: a cancellation cannot cut the merge short
-                if writer is not None:
-                    writer.finalize()
-        tg.cancel_scope.cancel()
-    interrupt.restore()
-    return results, backend, comps, interrupt
+                run = StatementRun(
+                    theorems, config.search, where, store, trajectories=trajectories,
+                    resume=bool(args.resume), finalize=finalize, iteration=args.iteration,
+                )  # fmt: skip
+                ran.outcome = await run_statements(run, on_result, on_start=started)
+    return ran
+
+
+def _failed(args: argparse.Namespace, exc: Exception) -> int:
+    """A Lean or cluster failure as one line, exit 1."""
+    what = "cluster run failed" if args.cluster else "Lean failed"
+    print(f"burnqed: {what}: {' '.join(str(exc).split())}", file=sys.stderr)
+    return 1
 
 
 # ---------------------------------------------------------------- handlers
@@ -339,56 +351,53 @@ async def _search(args: argparse.Namespace, config: BurnqedConfig) -> int:
     check_output(args.output)
     # the output's one writer from here on: a second search on it is refused, not interleaved
     with guard_output([args.output], "burnqed search"):
-        if args.cluster:
-            from burnqed.cli.cluster_run import cluster_search
-
-            return await cluster_search(args, config, theorems)
         return await _search_locked(args, config, theorems)
 
 
 async def _search_locked(args: argparse.Namespace, config: BurnqedConfig, theorems: list[Theorem]) -> int:
+    from burnqed.cluster.errors import ClusterError, RayMissing
+    from burnqed.search.store import store_dir
     from burnqed.trajectory.summary import summarize
-    from burnqed.trajectory.writer import TrajectoryWriter, parts_dir
 
-    exists = args.output.exists() or parts_dir(args.output).exists()
-    if exists and not (args.resume or args.force):
-        print(f"burnqed: {args.output} exists; use --resume to continue it or --force to replace it", file=sys.stderr)
+    out: Path = args.output
+    if (out.exists() or store_dir(out).exists()) and not (args.resume or args.force):
+        print(f"burnqed: {out} exists; use --resume to continue it or --force to replace it", file=sys.stderr)
         return 2
-    # read-only: a corrupt part stops the run here (TrajectoryWriteError naming it), untouched
+    # read-only: a corrupt output stops the run here (TrajectoryWriteError naming it), untouched
     done: set[str] = set()
     if args.resume:
-        done, changed = resume_conflicts(args.output, theorems)
+        done, changed = resume_conflicts(out, theorems)
         if changed:
             shown = ", ".join(changed[:5]) + (" …" if len(changed) > 5 else "")
-            print(f"burnqed: {args.output} holds {len(changed)} theorem(s) under the same name with another "
+            print(f"burnqed: {out} holds {len(changed)} theorem(s) under the same name with another "
                   f"statement ({shown}); use --force to replace it or another --output", file=sys.stderr)
             return 2
-    skipped = len(done)
-
-    def open_writer() -> TrajectoryWriter:
-        return TrajectoryWriter(
-            args.output,
-            resume=args.resume,
-            row_group_rows=config.search.row_group_rows,
-            flush_interval_s=config.search.flush_interval_s,
-        )
-
     try:
-        results, backend, _, interrupt = await _run_set(args, config, theorems, open_writer, done)
-    except LeanError as exc:
-        print(f"burnqed: Lean failed: {exc}", file=sys.stderr)
-        return 1
+        ran = await _run_set(args, config, theorems, store_dir(out), out, finalize=True)
+    except RayMissing:
+        raise  # the CLI's one line naming the extra, exit 2
+    except (ClusterError, LeanError) as exc:
+        return _failed(args, exc)
+    results = ran.searched
     proved = sum(r.proved for r in results)
-    status = "interrupted" if interrupt.signal is not None else "done"
+    status = "interrupted" if ran.interrupt.signal is not None else "done"
+    skipped = ran.start.done if ran.start is not None else len(done)
+    backend = ran.start.backend if ran.start is not None else config.lean.backend
     print(f"{status}: searched {len(results)} theorems ({skipped} already done), proved {proved}; backend {backend}")
-    write_proofs(args.output, results, resumed=[t for t in theorems if t.name in done])
-    if args.output.exists():
-        s = summarize(args.output)
+    report = ran.outcome.cluster if ran.outcome is not None else None
+    if report is not None:
+        batch = report.policy_batch
+        mean = f"; policy batches {batch.mean_batch:.1f} states on average" if batch is not None else ""
         print(
-            f"{args.output}: {s.theorems} theorems, {s.proved} proved, {s.states} states "
-            f"(positive {s.positives}, negative {s.negatives})"
+            f"cluster: {len(report.by_actor)} Lean actors, {report.requeued} statement(s) re-queued after "
+            f"{report.actor_failures} actor failure(s), {report.duplicates_refused} duplicate(s) refused{mean}"
         )
-    return INTERRUPTED_EXIT if interrupt.signal is not None else 0
+    searched = {r.theorem.name for r in results}
+    write_proofs(out, results, resumed=[t for t in theorems if t.name not in searched] if args.resume else None)
+    if out.exists():
+        s = summarize(out)
+        print(f"{out}: {s.theorems} theorems, {s.proved} proved, {s.states} states (positive {s.positives}, negative {s.negatives})")
+    return INTERRUPTED_EXIT if ran.interrupt.signal is not None else 0
 
 
 async def _eval(args: argparse.Namespace, config: BurnqedConfig) -> int:
@@ -403,69 +412,48 @@ async def _eval(args: argparse.Namespace, config: BurnqedConfig) -> int:
 
 
 async def _eval_locked(args: argparse.Namespace, config: BurnqedConfig, theorems: list[Theorem]) -> int:
+    from burnqed.cluster.errors import ClusterError, RayMissing
     from burnqed.files import write_text_atomic
-    from burnqed.search.checkpoint import ResultCheckpoint
-    from burnqed.search.evaluation import in_theorem_order, report_from_results
-    from burnqed.trajectory.writer import TrajectoryWriter, parts_dir
+    from burnqed.search.evaluation import report_from_results
+    from burnqed.search.store import store_dir
 
-    checkpoint = ResultCheckpoint(args.output.with_name(args.output.name + ".partial.jsonl"))
+    # one manifest line per finished statement (R.json.shards/): a killed evaluation resumes where
+    # it stopped, local or --cluster (an infrastructure outcome is not kept: --resume searches it again)
+    store = store_dir(args.output)
     # same rule as search: nothing an earlier run wrote is replaced without being asked
-    for path, what in ((args.output, "report"), (checkpoint.path, "checkpoint"), (args.trajectories, "trajectories")):
-        if path is None or args.resume or args.force:
-            continue
-        if path.exists() or (what == "trajectories" and parts_dir(path).exists()):
+    for path in (args.output, store, args.trajectories):
+        if path is not None and path.exists() and not (args.resume or args.force):
             print(f"burnqed: {path} exists; use --resume to continue the evaluation or --force to replace it",
                   file=sys.stderr)
             return 2
-    if args.force and not args.resume:
-        checkpoint.remove()
-    trajectories = args.trajectories
-    resume = bool(args.resume)
-    open_writer = (lambda: TrajectoryWriter(trajectories, resume=resume)) if trajectories is not None else None
     started = anyio.current_time()
-    store: Any = None
-    prior: list[Any] = []
     try:
-        if args.cluster:
-            from burnqed.cli.cluster_run import eval_store, run_cluster_set
-
-            store = eval_store(args)
-            results, backend, comps, interrupt, _ = await run_cluster_set(args, config, theorems, store, finalize=False)
-        else:
-            # one line per finished statement: a killed evaluation resumes where it stopped
-            # (an infrastructure outcome is not kept, so --resume searches it again)
-            prior = checkpoint.load(theorems) if resume else []
-            results, backend, comps, interrupt = await _run_set(
-                args, config, theorems, open_writer, {r.theorem.name for r in prior}, checkpoint=checkpoint
-            )
-    except LeanError as exc:
-        print(f"burnqed: Lean failed: {exc}", file=sys.stderr)
-        return 1
-    if interrupt.signal is not None or comps is None:
-        kept = (f"; {len(store.done_theorems())} statement(s) kept in {store.dir}" if store
-                else f"; {len(prior) + len(results)} statement(s) kept in {checkpoint.path}")
-        print(f"burnqed: interrupted; no report written{kept}, --resume continues", file=sys.stderr)
+        ran = await _run_set(args, config, theorems, store, args.trajectories, finalize=False)
+    except RayMissing:
+        raise
+    except (ClusterError, LeanError) as exc:
+        return _failed(args, exc)
+    outcome = ran.outcome
+    if ran.interrupt.signal is not None or outcome is None:
+        kept = (ran.start.done if ran.start is not None else 0) + len(ran.searched)
+        print(f"burnqed: interrupted; no report written; {kept} statement(s) kept in {store}, --resume continues",
+              file=sys.stderr)
         return INTERRUPTED_EXIT
-    if store is not None:
-        # this run's and those an interrupted run committed (--resume), of the statements asked for
-        results = store.results()
-    results = in_theorem_order(theorems, [*prior, *results])
+    results = outcome.results  # this run's and those an interrupted run committed (--resume)
     report = report_from_results(
         results,
-        label=args.label or comps.label,
-        backend=backend,
+        label=args.label or outcome.label,
+        backend=outcome.backend,
         search=config.search,
-        policy=comps.policy_id,
-        ebm=comps.ebm_id,
+        policy=outcome.policy_id,
+        ebm=outcome.ebm_id,
         iteration=args.iteration,
         theorem_set=_set_name(args),
         run_wall_s=anyio.current_time() - started,
     )
-    # whole or not at all: a full disk leaves the old report (and the checkpoint) in place
+    # whole or not at all: a full disk leaves the old report (and the store) in place
     write_text_atomic(args.output, report.model_dump_json(indent=2))
-    checkpoint.remove()
-    if store is not None:
-        store.finalize()  # after the report: a kill before this line resumes with every result kept
+    outcome.store.finalize()  # after the report: a kill before this line resumes with every result kept
     write_proofs(args.output, results)
     print(
         f"{report.label}: solved {report.solved}/{report.total} ({report.solve_rate:.1%}) "

@@ -3,8 +3,9 @@
 Ray is an optional extra (``pip install 'burnqed[cluster]'``) imported only when a cluster
 run starts (``burnqed.cluster.ray_support.import_ray``). ``Campaign`` is the driver;
 ``LeanActor`` and ``PolicyActor`` are the actor bodies; ``RemotePool`` puts a Lean actor
-behind the one Lean interface; ``ShardStore`` commits each statement's trajectory shard
-with a manifest. See docs/cluster.md.
+behind the one Lean interface; each statement's result is committed to the run's
+``burnqed.search.store.StatementStore``. ``burnqed.runs.run_statements`` is the one call
+that runs a set of statements here or locally. See docs/cluster.md.
 """
 
 from burnqed.cluster.config import ClusterConfig, PolicyPlacement
@@ -12,7 +13,6 @@ from burnqed.cluster.errors import (
     ClusterError,
     ClusterStartError,
     HostStopped,
-    ManifestError,
     NoLiveActors,
     PolicyUnavailable,
     RayMissing,
@@ -23,7 +23,6 @@ __all__ = [
     "ClusterError",
     "ClusterStartError",
     "HostStopped",
-    "ManifestError",
     "NoLiveActors",
     "PolicyPlacement",
     "PolicyUnavailable",

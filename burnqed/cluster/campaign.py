@@ -3,7 +3,7 @@
 ``Campaign`` starts (or joins) Ray, the shared policy actor when the placement asks for
 one, and ``cluster.lean_actors`` Lean actors, each searched by ``searches_per_actor``
 slots. ``run`` feeds statements through one queue: a slot sends a statement to its actor
-(``LeanActor.search``) and commits the outcome (``ShardStore.commit``) before reporting
+(``LeanActor.search``) and commits the outcome (``StatementStore.commit``) before reporting
 it. When an actor or its node dies, the statements it was searching go back to the queue
 (at most ``statement_retries`` times each; then the statement is recorded as ``lost``),
 the slot waits for Ray to restart the actor (``restart_wait_s``) and retires if it does
@@ -18,9 +18,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Self
 
 import anyio
+import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field
 
 from burnqed.cluster.errors import ClusterError, NoLiveActors
@@ -36,10 +37,13 @@ from burnqed.cluster.ray_support import (
     unwrapped,
 )
 from burnqed.cluster.remote import RemotePool
-from burnqed.cluster.shards import ShardStore
 from burnqed.cluster.spec import ClusterSpec
 from burnqed.data.theorems import Theorem
 from burnqed.search.results import SearchReason, SearchResult, SearchStats
+from burnqed.search.store import StatementStore
+
+if TYPE_CHECKING:  # Ray is imported only when a campaign starts
+    from ray.actor import ActorHandle
 
 __all__ = ["Campaign", "CampaignReport", "OutcomeCallback"]
 
@@ -80,9 +84,9 @@ class Campaign:
     def __init__(self, spec: ClusterSpec) -> None:
         self.spec = spec
         self.placement = spec.placement()
-        self.policy_actor: Any = None
+        self.policy_actor: ActorHandle[PolicyActor] | None = None
         self.policy_info: PolicyInfo | None = None
-        self.lean_actors: list[Any] = []
+        self.lean_actors: list[ActorHandle[LeanActor]] = []
         self.actor_infos: list[ActorInfo] = []
         self._started_ray = False
 
@@ -158,7 +162,7 @@ class Campaign:
         self,
         theorems: Sequence[Theorem],
         *,
-        store: ShardStore | None = None,
+        store: StatementStore | None = None,
         iteration: int = 0,
         on_result: OutcomeCallback | None = None,
     ) -> CampaignReport:
@@ -172,7 +176,7 @@ class _Run:
     """One pass of the queue over the campaign's actors."""
 
     def __init__(
-        self, campaign: Campaign, store: ShardStore | None, iteration: int, on_result: OutcomeCallback | None
+        self, campaign: Campaign, store: StatementStore | None, iteration: int, on_result: OutcomeCallback | None
     ) -> None:
         self.c, self.store, self.iteration, self.on_result = campaign, store, iteration, on_result
         self.results: dict[int, SearchResult] = {}
@@ -185,7 +189,7 @@ class _Run:
 
     async def run(self, theorems: Sequence[Theorem]) -> CampaignReport:
         started = time.perf_counter()
-        done = self.store.done_theorems() if self.store is not None else set()
+        done = self.store.done(theorems) if self.store is not None else set()
         todo = [_Item(i, t) for i, t in enumerate(theorems) if t.name not in done]
         self.outstanding = len(todo)
         for item in todo:
@@ -216,7 +220,7 @@ class _Run:
             by_actor=self.by_actor,
         )
 
-    async def _slot(self, index: int, actor: Any) -> None:
+    async def _slot(self, index: int, actor: ActorHandle[LeanActor]) -> None:
         try:
             async with self.recv.clone() as items:
                 async for item in items:
@@ -258,7 +262,9 @@ class _Run:
         )
         self._finish(item, result, None, None, None)
 
-    def _finish(self, item: _Item, result: SearchResult, table: Any, actor: int | None, node: str | None) -> None:
+    def _finish(
+        self, item: _Item, result: SearchResult, table: pa.Table | None, actor: int | None, node: str | None
+    ) -> None:
         name = item.theorem.name
         if name in self.finished:
             self.duplicates += 1
@@ -276,7 +282,7 @@ class _Run:
         if self.on_result is not None:
             self.on_result(result)
 
-    async def _back(self, actor: Any) -> bool:
+    async def _back(self, actor: ActorHandle[LeanActor]) -> bool:
         """Wait for Ray to restart ``actor`` (its pool up again); False if it is gone for good."""
         ray = import_ray()
         with anyio.move_on_after(self.c.spec.cluster.restart_wait_s):

@@ -5,15 +5,14 @@ ClusterError
  ├── ClusterStartError    Ray could not be started or joined at ``cluster.address``
  ├── NoLiveActors         every Lean actor died for good with statements still to search
  ├── HostStopped          an actor's resources (pool, policy) are closed
- ├── PolicyUnavailable    the policy actor stayed dead past ``cluster.policy_retry_s``
- └── ManifestError        a shard directory's manifest cannot be read (resume refused)
+ └── PolicyUnavailable    the policy actor stayed dead past ``cluster.policy_retry_s``
 
 A statement whose search failed is a result (reason ``lost`` / ``error``), not an error here.
 """
 
 from __future__ import annotations
 
-__all__ = ["ClusterError", "ClusterStartError", "HostStopped", "ManifestError", "NoLiveActors", "PolicyUnavailable", "RayMissing"]
+__all__ = ["ClusterError", "ClusterStartError", "HostStopped", "NoLiveActors", "PolicyUnavailable", "RayMissing"]
 
 
 class ClusterError(Exception):
@@ -39,6 +38,3 @@ class HostStopped(ClusterError):
 class PolicyUnavailable(ClusterError):
     """The shared policy actor did not come back within the retry window."""
 
-
-class ManifestError(ClusterError):
-    """The shard manifest is unreadable."""

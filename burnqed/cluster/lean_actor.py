@@ -15,7 +15,7 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
@@ -32,6 +32,12 @@ from burnqed.search.engine import BestFirstSearch
 from burnqed.search.protocols import StateScorer, TacticGenerator
 from burnqed.search.results import SearchResult
 from burnqed.trajectory.writer import records_to_table
+
+if TYPE_CHECKING:  # pyarrow and Ray load only where a cluster runs
+    import pyarrow as pa
+    from ray.actor import ActorHandle
+
+    from burnqed.cluster.policy_actor import PolicyActor
 
 __all__ = ["ActorInfo", "LeanActor", "OpenedProof", "StatementOutcome"]
 
@@ -70,7 +76,7 @@ class StatementOutcome:
     node_id: str
     actor_s: float
 
-    def table(self) -> Any:
+    def table(self) -> pa.Table | None:
         """The records as an Arrow table (None without rows)."""
         if self.rows is None:
             return None
@@ -87,7 +93,7 @@ class _Resources:
     policy: PolicyInfo
 
 
-def _ipc(table: Any) -> bytes:
+def _ipc(table: pa.Table) -> bytes:
     """``table`` as one Arrow IPC stream."""
     import pyarrow as pa
 
@@ -106,7 +112,7 @@ def _node_id() -> str:
 class LeanActor:
     """Ray actor body: one LeanPool, statement searches on it, and the forwarded Lean interface."""
 
-    def __init__(self, spec: ClusterSpec, index: int, policy_actor: Any = None) -> None:
+    def __init__(self, spec: ClusterSpec, index: int, policy_actor: ActorHandle[PolicyActor] | None = None) -> None:
         self._spec = spec
         self._index = index
         self._policy_actor = policy_actor

@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, Self, TypeVar
 
 import anyio
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,9 +26,25 @@ from burnqed.policy.config import PolicyConfig
 from burnqed.search.components import PolicyChoice
 from burnqed.search.config import SearchConfig
 
-__all__ = ["ActorHost", "ClusterSpec"]
+__all__ = ["ActorHost", "ClusterSpec", "RunSections"]
 
 T = TypeVar("T")
+
+
+class RunSections(Protocol):
+    """The config sections a cluster run reads: what BurnqedConfig, IterationRunConfig and
+    ToolsRunConfig all carry."""
+
+    @property
+    def cluster(self) -> ClusterConfig: ...
+    @property
+    def lean(self) -> LeanConfig: ...
+    @property
+    def search(self) -> SearchConfig: ...
+    @property
+    def policy(self) -> PolicyConfig: ...
+    @property
+    def paths(self) -> PathsConfig: ...
 
 
 class ClusterSpec(BaseModel):
@@ -44,6 +60,32 @@ class ClusterSpec(BaseModel):
     policy: PolicyChoice = "model"
     model_dir: Path | None = None
     ebm: Path | None = None
+
+    @classmethod
+    def of(
+        cls,
+        sections: RunSections,
+        *,
+        policy: PolicyChoice = "model",
+        model_dir: Path | None = None,
+        ebm: Path | None = None,
+        search: SearchConfig | None = None,
+        cluster: ClusterConfig | None = None,
+        lean: LeanConfig | None = None,
+    ) -> Self:
+        """The one way a run builds its spec: the composed configs' sections (``search``,
+        ``cluster``, ``lean`` replace theirs), the policy choice, and the checkpoint paths made
+        absolute (an actor on another node or in another directory must find the same files)."""
+        return cls(
+            cluster=cluster if cluster is not None else sections.cluster,
+            lean=lean if lean is not None else sections.lean,
+            search=search if search is not None else sections.search,
+            policy_config=sections.policy,
+            paths=sections.paths,
+            policy=policy,
+            model_dir=model_dir.resolve() if model_dir is not None else None,
+            ebm=ebm.resolve() if ebm is not None else None,
+        )
 
     def placement(self) -> str:
         """``actor`` (one shared policy actor) or ``each`` (every Lean actor opens the policy)."""

@@ -13,8 +13,9 @@ Run directory::
     data/seed_pairs.jsonl             curriculum: pairs of the seed set's replayed reference proofs
     data/curriculum_history.json      curriculum: pool statements searched and proved per iteration
     cache/embeddings/                 state embeddings per encoder checkpoint
-    cluster/iter_N_search/            iteration.cluster: the search step's shards and manifest (merged into
-                                      trajectories/iter_N.parquet and removed when the step finishes)
+    stores/iter_N_<step>/             a search or evaluate step's statement store (manifest, and the search's
+                                      shards): what a rerun resumes from, local or on Ray; removed when the
+                                      step finishes (merged into trajectories/iter_N.parquet for the search)
     state/iter_N/<step>.json          a step's marker: written atomically when it finished
     run.lock                          flock of the run's one writer (daemon, iterate, run-once,
                                       the search server); its descendants work under it
@@ -118,9 +119,9 @@ class RunLayout:
         """Where the held-out evaluations are."""
         return self.root / "eval_results"
 
-    def cluster_shards(self, index: int, step: str) -> Path:
-        """iteration.cluster: the shards and manifest of iteration ``index``'s ``step`` (``search``)."""
-        return self.root / "cluster" / f"iter_{index}_{step}"
+    def store(self, index: int, step: str) -> Path:
+        """The statement store of iteration ``index``'s ``step`` (``search``, ``evaluate``, ``evaluate_no_ebm``)."""
+        return self.root / "stores" / f"iter_{index}_{step}"
 
     @property
     def jobs(self) -> Path:
@@ -159,10 +160,10 @@ class RunLayout:
 
     def owned_by_iterations(self, path: str | Path) -> bool:
         """True for a path under the directories only the run's iterations write (checkpoints,
-        trajectories, eval results, step markers, cluster shards, data)."""
+        trajectories, eval results, step markers, statement stores, data)."""
         target = Path(path).resolve()
         root = self.root.resolve()
-        owned = ("checkpoints", "trajectories", "eval_results", "state", "cluster", "data", "cache")
+        owned = ("checkpoints", "trajectories", "eval_results", "state", "stores", "data", "cache")
         return any(target.is_relative_to(root / name) for name in owned)
 
     def llm(self, index: int) -> Path:

@@ -25,7 +25,7 @@ from burnqed.iteration.curriculum import CurriculumHistory, curriculum_sample
 from burnqed.iteration.data import load_set, training_set
 from burnqed.iteration.errors import IterationError
 from burnqed.iteration.layout import STEPS, RunLayout
-from burnqed.iteration.on_cluster import ray_session
+from burnqed.runs.ray import ray_session
 from burnqed.iteration.steps import STEP_FUNCTIONS, IterationContext
 from burnqed.iteration.summaries import StepSummaries, read_summaries, read_summary
 from burnqed.search.protocols import ProofPool
@@ -133,7 +133,7 @@ class IterationRunner:
         reports = []
         # Ray (iteration.cluster) once for the run, before an entry is touched: a missing Ray or
         # an unreachable cluster fails the command, not an iteration
-        async with ray_session(self.config):
+        async with ray_session(self.config.cluster, enabled=self.config.iteration.cluster):
             for index in range(count):
                 label = f"iter_{index}"
                 entry = self.store.read().find(label)
@@ -148,7 +148,7 @@ class IterationRunner:
         pending = self.store.pending_iterations()
         if not pending:
             return reports
-        async with ray_session(self.config):
+        async with ray_session(self.config.cluster, enabled=self.config.iteration.cluster):
             for entry in pending:
                 reports.append(await self.run_entry(entry))
         return reports
@@ -201,7 +201,8 @@ class IterationRunner:
         it = config.iteration
         previous_threads = _set_torch_threads(it.torch_threads)
         try:
-            async with ray_session(config):  # joins the run's Ray, or starts one for a lone call
+            # joins the run's Ray, or starts one for a lone call
+            async with ray_session(config.cluster, enabled=config.iteration.cluster):
                 return await self._steps(config, index, label)
         finally:
             _set_torch_threads(previous_threads)

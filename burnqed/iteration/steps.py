@@ -15,8 +15,10 @@
    the band, the new pairs and the solve history (before its marker).
 4. ``evaluate_no_ebm`` / ``evaluate``: the held-out theorems without and with the energy head.
 
-With ``iteration.cluster`` steps 3 and 4 search on Ray Lean actors
-(burnqed.iteration.on_cluster) and write the same files.
+Steps 3 and 4 run their statements through ``burnqed.runs.run_statements``: on the run's
+pool, or with ``iteration.cluster`` on Ray Lean actors, committing each finished statement
+to the step's store (``RUN/stores/iter_N_<step>/``), which a rerun resumes from wherever
+the killed attempt ran; both write the same files.
 """
 
 from __future__ import annotations
@@ -24,10 +26,11 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -53,17 +56,23 @@ from burnqed.iteration.data import (
 from burnqed.iteration.errors import IterationDataError
 from burnqed.iteration.layout import RunLayout, write_json_atomic
 from burnqed.iteration.summaries import EBMSummary, EvalSummary, SearchSummary, SFTSummary, StepSummary
-from burnqed.search.checkpoint import ResultCheckpoint
+from burnqed.cluster.spec import ClusterSpec
+from burnqed.runs.run import run_statements
+from burnqed.runs.spec import Local, RunStart, StatementRun
 from burnqed.search.config import SearchConfig
-from burnqed.search.protocols import ProofPool
+from burnqed.search.evaluation import EvalReport
+from burnqed.search.protocols import ProofPool, TacticGenerator
 from burnqed.search.results import SearchResult
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 __all__ = ["STEP_FUNCTIONS", "IterationContext", "evaluate_step", "search_step", "sft_step", "train_ebm_step"]
 
 log = logging.getLogger(__name__)
 
-# a trajectory file or the parts directory of an unfinished one: iter_N.parquet[.parts]
-_TRAJECTORY_NAME = re.compile(r"^iter_([0-9]+)\.parquet(?:\.parts)?$")
+# a trajectory file: iter_N.parquet
+_TRAJECTORY_NAME = re.compile(r"^iter_([0-9]+)\.parquet$")
 
 
 @dataclass(slots=True)
@@ -76,7 +85,7 @@ class IterationContext:
     pool: ProofPool
     train: list[Theorem]
     held_out: list[Theorem]
-    progress: Any = None  # rich.progress.Progress or None
+    progress: Progress | None = None
     summaries: dict[str, StepSummary] = field(default_factory=dict)
     sample: CurriculumSample | None = None  # the curriculum's band sample (train), when curriculum is on
 
@@ -119,12 +128,17 @@ class IterationContext:
         summary = self.summaries.get("train_ebm")
         return self.layout.ebm(self.index) if isinstance(summary, EBMSummary) and summary.trained else None
 
-    def _bar(self, description: str, total: int) -> Any:
+    def _bar(self, description: str, total: int) -> TaskID | None:
         return self.progress.add_task(description, total=total) if self.progress is not None else None
 
-    def _advance(self, task: Any) -> None:
+    def _advance(self, task: TaskID | None) -> None:
         if self.progress is not None and task is not None:
             self.progress.update(task, advance=1)
+
+    def _resumed(self, task: TaskID | None, start: RunStart) -> None:
+        """The bar starts at what an earlier attempt of the step committed."""
+        if self.progress is not None and task is not None:
+            self.progress.update(task, completed=start.done)
 
 
 async def sft_step(ctx: IterationContext) -> SFTSummary:
@@ -290,26 +304,17 @@ async def search_step(ctx: IterationContext) -> SearchSummary:
     ebm = ctx.ebm_dir() if ctx.it.use_ebm else None
     path = ctx.layout.trajectories(ctx.index)
     started = time.perf_counter()
-    where = " on Ray" if ctx.it.cluster else ""
-    task = ctx._bar(f"iter {ctx.index}: search {len(ctx.train)} training theorems{where}", len(ctx.train))
+    on_ray = " on Ray" if ctx.it.cluster else ""
+    task = ctx._bar(f"iter {ctx.index}: search {len(ctx.train)} training theorems{on_ray}", len(ctx.train))
 
     def advance(_: SearchResult) -> None:
         ctx._advance(task)
 
-    if ctx.it.cluster:
-        from burnqed.iteration.on_cluster import cluster_spec, search_on_cluster
-
-        def resumed(done: set[str]) -> None:
-            if task is not None:
-                ctx.progress.update(task, completed=len(done & {t.name for t in ctx.train}))
-
-        await search_on_cluster(
-            cluster_spec(ctx.config, ctx.search, ctx.layout.llm(ctx.index), ebm),
-            ctx.train, path, ctx.layout.cluster_shards(ctx.index, "search"),
-            iteration=ctx.index, on_result=advance, on_resume=resumed,
+    async with _where(ctx, ebm, expert=True) as where:
+        run = StatementRun(
+            ctx.train, ctx.search, where, ctx.layout.store(ctx.index, "search"), trajectories=path, iteration=ctx.index
         )
-    else:
-        await _search_locally(ctx, path, ebm, task, advance)
+        await run_statements(run, advance, on_start=lambda start: ctx._resumed(task, start))
     table = read_trajectories(path, ["theorem", "label"])
     total = len(pc.unique(table.column("theorem")))
     proved_names = pc.unique(table.filter(pc.equal(table.column("label"), 1)).column("theorem")).to_pylist()
@@ -340,36 +345,21 @@ async def search_step(ctx: IterationContext) -> SearchSummary:
     )
 
 
-async def _search_locally(
-    ctx: IterationContext, path: Path, ebm: Path | None, task: Any, advance: Callable[[SearchResult], None]
-) -> None:
-    """The search step on the run's own pool; rows go to ``path`` (resumable per theorem)."""
-    from burnqed.iteration.on_cluster import merge_cluster_shards
+@asynccontextmanager
+async def _where(ctx: IterationContext, ebm: Path | None, *, expert: bool) -> AsyncIterator[Local | ClusterSpec]:
+    """Where a step's statements are searched: Ray Lean actors (``iteration.cluster``) loading the
+    iteration's checkpoint, or the run's pool with the components opened here."""
+    model_dir = ctx.layout.llm(ctx.index)
+    if ctx.it.cluster:
+        yield ClusterSpec.of(ctx.config, search=ctx.search, model_dir=model_dir, ebm=ebm)
+        return
     from burnqed.search.components import open_components
-    from burnqed.search.runner import search_theorems
-    from burnqed.trajectory.writer import TrajectoryWriter
 
-    # what a cluster attempt of this step committed comes first
-    merge_cluster_shards(path, ctx.layout.cluster_shards(ctx.index, "search"))
-    search = ctx.search
-    # a part per finished theorem: a kill loses at most the theorems in flight, never a
-    # finished one (the iteration's search is minutes per theorem set, parts are cheap)
-    writer = TrajectoryWriter(path, resume=True, row_group_rows=search.row_group_rows, flush_interval_s=0.0)
-    if task is not None:
-        ctx.progress.update(task, completed=len(writer.done_theorems() & {t.name for t in ctx.train}))
-    try:
-        async with open_components(
-            ctx.config.policy, ctx.config.paths, model_dir=ctx.layout.llm(ctx.index), ebm=ebm
-        ) as parts:
-            await search_theorems(
-                ctx.pool, _expert(ctx, parts.generator), parts.scorer, ctx.train, search,
-                writer=writer, iteration=ctx.index, on_result=advance,
-            )
-    finally:
-        writer.finalize()
+    async with open_components(ctx.config.policy, ctx.config.paths, model_dir=model_dir, ebm=ebm) as parts:
+        yield Local(ctx.pool, replace(parts, generator=_expert(ctx, parts.generator)) if expert else parts)
 
 
-def _expert(ctx: IterationContext, generator: Any) -> Any:
+def _expert(ctx: IterationContext, generator: TacticGenerator | None) -> TacticGenerator | None:
     """The training search's generator: the policy, widened by the rules with ``iteration.expert_rules``."""
     if not ctx.it.expert_rules or generator is None:
         return generator
@@ -380,8 +370,7 @@ def _expert(ctx: IterationContext, generator: Any) -> Any:
 
 async def evaluate_step(ctx: IterationContext, with_ebm: bool) -> EvalSummary:
     """Evaluate the held-out theorems (eval_results/iter_N[_no_ebm].json)."""
-    from burnqed.search.components import open_components
-    from burnqed.search.evaluation import evaluate, load_report
+    from burnqed.search.evaluation import load_report, report_from_results
 
     out = ctx.layout.eval_result(ctx.index, with_ebm)
     ebm = ctx.ebm_dir() if with_ebm else None
@@ -392,64 +381,29 @@ async def evaluate_step(ctx: IterationContext, with_ebm: bool) -> EvalSummary:
         write_json_atomic(out, report.model_dump(mode="json"), indent=2)
         return _eval_summary(report, out, reused=True)
     task = ctx._bar(f"iter {ctx.index}: held-out {'with' if with_ebm else 'without'} EBM", len(ctx.held_out))
-    # one line per finished theorem, so a killed evaluation resumes where it stopped
-    checkpoint = ResultCheckpoint(out.with_name(out.name + ".partial.jsonl"))
-    prior = checkpoint.load(ctx.held_out)
-    if task is not None:
-        ctx.progress.update(task, completed=len(prior))
-
-    def finished(result: SearchResult) -> None:
-        checkpoint.append(result)
-        ctx._advance(task)
-
-    theorem_set = f"{ctx.it.eval_set}[{len(ctx.held_out)}]"
-    if ctx.it.cluster:
-        report = await _evaluate_on_cluster(ctx, ebm, prior, finished, theorem_set)
-    else:
-        async with open_components(
-            ctx.config.policy, ctx.config.paths, model_dir=ctx.layout.llm(ctx.index), ebm=ebm
-        ) as parts:
-            report = await evaluate(
-                ctx.pool, parts.generator, parts.scorer, ctx.held_out, ctx.search,
-                label=parts.label, policy=parts.policy_id, ebm=parts.ebm_id, iteration=ctx.index,
-                theorem_set=theorem_set, on_result=finished, prior=prior,
-            )
-    write_json_atomic(out, report.model_dump(mode="json"), indent=2)
-    checkpoint.remove()
-    return _eval_summary(report, out, reused=False).model_copy(update={"resumed_theorems": len(prior)})
-
-
-async def _evaluate_on_cluster(
-    ctx: IterationContext,
-    ebm: Path | None,
-    prior: list[SearchResult],
-    finished: Callable[[SearchResult], None],
-    theorem_set: str,
-) -> Any:
-    """The held-out statements not in ``prior`` searched on Ray; the same EvalReport as ``evaluate``."""
-    from burnqed.iteration.on_cluster import cluster_spec, evaluate_on_cluster
-    from burnqed.search.evaluation import in_theorem_order, report_from_results
-
     started = time.perf_counter()
-    done = {r.theorem.name for r in prior}
-    ran = await evaluate_on_cluster(
-        cluster_spec(ctx.config, ctx.search, ctx.layout.llm(ctx.index), ebm),
-        [t for t in ctx.held_out if t.name not in done], iteration=ctx.index, on_result=finished,
-    )
-    return report_from_results(
-        in_theorem_order(ctx.held_out, [*prior, *ran.results]),
-        label=ran.info.label,
+    # one manifest line per finished theorem, so a killed evaluation resumes where it stopped
+    store = ctx.layout.store(ctx.index, "evaluate" if with_ebm else "evaluate_no_ebm")
+    async with _where(ctx, ebm, expert=False) as where:
+        run = StatementRun(ctx.held_out, ctx.search, where, store, finalize=False, iteration=ctx.index)
+        ran = await run_statements(run, lambda _: ctx._advance(task), on_start=lambda start: ctx._resumed(task, start))
+    report = report_from_results(
+        ran.results,
+        label=ran.label,
         backend=ran.backend,
         search=ctx.search,
-        policy=ran.info.policy_id,
-        ebm=ran.info.ebm_id,
+        policy=ran.policy_id,
+        ebm=ran.ebm_id,
         iteration=ctx.index,
-        theorem_set=theorem_set,
+        theorem_set=f"{ctx.it.eval_set}[{len(ctx.held_out)}]",
         run_wall_s=time.perf_counter() - started,
     )
+    write_json_atomic(out, report.model_dump(mode="json"), indent=2)
+    ran.store.finalize()  # after the report: a kill before this line resumes with every result kept
+    return _eval_summary(report, out, reused=False).model_copy(update={"resumed_theorems": ran.skipped})
 
 
-def _eval_summary(report: Any, path: Path, reused: bool) -> EvalSummary:
+def _eval_summary(report: EvalReport, path: Path, reused: bool) -> EvalSummary:
     return EvalSummary(
         solved=report.solved,
         total=report.total,

@@ -35,5 +35,4 @@ class SearchConfig(BaseModel):
     )
     concurrency: int = Field(default=4, ge=1, description="theorems searched at once")
     lost_retries: int = Field(default=1, ge=0, description="re-searches of a theorem whose worker died")
-    row_group_rows: int = Field(default=65536, ge=1, description="trajectory rows per committed Parquet part")
-    flush_interval_s: float = Field(default=30.0, gt=0, description="commit buffered trajectories at least this often")
+    row_group_rows: int = Field(default=65536, ge=1, description="trajectory rows per row group of the merged output")

@@ -18,7 +18,7 @@ from burnqed.search.protocols import ProofPool, StateScorer, TacticGenerator
 from burnqed.search.ranking import RankingQuality, ranking_quality
 from burnqed.search.results import SearchReason, SearchResult, SearchStats
 from burnqed.search.runner import ResultCallback, search_theorems
-from burnqed.trajectory.writer import TrajectoryWriter
+from burnqed.search.store import StatementStore
 
 __all__ = [
     "BudgetUsed",
@@ -205,20 +205,19 @@ async def evaluate(
     ebm: str | None = None,
     iteration: int = 0,
     theorem_set: str = "",
-    writer: TrajectoryWriter | None = None,
+    store: StatementStore | None = None,
     on_result: ResultCallback | None = None,
-    prior: Sequence[SearchResult] = (),
 ) -> EvalReport:
-    """Search every theorem and report solve rate, outcomes and budget; ``prior`` results
-    (of an interrupted run being resumed) are reported with them, not searched again."""
+    """Search every theorem and report solve rate, outcomes and budget; the theorems ``store``
+    already holds (an interrupted run being resumed) are reported with them, not searched again."""
     started = time.perf_counter()
-    done = {r.theorem.name for r in prior}
     results = await search_theorems(
-        pool, generator, scorer, [t for t in theorems if t.name not in done], config,
-        writer=writer, iteration=iteration, on_result=on_result,
+        pool, generator, scorer, theorems, config, store=store, iteration=iteration, on_result=on_result
     )
+    if store is not None:
+        results = store.results(theorems)  # the earlier run's and this run's
     return report_from_results(
-        in_theorem_order(theorems, [*prior, *results]),
+        in_theorem_order(theorems, results),
         label=label,
         backend=pool.backend,
         search=config,

@@ -12,7 +12,7 @@ from burnqed.search.config import SearchConfig
 from burnqed.search.engine import BestFirstSearch
 from burnqed.search.protocols import ProofPool, StateScorer, TacticGenerator
 from burnqed.search.results import SearchResult
-from burnqed.trajectory.writer import TrajectoryWriter
+from burnqed.search.store import StatementStore
 
 __all__ = ["ResultCallback", "search_theorems"]
 
@@ -28,20 +28,20 @@ async def search_theorems(
     theorems: Sequence[Theorem],
     config: SearchConfig,
     *,
-    writer: TrajectoryWriter | None = None,
+    store: StatementStore | None = None,
     iteration: int = 0,
     on_result: ResultCallback | None = None,
 ) -> list[SearchResult]:
     """Search ``theorems`` with ``config.concurrency`` searches at once; results in input order.
 
-    Each finished theorem's records go to ``writer`` at once (a theorem is written whole
-    or not at all; an infrastructure outcome, ``lost`` or ``error``, writes none), then
-    ``on_result`` is called. Theorems the writer already holds are
-    skipped (``--resume``). On cancellation the finished results stay written; the
-    caller finalises the writer.
+    Each finished theorem is committed to ``store`` at once (its result and, when the store
+    keeps trajectories, its rows, whole or not at all; an infrastructure outcome, ``lost`` or
+    ``error``, writes no rows), then ``on_result`` is called. Theorems the store already holds
+    are skipped (a resume). On cancellation the finished results stay committed; the caller
+    finalises the store.
     """
     search = BestFirstSearch(pool, generator, scorer, config)
-    done = writer.done_theorems() if writer is not None else set()
+    done = store.done(theorems) if store is not None else set()
     todo = [(i, t) for i, t in enumerate(theorems) if t.name not in done]
     if len(todo) < len(theorems):
         log.info("skipping %d theorems already searched", len(theorems) - len(todo))
@@ -52,10 +52,8 @@ async def search_theorems(
         async with limiter:
             result = await search.prove(theorem, iteration=iteration)
         results[index] = result
-        if writer is not None and not result.infrastructure:
-            # a lost worker's root row is no evidence about the theorem: no rows, so a resume
-            # retries it and training never reads it as a failure
-            writer.write(result.records)
+        if store is not None:
+            store.commit(result)
         if on_result is not None:
             on_result(result)
 

@@ -3,9 +3,9 @@
 A search runs as a job (burnqed.tools.jobs): launch_search returns at once with a job id;
 the job searches the theorems with burnqed.search.search_theorems on the server's pool,
 writes its trajectories to ``<jobs_dir>/<job id>.parquet`` and its EvalReport as the full
-result. With ``cluster=True`` the job's statements go over Ray Lean actors instead
-(burnqed.tools.search_runs: a ``Campaign``, the shards beside the Parquet file until it
-ends). The policy and the energy head are loaded on first use and kept for the server's
+result. Both ways go through ``burnqed.runs.run_statements``: on the server's pool, or
+with ``cluster=True`` over Ray Lean actors (the statement store beside the Parquet file
+until the job ends). The policy and the energy head are loaded on first use and kept for the server's
 life. Held-out theorem sets (burnqed.tools.held_out: ToolsConfig.held_out_sets and the
 configured evaluation set) and held-out statements (by hash, text or elaborated form) are
 refused unless the server may show held-out results, and a job over held-out theorems —
@@ -17,13 +17,20 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import anyio
 
 from burnqed.data.theorems import Theorem, TheoremSetError
 from burnqed.iteration.layout import RunLayout
+from burnqed.runs.ray import RayAccess
+from burnqed.runs.spec import RunOutcome, RunStart
+from burnqed.search.components import Components
+from burnqed.search.config import SearchConfig
+from burnqed.search.protocols import ProofPool
+from burnqed.search.results import SearchResult
 from burnqed.tools.config import ToolsRunConfig
 from burnqed.tools.errors import InvalidInput, Refused, ServiceUnavailable
 from burnqed.tools.held_out import HeldOutIndex, held_out_set_names, load_held_out
@@ -47,7 +54,6 @@ from burnqed.tools.search_models import (
     SearchBudget,
     job_view,
 )
-from burnqed.tools.search_runs import ClusterAccess, JobRun, run_on_cluster, run_on_pool
 
 __all__ = [
     "CandidateView",
@@ -79,13 +85,14 @@ def latest_checkpoint(directory: Path) -> Path | None:
 class SearchTools:
     """Search jobs, generation and scoring over one pool; lives in the search server's lifespan."""
 
-    def __init__(self, config: ToolsRunConfig, pool: Any, jobs: JobManager, host: ContextHost) -> None:
+    def __init__(self, config: ToolsRunConfig, pool: ProofPool, jobs: JobManager, host: ContextHost) -> None:
         self.config = config
         self.pool = pool
         self.jobs = jobs
         self.policy = TacticPolicy(config.tools)
         self._host = host
-        self.cluster = ClusterAccess(config)
+        # the server's Ray: started or joined on the first cluster job, kept for the server's life
+        self.cluster = RayAccess(config.cluster, campaigns=config.tools.max_running_jobs)
         self.held_out_names = held_out_set_names(config)
         self._held_out: HeldOutIndex | None = None
         self._held_out_lock = anyio.Lock()
@@ -136,7 +143,7 @@ class SearchTools:
     def _model_dir(self) -> Path | None:
         return self.config.policy.model_dir or latest_checkpoint(RunLayout(self.config.paths.run_dir).checkpoints_llm)
 
-    async def components(self, policy: PolicyName, use_ebm: bool) -> Any:
+    async def components(self, policy: PolicyName, use_ebm: bool) -> Components:
         """The generator and scorer for (policy, use_ebm), opened once and kept."""
         from burnqed.search.components import open_components
 
@@ -268,14 +275,13 @@ class SearchTools:
             done = 0
             started = anyio.current_time()
 
-            def on_result(result: Any) -> None:
+            def on_result(result: SearchResult) -> None:
                 nonlocal proved, done
                 done += 1
                 proved += int(result.proved)
                 job.report(JobProgress(done=done, total=len(theorems), succeeded=proved, message=result.theorem.name))
 
-            run = self._run_on_cluster if cluster else self._run_here
-            ran = await run(job, theorems, search_config, policy, use_ebm, on_result)
+            ran = await self._run(job, theorems, search_config, policy, use_ebm, cluster, on_result)
             report = report_from_results(
                 ran.results,
                 label=ran.label,
@@ -295,45 +301,61 @@ class SearchTools:
                 "backend": report.backend,
                 "label": report.label,
                 "trajectories": str(job.path(".parquet")),
-                **ran.extra,
             }
+            if ran.cluster is not None:
+                summary["cluster"] = {
+                    "lean_actors": self.config.cluster.lean_actors,
+                    "requeued": ran.cluster.requeued,
+                    "actor_failures": ran.cluster.actor_failures,
+                }
             return JobOutcome(summary=summary, full=report.model_dump(mode="json"))
 
         return job_view(
             self.jobs.launch("search", spec, work, total=len(given) if given is not None else 0, client=client)
         )
 
-    async def _run_here(
-        self, job: JobContext, theorems: list[Theorem], config: Any, policy: PolicyName, use_ebm: bool, on_result: Any
-    ) -> JobRun:
+    async def _run(
+        self,
+        job: JobContext,
+        theorems: list[Theorem],
+        config: SearchConfig,
+        policy: PolicyName,
+        use_ebm: bool,
+        cluster: bool,
+        on_result: Callable[[SearchResult], None],
+    ) -> RunOutcome:
+        """The job's statements through the one run call: the server's pool, or Ray Lean actors;
+        rows to the job's Parquet file (its store beside it until the job ends, however it ends)."""
+        from burnqed.cluster.spec import ClusterSpec
+        from burnqed.runs.run import run_statements
+        from burnqed.runs.spec import Local, StatementRun
+        from burnqed.search.store import store_dir
+
+        out = job.path(".parquet")
+
+        def started(start: RunStart) -> None:
+            actors = f"{start.lean_actors} Lean actors" if start.lean_actors is not None else "searching"
+            job.report(JobProgress(total=len(theorems), message=actors))
+
+        def run(where: Local | ClusterSpec) -> StatementRun:
+            return StatementRun(theorems, config, where, store_dir(out), trajectories=out, resume=False)
+
+        if cluster:
+            job.report(JobProgress(total=len(theorems), message="starting the Lean actors"))
+            ebm = self._ebm_path() if use_ebm else None
+            spec = ClusterSpec.of(self.config, search=config, policy=policy, model_dir=self._model_dir(), ebm=ebm)
+            return await run_statements(run(spec), on_result, on_start=started)
         job.report(JobProgress(total=len(theorems), message="loading the policy"))
         comps = await self.components(policy, use_ebm)
-        return await run_on_pool(job, self.pool, comps, theorems, config, on_result)
-
-    async def _run_on_cluster(
-        self, job: JobContext, theorems: list[Theorem], config: Any, policy: PolicyName, use_ebm: bool, on_result: Any
-    ) -> JobRun:
-        from burnqed.cluster.spec import ClusterSpec
-
-        model_dir = self._model_dir()
-        ebm = self._ebm_path() if use_ebm else None
-        spec = ClusterSpec(
-            cluster=self.config.cluster,
-            lean=self.config.lean,
-            search=config,
-            policy_config=self.config.policy,
-            paths=self.config.paths,
-            policy=policy,
-            model_dir=model_dir.resolve() if model_dir is not None else None,
-            ebm=ebm.resolve() if ebm is not None else None,
-        )
-        return await run_on_cluster(job, spec, theorems, on_result)
+        return await run_statements(run(Local(self.pool, comps)), on_result, on_start=started)
 
     def job_status(self, job_id: str) -> JobView:
         """The job's status and progress."""
         return job_view(self._visible(job_id))
 
-    async def wait_job(self, job_id: str, wait_s: float, on_progress: Any = None) -> JobView:
+    async def wait_job(
+        self, job_id: str, wait_s: float, on_progress: Callable[[JobRecord], Awaitable[None]] | None = None
+    ) -> JobView:
         """Wait up to ``wait_s`` (capped by ToolsConfig.max_wait_s) for the job to finish, reporting progress."""
         deadline = anyio.current_time() + min(wait_s, self.config.tools.max_wait_s)
         record = self._visible(job_id)

@@ -251,7 +251,7 @@ class StatsService:
         traj = self.layout.trajectories_dir
         if traj.is_dir():
             for p in traj.iterdir():
-                m = _ITER_FILE.match(p.name) or re.match(r"^iter_(\d+)\.parquet\.parts$", p.name)
+                m = _ITER_FILE.match(p.name)
                 if m:
                     found.add(int(m.group(1)))
         evals = self.layout.eval_results_dir

@@ -1,4 +1,4 @@
-"""Reading trajectory files: the finalised Parquet file plus any parts of an interrupted run."""
+"""Reading trajectory files (a run's unfinished statements are in its StatementStore, merged on finalize)."""
 
 from __future__ import annotations
 
@@ -10,29 +10,21 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from burnqed.trajectory.schema import SCHEMA, TrajectoryRecord
-from burnqed.trajectory.writer import parts_dir
 
 __all__ = ["TrajectoryReadError", "iter_records", "proofs_in", "read_trajectories", "theorems_in", "trajectory_files"]
-
-_PART_GLOB = "part-*.parquet"
-
 
 class TrajectoryReadError(OSError):
     """No trajectory data at the path, or a file that is not trajectory Parquet."""
 
 
 def trajectory_files(path: str | Path) -> list[Path]:
-    """The final file (if any) followed by the committed parts of an unfinished run."""
+    """The trajectory file at ``path`` as a list: ``[path]`` when it exists, else empty."""
     path = Path(path)
-    files: list[Path] = [path] if path.is_file() else []
-    parts = parts_dir(path)
-    if parts.is_dir():
-        files.extend(sorted(parts.glob(_PART_GLOB)))
-    return files
+    return [path] if path.is_file() else []
 
 
 def read_trajectories(path: str | Path, columns: Sequence[str] | None = None) -> pa.Table:
-    """All rows at ``path`` (final file and unmerged parts; a theorem's first copy wins)."""
+    """All rows at ``path`` (a theorem's first copy wins)."""
     files = trajectory_files(path)
     if not files:
         raise TrajectoryReadError(f"no trajectories at {path}")

@@ -11,11 +11,11 @@ import pytest
 
 from burnqed.cluster.campaign import Campaign
 from burnqed.cluster.config import ClusterConfig
-from burnqed.cluster.shards import ShardStore
 from burnqed.cluster.spec import ClusterSpec
 from burnqed.data.sets import load_builtin
 from burnqed.lean import LeanConfig, LeanPool
 from burnqed.search import RuleGenerator, SearchConfig, SearchResult, search_theorems
+from burnqed.search.store import StatementStore, store_dir
 
 pytestmark = pytest.mark.anyio
 
@@ -60,16 +60,16 @@ async def test_a_cluster_search_finds_the_local_proofs_and_resumes_from_the_mani
                 if len(committed) == 5:
                     raise DriverDied
 
-            store = ShardStore(out)
+            store = StatementStore(store_dir(out), output=out)
             with pytest.RaisesGroup(DriverDied, allow_unwrapped=True, flatten_subgroups=True):
                 await campaign.run(THEOREMS, store=store, on_result=die_after_five)
-            resumed = ShardStore(out, resume=True)
-            assert resumed.done_theorems() == set(committed)
+            resumed = StatementStore(store_dir(out), output=out, resume=True)
+            assert resumed.done(THEOREMS) == set(committed)
             report = await campaign.run(THEOREMS, store=resumed)
             resumed.finalize()
     assert report.skipped == len(committed) and len(report.results) == len(THEOREMS) - len(committed)
     assert report.requeued == 0 and report.duplicates_refused == 0
     assert sum(report.by_actor.values()) == len(report.results)
-    by_name = {r.theorem.name: r for r in [*resumed.results(), *report.results]}
+    by_name = {r.theorem.name: r for r in resumed.results(THEOREMS)}
     assert {n: (r.proved, r.proof) for n, r in by_name.items()} == {r.theorem.name: (r.proved, r.proof) for r in local}
     assert _row_counts(out) == {r.theorem.name: len(r.records) for r in local if r.records}

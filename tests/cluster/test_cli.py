@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from burnqed.cli import main
-from burnqed.cluster.shards import MANIFEST_NAME, shards_dir
+from burnqed.search.store import MANIFEST_NAME, store_dir as shards_dir
 
 # statements searched; the driver is killed once this many are committed
 STATEMENTS, KILL_AFTER = 40, 4
@@ -111,8 +111,8 @@ def test_an_eval_killed_mid_run_resumes_from_its_manifest(tmp_path: Path, local_
     assert {name: (o["proved"], o["proof"]) for name, o in outcomes.items()} == expected
 
 
-def test_eval_resume_without_the_cluster_resumes_from_its_checkpoint(tmp_path: Path) -> None:
-    # issue 28: a local evaluation keeps R.json.partial.jsonl too; with nothing kept, --resume runs it all
+def test_eval_resume_without_the_cluster_resumes_from_the_same_store(tmp_path: Path) -> None:
+    # a local evaluation keeps the same store (R.json.shards/); with nothing kept, --resume runs it all
     assert main(_eval_args(tmp_path / "r.json", "--resume")) == 0
     assert json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["total"] == STATEMENTS
-    assert not (tmp_path / "r.json.partial.jsonl").exists()
+    assert not shards_dir(tmp_path / "r.json").exists()

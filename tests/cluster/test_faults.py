@@ -15,11 +15,11 @@ import pytest
 
 from burnqed.cluster.campaign import Campaign
 from burnqed.cluster.config import ClusterConfig
-from burnqed.cluster.shards import ShardStore
 from burnqed.cluster.spec import ClusterSpec
 from burnqed.data.sets import load_builtin
 from burnqed.lean import LeanConfig, LeanPool
 from burnqed.search import RuleGenerator, SearchConfig, SearchResult, search_theorems
+from burnqed.search.store import StatementStore, store_dir
 
 pytestmark = pytest.mark.anyio
 
@@ -71,7 +71,7 @@ async def test_killing_a_node_mid_search_loses_and_duplicates_nothing(ray_cluste
                     ray_cluster.remove_node(node)
                     killed.append(victim)
 
-            store = ShardStore(out)
+            store = StatementStore(store_dir(out), output=out)
             report = await campaign.run(THEOREMS, store=store, on_result=kill_the_first_actors_node)
             store.finalize()
     assert killed and report.actor_failures >= 1 and report.requeued >= 1
@@ -93,7 +93,7 @@ async def test_killing_the_policy_actor_restarts_it_and_the_search_completes(ray
                     ray.kill(campaign.policy_actor, no_restart=False)
                     kills.append(1)
 
-            store = ShardStore(out)
+            store = StatementStore(store_dir(out), output=out)
             report = await campaign.run(THEOREMS, store=store, on_result=kill_the_policy)
             store.finalize()
             after = await campaign.batch_stats()

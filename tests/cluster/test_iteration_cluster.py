@@ -130,7 +130,7 @@ async def test_search_and_evaluate_on_ray_match_the_local_steps_and_resume(
     assert calls == [(len(TRAIN) - len(committed), len(committed)), (len(HELD_OUT), 0)]
     assert report.executed == ["search", "evaluate_no_ebm", "evaluate"]
     assert report.skipped == ["sft", "train_ebm"]
-    assert not there.cluster_shards(0, "search").exists()
+    assert not there.store(0, "search").exists()
     assert _rows(there.trajectories(0)) == _rows(here.trajectories(0))
     assert _proved(there.trajectories(0)) == _proved(here.trajectories(0))
     assert 0 < len(_proved(here.trajectories(0))) < len(TRAIN)  # a comparison with something to compare

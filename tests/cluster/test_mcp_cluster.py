@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 from mcp import Client
 
-from burnqed.cluster.shards import shards_dir
+from burnqed.search.store import store_dir as shards_dir
 from burnqed.config import load_config
 from burnqed.tools.search_server import build_server
 

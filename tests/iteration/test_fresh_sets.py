@@ -36,7 +36,7 @@ def config(tmp_path: Path, tiny_model_dir: Path) -> BurnqedConfig:
             "ebm": {"epochs": 1, "hidden_dims": [16], "batch_size": 4, "num_negatives": 1, "val_fraction": 0.0,
                     "device": "cpu", "warmup_steps": 0},
             "search": {"num_candidates": 2, "max_nodes": 3, "max_depth": 4, "time_limit_s": 30.0,
-                       "concurrency": 1, "flush_interval_s": 1.0},
+                       "concurrency": 1},
             "iteration": {"train_set": "benchmark-train", "train_size": 4, "fresh_train_set": True,
                           "eval_set": str(tmp_path / "held_out.jsonl"), "eval_size": 0,
                           "max_nodes": None, "num_candidates": None, "time_limit_s": None,

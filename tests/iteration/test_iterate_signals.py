@@ -19,7 +19,6 @@ from burnqed.config import BurnqedConfig
 from burnqed.coordination.daemon import write_config_snapshot
 from burnqed.data.theorems import Theorem, save_theorems
 from burnqed.iteration import RunLayout
-from burnqed.trajectory.writer import parts_dir
 from tests.fixtures.lean import fake_config
 
 TRAIN = [
@@ -44,8 +43,7 @@ def _config(tmp_path: Path, tiny_model_dir: Path, first_sft_epochs: int = 1) -> 
                     "device": "cpu", "warmup_steps": 0},
             # each theorem takes ~0.3 s (the fake REPL's sleep), so a signal lands mid-search
             "search": {"num_candidates": 1, "max_nodes": 2, "max_depth": 3, "time_limit_s": 30.0,
-                       "automation_tactics": ["sleep 300", "intro n", "rfl"], "concurrency": 1,
-                       "flush_interval_s": 3600.0},
+                       "automation_tactics": ["sleep 300", "intro n", "rfl"], "concurrency": 1},
             "iteration": {"train_set": str(tmp_path / "train.jsonl"), "train_size": len(TRAIN),
                           "eval_set": str(tmp_path / "held_out.jsonl"), "eval_size": 0,
                           "max_nodes": None, "num_candidates": None, "time_limit_s": None,
@@ -65,9 +63,9 @@ def _iterate(config: Path, run_dir: Path) -> subprocess.Popen[str]:
     )
 
 
-def _theorems_in_parts(path: Path) -> dict[str, int]:
+def _theorems_in_store(layout: RunLayout) -> dict[str, int]:
     rows: dict[str, int] = {}
-    for part in sorted(parts_dir(path).glob("part-*.parquet")):
+    for part in sorted(layout.store(0, "search").glob("*.parquet")):
         for name in pq.read_table(part, columns=["theorem"]).column("theorem").to_pylist():
             rows[name] = rows.get(name, 0) + 1
     return rows
@@ -83,7 +81,7 @@ def _iterate_until_two_theorems(
     path = layout.trajectories(0)
     proc = _iterate(config, run_dir)
     deadline = time.monotonic() + 240
-    while time.monotonic() < deadline and proc.poll() is None and len(_theorems_in_parts(path)) < 2:
+    while time.monotonic() < deadline and proc.poll() is None and len(_theorems_in_store(layout)) < 2:
         time.sleep(0.02)
     return config, run_dir, layout, path, proc
 
@@ -125,7 +123,7 @@ def test_sigkill_mid_search_loses_no_finished_theorem_and_counts_a_crash(tmp_pat
     config, run_dir, layout, path, proc = _iterate_until_two_theorems(tmp_path, tiny_model_dir)
     proc.kill()
     proc.communicate(timeout=60)
-    kept = _theorems_in_parts(path)  # a part per finished theorem, long before any 30 s flush
+    kept = _theorems_in_store(layout)  # a shard per finished theorem
     assert 2 <= len(kept) < len(TRAIN)
     assert BlueprintStore(layout.blueprint).get("iter_0").status == "running"
 

@@ -19,7 +19,7 @@ from burnqed.data.theorems import Theorem
 from burnqed.iteration import RunLayout
 from burnqed.iteration.errors import IterationDataError, IterationError
 from burnqed.search import RuleGenerator, SearchConfig, search_theorems
-from burnqed.trajectory import TrajectoryWriter
+from burnqed.search.store import StatementStore, store_dir
 from tests.iteration.test_runner import Recorder, _run, config  # noqa: F401 - the fixture
 from tests.search.toy_pool import ToyPool
 
@@ -84,15 +84,17 @@ async def test_a_lost_theorem_writes_no_rows_and_a_resume_retries_it(tmp_path: P
                        max_nodes=5, lost_retries=0)
     out = tmp_path / "out.parquet"
     with anyio.fail_after(60):
-        with TrajectoryWriter(out) as writer:
-            results = await search_theorems(ToyPool(die_on="constructor", die_times=5), RuleGenerator(), None,
-                                            theorems, cfg, writer=writer)
+        store = StatementStore(store_dir(out), output=out)
+        results = await search_theorems(ToyPool(die_on="constructor", die_times=5), RuleGenerator(), None,
+                                        theorems, cfg, store=store)
+        store.finalize()
     assert [r.reason for r in results] == ["proved", "lost"] and results[1].infrastructure
     names = set(pq.read_table(out, columns=["theorem"]).column("theorem").to_pylist())
     assert names == {"ok"}  # no root row labelled 0 for the lost one
     with anyio.fail_after(60):
-        with TrajectoryWriter(out, resume=True) as writer:
-            again = await search_theorems(ToyPool(), RuleGenerator(), None, theorems, cfg, writer=writer)
+        store = StatementStore(store_dir(out), output=out, resume=True)
+        again = await search_theorems(ToyPool(), RuleGenerator(), None, theorems, cfg, store=store)
+        store.finalize()
     assert [r.theorem.name for r in again] == ["dies"]  # only the lost one is searched again
     names = pq.read_table(out, columns=["theorem"]).column("theorem").to_pylist()
     assert set(names) == {"ok", "dies"}

@@ -18,7 +18,7 @@ import pytest
 
 from burnqed.cli import main
 from burnqed.data.theorems import Theorem, save_theorems
-from burnqed.trajectory.writer import parts_dir
+from burnqed.search.store import store_dir
 from tests.fixtures.lean import fake_repl_command
 
 LEAN = [
@@ -95,7 +95,7 @@ def test_sigterm_keeps_what_was_found_and_resume_finishes_without_duplicates(tmp
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
-        while not any(parts_dir(out).glob("part-*.parquet")):
+        while not any(store_dir(out).glob("*.parquet")):
             assert proc.poll() is None, proc.communicate()
             assert time.monotonic() < deadline, "no theorem finished within 60 s"
             time.sleep(0.05)
@@ -107,7 +107,7 @@ def test_sigterm_keeps_what_was_found_and_resume_finishes_without_duplicates(tmp
     assert proc.returncode == 130, stderr
     assert stdout.startswith("interrupted")
     first = set(pq.read_table(out).column("theorem").to_pylist())
-    assert 1 <= len(first) < 12 and not parts_dir(out).exists()
+    assert 1 <= len(first) < 12 and not store_dir(out).exists()
 
     code = main(["search", "--theorems", str(file), "--output", str(out), "--policy", "none", "--resume", *LEAN])
     assert code == 0

@@ -21,7 +21,7 @@ import pytest
 
 from burnqed.cli import main
 from burnqed.data.theorems import Theorem, save_theorems
-from burnqed.search.checkpoint import ResultCheckpoint
+from burnqed.search.store import MANIFEST_NAME, StatementStore, store_dir
 from burnqed.search.results import SearchResult, SearchStats
 from burnqed.writelock import holder, lock_file_for
 from tests.search.test_commands import LEAN, _theorem_file
@@ -162,17 +162,17 @@ def test_eval_resumes_locally_and_retries_infrastructure_outcomes(tmp_path: Path
     path = tmp_path / "set.jsonl"
     save_theorems(path, theorems)
     # what a killed evaluation left: a finished (a, with a node count no search here reaches) and a lost one (b)
-    checkpoint = ResultCheckpoint(tmp_path / "r.json.partial.jsonl")
-    checkpoint.append(_result(theorems[0], "node_budget", 4242))
-    checkpoint.append(_result(theorems[1], "lost", 0))
-    assert _eval(tmp_path, path) == 2  # a checkpoint is there: --resume or --force
+    store = StatementStore(store_dir(tmp_path / "r.json"))
+    store.commit(_result(theorems[0], "node_budget", 4242))
+    store.commit(_result(theorems[1], "lost", 0))
+    assert _eval(tmp_path, path) == 2  # a store is there: --resume or --force
     capsys.readouterr()
     assert _eval(tmp_path, path, "--resume") == 0
     report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     outcomes = {o["name"]: o for o in report["outcomes"]}
     assert outcomes["a"]["nodes"] == 4242  # kept, not searched again
     assert outcomes["b"]["proved"] and outcomes["c"]["proved"]  # the lost one was searched again
-    assert report["total"] == 3 and not checkpoint.path.exists()
+    assert report["total"] == 3 and not store.dir.exists()
 
 
 def test_a_killed_eval_keeps_its_finished_statements(tmp_path: Path) -> None:
@@ -181,7 +181,7 @@ def test_a_killed_eval_keeps_its_finished_statements(tmp_path: Path) -> None:
     slow = [*LEAN[:-2], "--set", "lean.num_workers=2", "--set", 'search.automation_tactics=["sleep 300", "rfl"]',
             "--concurrency", "1"]
     proc = _cli("eval", "--theorems", str(theorems), "--output", str(tmp_path / "r.json"), "--policy", "none", *slow)
-    checkpoint = tmp_path / "r.json.partial.jsonl"
+    checkpoint = store_dir(tmp_path / "r.json") / MANIFEST_NAME
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
         if checkpoint.is_file() and checkpoint.read_text(encoding="utf-8").count("\n") >= 2:
@@ -189,7 +189,7 @@ def test_a_killed_eval_keeps_its_finished_statements(tmp_path: Path) -> None:
         time.sleep(0.02)
     proc.kill()
     proc.communicate(timeout=60)
-    kept = ResultCheckpoint(checkpoint).load(
+    kept = StatementStore(checkpoint.parent, resume=True).results(
         [Theorem(name=f"s{i}", statement="∀ (n : Nat), n + 0 = n") for i in range(40)]
     )
     assert len(kept) >= 2

@@ -12,7 +12,8 @@ from burnqed.data.theorems import Theorem
 from burnqed.search import RuleGenerator, SearchConfig, SearchResult, search_theorems
 from burnqed.search.comparison import compare_reports
 from burnqed.search.evaluation import evaluate, load_report
-from burnqed.trajectory import TrajectoryWriter, read_trajectories, summarize
+from burnqed.search.store import StatementStore, store_dir
+from burnqed.trajectory import read_trajectories, summarize
 from tests.search.toy_pool import ToyPool
 
 pytestmark = pytest.mark.anyio
@@ -30,12 +31,13 @@ def _theorems() -> list[Theorem]:
 async def test_results_come_back_in_input_order_with_trajectories(tmp_path: Path) -> None:
     out = tmp_path / "run.parquet"
     seen: list[str] = []
-    with TrajectoryWriter(out) as writer:
-        with anyio.fail_after(20):
-            results = await search_theorems(
-                ToyPool(), RuleGenerator(), None, _theorems(), CONFIG, writer=writer, iteration=2,
-                on_result=lambda r: seen.append(r.theorem.name),
-            )
+    store = StatementStore(store_dir(out), output=out)
+    with anyio.fail_after(20):
+        results = await search_theorems(
+            ToyPool(), RuleGenerator(), None, _theorems(), CONFIG, store=store, iteration=2,
+            on_result=lambda r: seen.append(r.theorem.name),
+        )
+    store.finalize()
     assert [r.theorem.name for r in results] == [t.name for t in _theorems()]
     assert sorted(seen) == sorted(r.theorem.name for r in results)
     assert [r.proved for r in results] == [True, True, False, True, False, True]
@@ -47,7 +49,7 @@ async def test_results_come_back_in_input_order_with_trajectories(tmp_path: Path
 async def test_interrupted_run_resumes_without_duplicates(tmp_path: Path) -> None:
     out = tmp_path / "run.parquet"
     first: list[SearchResult] = []
-    writer = TrajectoryWriter(out, row_group_rows=1)
+    store = StatementStore(store_dir(out), output=out, row_group_rows=1)
     with anyio.fail_after(20):
         with anyio.CancelScope() as scope:
 
@@ -57,15 +59,15 @@ async def test_interrupted_run_resumes_without_duplicates(tmp_path: Path) -> Non
                     scope.cancel()
 
             cfg = CONFIG.model_copy(update={"concurrency": 1})
-            await search_theorems(ToyPool(), RuleGenerator(), None, _theorems(), cfg, writer=writer, on_result=stop_after_two)
+            await search_theorems(ToyPool(), RuleGenerator(), None, _theorems(), cfg, store=store, on_result=stop_after_two)
     assert scope.cancelled_caught
-    writer.finalize()
+    store.finalize()
     assert {r.theorem.name for r in first} == set(pq.read_table(out).column("theorem").to_pylist())
 
     pool = ToyPool()
-    resumed = TrajectoryWriter(out, resume=True)
+    resumed = StatementStore(store_dir(out), output=out, resume=True)
     with anyio.fail_after(20):
-        rest = await search_theorems(pool, RuleGenerator(), None, _theorems(), CONFIG, writer=resumed)
+        rest = await search_theorems(pool, RuleGenerator(), None, _theorems(), CONFIG, store=resumed)
     resumed.finalize()
     assert 2 <= len(first) < len(_theorems())
     assert pool.started == len(_theorems()) - len(first)

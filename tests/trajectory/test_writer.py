@@ -1,4 +1,4 @@
-"""Trajectory Parquet: round trips through pandas, polars and DuckDB; atomic, resumable writing."""
+"""Trajectory Parquet: round trips through pandas, polars and DuckDB; atomic writing (whole or absent)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import duckdb
 import pandas as pd
 import polars as pl
 import pyarrow.parquet as pq
+import pytest
 
 from burnqed.trajectory import (
     NEGATIVE,
@@ -21,7 +22,6 @@ from burnqed.trajectory import (
     summarize,
     theorems_in,
 )
-from burnqed.trajectory.writer import parts_dir
 
 
 def _records(theorem: str, n: int, *, proved: bool) -> list[TrajectoryRecord]:
@@ -58,7 +58,7 @@ def test_round_trip_through_pandas_polars_and_duckdb(tmp_path: Path) -> None:
     with TrajectoryWriter(out) as writer:
         writer.write(records[:5])
         writer.write(records[5:])
-    assert out.is_file() and not parts_dir(out).exists()
+    assert out.is_file() and not (tmp_path / ".t.parquet.tmp").exists()
     assert pq.read_schema(out).equals(SCHEMA)
     assert list(iter_records(out)) == records
 
@@ -74,52 +74,27 @@ def test_round_trip_through_pandas_polars_and_duckdb(tmp_path: Path) -> None:
     assert (count, proved) == (9, 1)
 
 
-def test_interrupted_run_leaves_readable_parts_and_resume_skips_done(tmp_path: Path) -> None:
+def test_an_unfinished_writer_leaves_the_previous_output_whole(tmp_path: Path) -> None:
     out = tmp_path / "t.parquet"
-    first = TrajectoryWriter(out, row_group_rows=1)
-    first.write(_records("a", 3, proved=True))
-    first.write(_records("b", 2, proved=False))
-    # no finalize: as if the process had been killed
-    assert not out.exists()
-    assert theorems_in(out) == {"a", "b"}
-    assert read_trajectories(out).num_rows == 5
-
-    second = TrajectoryWriter(out, resume=True, row_group_rows=1)
-    assert second.done_theorems() == {"a", "b"}
-    second.write(_records("c", 2, proved=False))
+    with TrajectoryWriter(out) as writer:
+        writer.write(_records("a", 3, proved=True))
+    second = TrajectoryWriter(out, row_group_rows=1)
+    second.write(_records("b", 2, proved=False))  # row groups already in the temp file
+    # no finalize: as if the process had been killed; the output is the first run's
+    assert theorems_in(out) == {"a"}
     second.finalize()
-    table = read_trajectories(out)
-    assert sorted(set(table.column("theorem").to_pylist())) == ["a", "b", "c"]
-    assert table.num_rows == 7
-
-    third = TrajectoryWriter(out, resume=True)
-    assert third.done_theorems() == {"a", "b", "c"}
-    third.write(_records("d", 1, proved=False))
-    third.finalize()
-    assert pq.read_table(out).num_rows == 8
+    assert theorems_in(out) == {"b"} and pq.ParquetFile(out).num_row_groups == 2
 
 
-def test_merge_never_duplicates_a_theorem(tmp_path: Path) -> None:
+def test_a_failed_block_discards_its_rows(tmp_path: Path) -> None:
     out = tmp_path / "t.parquet"
     with TrajectoryWriter(out) as writer:
         writer.write(_records("a", 3, proved=True))
-    # a crash after the rename but before the parts were removed leaves a copy of "a"
-    stale = TrajectoryWriter(out, resume=True)
-    stale.write_table(pq.read_table(out))
-    stale.flush()
-    resumed = TrajectoryWriter(out, resume=True)
-    resumed.finalize()
-    assert pq.read_table(out).num_rows == 3
-
-
-def test_without_resume_an_old_output_is_replaced(tmp_path: Path) -> None:
-    out = tmp_path / "t.parquet"
-    with TrajectoryWriter(out) as writer:
-        writer.write(_records("a", 3, proved=True))
-    with TrajectoryWriter(out) as writer:
-        assert writer.done_theorems() == set()
-        writer.write(_records("b", 2, proved=False))
-    assert theorems_in(out) == {"b"}
+    with pytest.raises(RuntimeError), TrajectoryWriter(out) as writer:
+        writer.write_table(read_trajectories(out))
+        raise RuntimeError("the run failed")
+    assert read_trajectories(out).num_rows == 3  # the first run's file, untouched
+    assert not (tmp_path / ".t.parquet.tmp").exists()
 
 
 def test_summary_counts_theorems_labels_and_depths(tmp_path: Path) -> None:

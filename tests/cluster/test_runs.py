@@ -1,0 +1,67 @@
+"""The one run call: a local attempt killed half way is resumed on Ray from the same store
+(and gives the local proofs, each statement once)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pyarrow.parquet as pq
+import pytest
+
+from burnqed.cluster.config import ClusterConfig
+from burnqed.cluster.spec import ClusterSpec
+from burnqed.data.sets import load_builtin
+from burnqed.lean import LeanConfig, LeanPool
+from burnqed.runs import Local, RunStart, StatementRun, run_statements
+from burnqed.search import RuleGenerator, SearchConfig, SearchResult
+from burnqed.search.components import Components
+from burnqed.search.store import StatementStore, store_dir
+
+pytestmark = pytest.mark.anyio
+
+SEARCH = SearchConfig(max_nodes=12, time_limit_s=30.0, concurrency=1)
+SPEC = ClusterSpec(
+    cluster=ClusterConfig(lean_actors=2, workers_per_actor=1, searches_per_actor=2),
+    lean=LeanConfig(backend="embedded"),
+    search=SEARCH,
+    policy="none",
+)
+THEOREMS = load_builtin("benchmark-test")[:12]
+RULES = Components(RuleGenerator(), None, "none", None, "automation")
+
+
+async def test_a_local_attempt_is_resumed_on_ray_from_the_same_store(local_ray: Any, tmp_path: Path) -> None:
+    out = tmp_path / "run.parquet"
+    first: list[SearchResult] = []
+    with anyio.fail_after(240):
+        async with LeanPool(LeanConfig(backend="embedded", num_workers=2)) as pool:
+            with anyio.CancelScope() as scope:
+
+                def killed_after_three(result: SearchResult) -> None:
+                    first.append(result)
+                    if len(first) == 3:
+                        scope.cancel()
+
+                run = StatementRun(THEOREMS, SEARCH, Local(pool, RULES), store_dir(out), trajectories=out, finalize=False)
+                await run_statements(run, killed_after_three)
+            # what a local rerun would give: the reference for the proofs
+            whole = await run_statements(
+                StatementRun(THEOREMS, SEARCH, Local(pool, RULES), tmp_path / "ref", resume=False)
+            )
+        assert not out.exists() and StatementStore(store_dir(out), resume=True).done(THEOREMS) == {
+            r.theorem.name for r in first
+        }
+        starts: list[RunStart] = []
+        ran = await run_statements(
+            StatementRun(THEOREMS, SEARCH, SPEC, store_dir(out), trajectories=out), on_start=starts.append
+        )
+    assert starts[0].done == 3 and starts[0].lean_actors == 2
+    assert ran.skipped == 3 and ran.searched == len(THEOREMS) - 3 and ran.cluster is not None
+    assert [r.theorem.name for r in ran.results] == [t.name for t in THEOREMS]  # the local three kept, in order
+    assert {r.theorem.name: (r.proved, r.proof) for r in ran.results} == {
+        r.theorem.name: (r.proved, r.proof) for r in whole.results
+    }
+    frame = pq.read_table(out).to_pandas()
+    assert not frame.duplicated(["theorem", "node_id"]).any() and not store_dir(out).exists()
