@@ -2,15 +2,32 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+import logging
+from typing import Any
 
-__all__ = ["SearchConfig"]
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+__all__ = ["RETIRED_KEYS", "SearchConfig"]
+
+log = logging.getLogger(__name__)
+
+RETIRED_KEYS = frozenset({"flush_interval_s"})
+"""Keys that once existed: dropped with a warning, so reports and configs written before still load."""
 
 
 class SearchConfig(BaseModel):
     """Budgets and scoring of the best-first search."""
 
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_retired(cls, data: Any) -> Any:
+        if isinstance(data, dict) and RETIRED_KEYS & data.keys():
+            # flush_interval_s: the per-statement store commits each statement as it finishes
+            log.warning("search: ignoring retired key(s) %s", ", ".join(sorted(RETIRED_KEYS & data.keys())))
+            data = {k: v for k, v in data.items() if k not in RETIRED_KEYS}
+        return data
 
     num_candidates: int = Field(default=4, ge=1, description="policy candidates per expanded state")
     max_nodes: int = Field(default=100, ge=1, description="expanded states per theorem")
