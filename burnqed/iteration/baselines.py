@@ -18,8 +18,9 @@ trained on; a baseline whose report exists is not run again.
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from burnqed.data.theorems import Theorem
 from burnqed.interrupt import run_stoppable
@@ -29,6 +30,10 @@ from burnqed.iteration.errors import IterationDataError
 from burnqed.iteration.layout import RunLayout, write_json_atomic
 from burnqed.iteration.summaries import EvalSummary
 from burnqed.search.protocols import ProofPool
+from burnqed.search.results import SearchResult
+
+if TYPE_CHECKING:
+    from burnqed.search.evaluation import EvalReport
 
 __all__ = ["BASELINES", "Baseline", "baseline_report_path", "reference_theorems", "run_baselines"]
 
@@ -84,7 +89,6 @@ async def run_baselines(
             continue
         model_dir = await _reference_policy(config, layout, pool) if name == "reference" else None
         report = await _evaluate(config, layout, pool, held_out, name, model_dir, progress)
-        write_json_atomic(path, report.model_dump(mode="json"), indent=2)
         out[name] = _summary(report, path)
         log.info("baseline %s: %d/%d held-out", name, report.solved, report.total)
     return out
@@ -98,24 +102,37 @@ async def _evaluate(
     name: str,
     model_dir: Path | None,
     progress: Any,
-) -> Any:
+) -> EvalReport:
+    """The baseline's held-out report, written to its path; resumable through its statement store."""
+    from burnqed.runs import Local, StatementRun, run_statements
     from burnqed.search.components import open_components
-    from burnqed.search.evaluation import evaluate
+    from burnqed.search.evaluation import report_from_results
 
     task = progress.add_task(f"baseline {name}: held-out", total=len(held_out)) if progress is not None else None
 
-    def advance(_: Any) -> None:
+    def advance(_: SearchResult) -> None:
         if task is not None:
             progress.update(task, advance=1)
 
+    search = iteration_search_config(config)
+    started = time.perf_counter()
     async with open_components(
         config.policy, config.paths, policy="none" if model_dir is None else "model", model_dir=model_dir
     ) as parts:
-        return await evaluate(
-            pool, parts.generator, parts.scorer, held_out, iteration_search_config(config),
-            label=f"baseline_{name}" if model_dir is not None else "automation", policy=parts.policy_id,
-            theorem_set=f"{config.iteration.eval_set}[{len(held_out)}]", on_result=advance,
-        )
+        run = StatementRun(held_out, search, Local(pool, parts), layout.baseline_store(name), finalize=False)
+        ran = await run_statements(run, advance)
+    report = report_from_results(
+        ran.results,
+        label=f"baseline_{name}" if model_dir is not None else "automation",
+        backend=ran.backend,
+        search=search,
+        policy=ran.policy_id,
+        theorem_set=f"{config.iteration.eval_set}[{len(held_out)}]",
+        run_wall_s=time.perf_counter() - started,
+    )
+    write_json_atomic(baseline_report_path(layout, name), report.model_dump(mode="json"), indent=2)
+    ran.store.finalize()  # after the report: a kill before this line resumes with every result kept
+    return report
 
 
 async def _reference_policy(config: IterationRunConfig, layout: RunLayout, pool: ProofPool) -> Path:

@@ -123,6 +123,10 @@ class RunLayout:
         """The statement store of iteration ``index``'s ``step`` (``search``, ``evaluate``, ``evaluate_no_ebm``)."""
         return self.root / "stores" / f"iter_{index}_{step}"
 
+    def baseline_store(self, name: str) -> Path:
+        """The statement store of baseline ``name``'s held-out evaluation."""
+        return self.root / "stores" / f"baseline_{name}"
+
     @property
     def jobs(self) -> Path:
         """The search server's job records."""

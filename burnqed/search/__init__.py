@@ -3,11 +3,7 @@
 from burnqed.search.comparison import PairedComparison, compare_reports
 from burnqed.search.config import SearchConfig
 from burnqed.search.engine import BY_NAME_TAG, BestFirstSearch
-from burnqed.search.evaluation import (
-    EvalReport,
-    TheoremOutcome,
-    evaluate,
-)
+from burnqed.search.evaluation import EvalReport, TheoremOutcome
 from burnqed.search.protocols import ProofPool, StateScorer, TacticGenerator
 from burnqed.search.results import SearchReason, SearchResult, SearchStats
 from burnqed.search.rules import RuleGenerator
@@ -28,6 +24,5 @@ __all__ = [
     "TacticGenerator",
     "TheoremOutcome",
     "compare_reports",
-    "evaluate",
     "search_theorems",
 ]

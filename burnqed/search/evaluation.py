@@ -5,7 +5,6 @@ An ``EvalReport`` is JSON (``report.model_dump_json()``); ``burnqed.search.compa
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,17 +13,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from burnqed.data.theorems import Theorem
 from burnqed.search.config import SearchConfig
-from burnqed.search.protocols import ProofPool, StateScorer, TacticGenerator
 from burnqed.search.ranking import RankingQuality, ranking_quality
 from burnqed.search.results import SearchReason, SearchResult, SearchStats
-from burnqed.search.runner import ResultCallback, search_theorems
-from burnqed.search.store import StatementStore
 
 __all__ = [
     "BudgetUsed",
     "EvalReport",
     "TheoremOutcome",
-    "evaluate",
     "in_theorem_order",
     "load_report",
     "report_from_results",
@@ -190,42 +185,6 @@ def report_from_results(
         policy=policy,
         ebm=ebm,
         run_wall_s=run_wall_s,
-    )
-
-
-async def evaluate(
-    pool: ProofPool,
-    generator: TacticGenerator | None,
-    scorer: StateScorer | None,
-    theorems: Sequence[Theorem],
-    config: SearchConfig,
-    *,
-    label: str,
-    policy: str,
-    ebm: str | None = None,
-    iteration: int = 0,
-    theorem_set: str = "",
-    store: StatementStore | None = None,
-    on_result: ResultCallback | None = None,
-) -> EvalReport:
-    """Search every theorem and report solve rate, outcomes and budget; the theorems ``store``
-    already holds (an interrupted run being resumed) are reported with them, not searched again."""
-    started = time.perf_counter()
-    results = await search_theorems(
-        pool, generator, scorer, theorems, config, store=store, iteration=iteration, on_result=on_result
-    )
-    if store is not None:
-        results = store.results(theorems)  # the earlier run's and this run's
-    return report_from_results(
-        in_theorem_order(theorems, results),
-        label=label,
-        backend=pool.backend,
-        search=config,
-        policy=policy,
-        ebm=ebm,
-        iteration=iteration,
-        theorem_set=theorem_set,
-        run_wall_s=time.perf_counter() - started,
     )
 
 

@@ -11,7 +11,7 @@ import pytest
 from burnqed.data.theorems import Theorem
 from burnqed.search import RuleGenerator, SearchConfig, SearchResult, search_theorems
 from burnqed.search.comparison import compare_reports
-from burnqed.search.evaluation import evaluate, load_report
+from burnqed.search.evaluation import EvalReport, load_report, report_from_results
 from burnqed.search.store import StatementStore, store_dir
 from burnqed.trajectory import read_trajectories, summarize
 from tests.search.toy_pool import ToyPool
@@ -19,6 +19,12 @@ from tests.search.toy_pool import ToyPool
 pytestmark = pytest.mark.anyio
 
 CONFIG = SearchConfig(automation_tactics=["trivial", "rfl"], time_limit_s=10.0, concurrency=3, max_nodes=20)
+
+
+async def evaluate(pool: ToyPool, generator: RuleGenerator | None, theorems: list[Theorem], config: SearchConfig, label: str) -> EvalReport:
+    """Search ``theorems`` and reduce the results to a report, as every evaluation does."""
+    results = await search_theorems(pool, generator, None, theorems, config)
+    return report_from_results(results, label=label, backend=pool.backend, search=config, policy="none")
 
 
 def _theorems() -> list[Theorem]:
@@ -81,10 +87,10 @@ async def test_interrupted_run_resumes_without_duplicates(tmp_path: Path) -> Non
 
 async def test_eval_report_round_trips_and_compares(tmp_path: Path) -> None:
     with anyio.fail_after(20):
-        rules = await evaluate(ToyPool(), RuleGenerator(), None, _theorems(), CONFIG, label="automation", policy="none")
+        rules = await evaluate(ToyPool(), RuleGenerator(), _theorems(), CONFIG, label="automation")
         bare = await evaluate(
-            ToyPool(), None, None, _theorems(), CONFIG.model_copy(update={"automation_tactics": ["trivial"]}),
-            label="trivial_only", policy="none",
+            ToyPool(), None, _theorems(), CONFIG.model_copy(update={"automation_tactics": ["trivial"]}),
+            label="trivial_only",
         )
     assert rules.solved == 4 and rules.total == 6 and rules.solve_rate == pytest.approx(4 / 6)
     assert rules.backend == "toy" and rules.search == CONFIG
@@ -101,7 +107,7 @@ async def test_eval_report_round_trips_and_compares(tmp_path: Path) -> None:
 async def test_eval_report_counts_statements_outside_the_fragment_apart() -> None:
     theorems = [*_theorems(), Theorem(name="real1", statement="Real x"), Theorem(name="real2", statement="Real y")]
     with anyio.fail_after(20):
-        report = await evaluate(ToyPool(), RuleGenerator(), None, theorems, CONFIG, label="mixed", policy="none")
+        report = await evaluate(ToyPool(), RuleGenerator(), theorems, CONFIG, label="mixed")
     assert report.total == 8 and report.solved == 4 and report.outside_fragment == 2
     assert report.solve_rate == pytest.approx(4 / 8) and report.in_fragment_solve_rate == pytest.approx(4 / 6)
     assert {o.reason for o in report.outcomes if o.name.startswith("real")} == {"outside_fragment"}
