@@ -72,3 +72,27 @@ def test_iterate_flag_sets_the_baselines(flag: list[str]) -> None:
 
     args = build_parser().parse_args(["iterate", *flag])
     assert args.config_overrides(args)["iteration.baselines"] == ["rules", "reference"]
+
+
+def test_an_interrupted_baseline_resumes_from_its_store(config: BurnqedConfig) -> None:
+    from burnqed.search.results import SearchResult, SearchStats
+    from burnqed.search.store import StatementStore
+
+    layout = RunLayout(config.paths.run_dir)
+    first = HELD_OUT[0]
+    # what a killed rules evaluation had committed: one statement, marked so it cannot be a fresh search
+    store = StatementStore(layout.baseline_store("rules"), resume=True)
+    store.commit(SearchResult(theorem=first, proved=True, proof=["committed_before_the_kill"],
+                              stats=SearchStats(), backend="embedded", reason="proved"))  # fmt: skip
+    store.close()
+
+    async def rules_only() -> dict:
+        with anyio.fail_after(120):
+            async with LeanPool(config.lean) as pool:
+                return await run_baselines(config, config.paths.run_dir, pool, names=("rules",))
+
+    anyio.run(rules_only)
+    outcomes = {o.name: o for o in load_report(baseline_report_path(layout, "rules")).outcomes}
+    assert set(outcomes) == {t.name for t in HELD_OUT}  # every statement reported
+    assert outcomes[first.name].proof == ["committed_before_the_kill"]  # the committed one not searched again
+    assert not layout.baseline_store("rules").exists()  # removed once the report is written
