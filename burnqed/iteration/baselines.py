@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from burnqed.data.theorems import Theorem
 from burnqed.interrupt import run_stoppable
-from burnqed.iteration.config import IterationRunConfig, iteration_search_config
+from burnqed.iteration.config import IterationRunConfig, evaluation_search_config
 from burnqed.iteration.data import even_subset, load_pairs_file, load_set, reference_pairs, save_pairs_file, training_set
 from burnqed.iteration.errors import IterationDataError
 from burnqed.iteration.layout import RunLayout, write_json_atomic
@@ -114,7 +114,7 @@ async def _evaluate(
         if task is not None:
             progress.update(task, advance=1)
 
-    search = iteration_search_config(config)
+    search = evaluation_search_config(config)
     started = time.perf_counter()
     async with open_components(
         config.policy, config.paths, policy="none" if model_dir is None else "model", model_dir=model_dir

@@ -16,7 +16,7 @@ from burnqed.paths import PathsConfig
 from burnqed.policy.config import PolicyConfig
 from burnqed.search.config import SearchConfig
 
-__all__ = ["IterationConfig", "IterationRunConfig", "iteration_search_config"]
+__all__ = ["IterationConfig", "IterationRunConfig", "evaluation_search_config", "iteration_search_config"]
 
 
 class IterationConfig(BaseModel):
@@ -65,6 +65,12 @@ class IterationConfig(BaseModel):
     )
     time_limit_s: float | None = Field(
         default=None, gt=0, description="wall budget per theorem; None = search.time_limit_s (a safety cap only)"
+    )
+    eval_max_nodes: int | None = Field(
+        default=None, ge=1, description="held-out node budget; None = max_nodes as configured (a plan does not move it)"
+    )
+    eval_num_candidates: int | None = Field(
+        default=None, ge=1, description="held-out tactics per state; None = num_candidates as configured"
     )
     use_ebm: bool = Field(default=True, description="search the training set with the energy head when one exists")
     expert_rules: bool = Field(
@@ -149,3 +155,15 @@ def iteration_search_config(config: IterationRunConfig) -> SearchConfig:
     # worker held by a search, the gate would wait for a worker that never comes free
     updates["concurrency"] = min(config.search.concurrency, max(1, config.lean.num_workers - 1))
     return config.search.model_copy(update=updates)
+
+
+def evaluation_search_config(config: IterationRunConfig) -> SearchConfig:
+    """The held-out evaluation's search config (baselines too): the iteration's, at ``eval_max_nodes`` /
+    ``eval_num_candidates`` where set, so that every iteration and baseline is compared at one budget."""
+    it = config.iteration
+    updates: dict[str, object] = {}
+    if it.eval_max_nodes is not None:
+        updates["max_nodes"] = it.eval_max_nodes
+    if it.eval_num_candidates is not None:
+        updates["num_candidates"] = it.eval_num_candidates
+    return iteration_search_config(config).model_copy(update=updates)

@@ -20,7 +20,7 @@ import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
 from burnqed.blueprint import BlueprintStore, Entry, IterationSpec, iteration_index
-from burnqed.iteration.config import IterationRunConfig
+from burnqed.iteration.config import IterationRunConfig, iteration_search_config
 from burnqed.iteration.curriculum import CurriculumHistory, curriculum_sample
 from burnqed.iteration.data import load_set, training_set
 from burnqed.iteration.errors import IterationError
@@ -87,6 +87,14 @@ def apply_plan(config: C, plan: Mapping[str, Any] | None) -> C:
     if not plan:
         return config
     updates = {k: plan[k] for k in _PLAN_KEYS if k in plan}
+    # a plan may widen the training search (a stalled probe doubles max_nodes); the held-out
+    # evaluation stays at the run's budget, or iterations would be compared at unequal budgets
+    before = iteration_search_config(config)
+    it = config.iteration
+    if "max_nodes" in updates and it.eval_max_nodes is None:
+        updates["eval_max_nodes"] = before.max_nodes
+    if "num_candidates" in updates and it.eval_num_candidates is None:
+        updates["eval_num_candidates"] = before.num_candidates
     iteration = type(config.iteration).model_validate(config.iteration.model_dump() | updates)
     return config.model_copy(update={"iteration": iteration})
 

@@ -36,7 +36,12 @@ import anyio
 
 from burnqed.data.theorems import Theorem
 from burnqed.interrupt import run_stoppable
-from burnqed.iteration.config import IterationConfig, IterationRunConfig, iteration_search_config
+from burnqed.iteration.config import (
+    IterationConfig,
+    IterationRunConfig,
+    evaluation_search_config,
+    iteration_search_config,
+)
 from burnqed.iteration.curriculum import (
     CurriculumHistory,
     CurriculumSample,
@@ -98,6 +103,11 @@ class IterationContext:
     def search(self) -> SearchConfig:
         """The search config with the iteration's budgets."""
         return iteration_search_config(self.config)
+
+    @property
+    def eval_search(self) -> SearchConfig:
+        """The held-out evaluation's search config: the run's budget, whatever a plan did to the training search's."""
+        return evaluation_search_config(self.config)
 
     def base_model(self) -> Path:
         """The policy every run starts from: policy.model_dir, else the tiny model (built if missing)."""
@@ -310,7 +320,7 @@ async def search_step(ctx: IterationContext) -> SearchSummary:
     def advance(_: SearchResult) -> None:
         ctx._advance(task)
 
-    async with _where(ctx, ebm, expert=True) as where:
+    async with _where(ctx, ebm, expert=True, search=ctx.search) as where:
         run = StatementRun(
             ctx.train, ctx.search, where, ctx.layout.store(ctx.index, "search"), trajectories=path, iteration=ctx.index
         )
@@ -346,12 +356,14 @@ async def search_step(ctx: IterationContext) -> SearchSummary:
 
 
 @asynccontextmanager
-async def _where(ctx: IterationContext, ebm: Path | None, *, expert: bool) -> AsyncIterator[Local | ClusterSpec]:
+async def _where(
+    ctx: IterationContext, ebm: Path | None, *, expert: bool, search: SearchConfig
+) -> AsyncIterator[Local | ClusterSpec]:
     """Where a step's statements are searched: Ray Lean actors (``iteration.cluster``) loading the
     iteration's checkpoint, or the run's pool with the components opened here."""
     model_dir = ctx.layout.llm(ctx.index)
     if ctx.it.cluster:
-        yield ClusterSpec.of(ctx.config, search=ctx.search, model_dir=model_dir, ebm=ebm)
+        yield ClusterSpec.of(ctx.config, search=search, model_dir=model_dir, ebm=ebm)
         return
     from burnqed.search.components import open_components
 
@@ -384,14 +396,14 @@ async def evaluate_step(ctx: IterationContext, with_ebm: bool) -> EvalSummary:
     started = time.perf_counter()
     # one manifest line per finished theorem, so a killed evaluation resumes where it stopped
     store = ctx.layout.store(ctx.index, "evaluate" if with_ebm else "evaluate_no_ebm")
-    async with _where(ctx, ebm, expert=False) as where:
-        run = StatementRun(ctx.held_out, ctx.search, where, store, finalize=False, iteration=ctx.index)
+    async with _where(ctx, ebm, expert=False, search=ctx.eval_search) as where:
+        run = StatementRun(ctx.held_out, ctx.eval_search, where, store, finalize=False, iteration=ctx.index)
         ran = await run_statements(run, lambda _: ctx._advance(task), on_start=lambda start: ctx._resumed(task, start))
     report = report_from_results(
         ran.results,
         label=ran.label,
         backend=ran.backend,
-        search=ctx.search,
+        search=ctx.eval_search,
         policy=ran.policy_id,
         ebm=ran.ebm_id,
         iteration=ctx.index,
