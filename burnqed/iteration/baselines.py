@@ -27,7 +27,7 @@ from burnqed.interrupt import run_stoppable
 from burnqed.iteration.config import IterationRunConfig, evaluation_search_config
 from burnqed.iteration.data import even_subset, load_pairs_file, load_set, reference_pairs, save_pairs_file, training_set
 from burnqed.iteration.errors import IterationDataError
-from burnqed.iteration.layout import RunLayout, write_json_atomic
+from burnqed.iteration.layout import RunLayout
 from burnqed.iteration.summaries import EvalSummary
 from burnqed.search.protocols import ProofPool
 from burnqed.search.results import SearchResult
@@ -106,7 +106,7 @@ async def _evaluate(
     """The baseline's held-out report, written to its path; resumable through its statement store."""
     from burnqed.runs import Local, StatementRun, run_statements
     from burnqed.search.components import open_components
-    from burnqed.search.evaluation import report_from_results
+    from burnqed.iteration.steps import write_held_out_report
 
     task = progress.add_task(f"baseline {name}: held-out", total=len(held_out)) if progress is not None else None
 
@@ -121,17 +121,10 @@ async def _evaluate(
     ) as parts:
         run = StatementRun(held_out, search, Local(pool, parts), layout.baseline_store(name), finalize=False)
         ran = await run_statements(run, advance)
-    report = report_from_results(
-        ran.results,
-        label=f"baseline_{name}" if model_dir is not None else "automation",
-        backend=ran.backend,
-        search=search,
-        policy=ran.policy_id,
-        theorem_set=f"{config.iteration.eval_set}[{len(held_out)}]",
-        run_wall_s=time.perf_counter() - started,
-    )
-    write_json_atomic(baseline_report_path(layout, name), report.model_dump(mode="json"), indent=2)
-    ran.store.finalize()  # after the report: a kill before this line resumes with every result kept
+    report = write_held_out_report(
+        ran, baseline_report_path(layout, name), label=f"baseline_{name}" if model_dir is not None else "automation",
+        search=search, theorem_set=f"{config.iteration.eval_set}[{len(held_out)}]", iteration=0, started=started,
+    )  # fmt: skip
     return report
 
 

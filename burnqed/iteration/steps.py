@@ -63,7 +63,7 @@ from burnqed.iteration.layout import RunLayout, write_json_atomic
 from burnqed.iteration.summaries import EBMSummary, EvalSummary, SearchSummary, SFTSummary, StepSummary
 from burnqed.cluster.spec import ClusterSpec
 from burnqed.runs.run import run_statements
-from burnqed.runs.spec import Local, RunStart, StatementRun
+from burnqed.runs.spec import Local, RunOutcome, RunStart, StatementRun
 from burnqed.search.config import SearchConfig
 from burnqed.search.evaluation import EvalReport
 from burnqed.search.protocols import ProofPool, TacticGenerator
@@ -72,7 +72,15 @@ from burnqed.search.results import SearchResult
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
-__all__ = ["STEP_FUNCTIONS", "IterationContext", "evaluate_step", "search_step", "sft_step", "train_ebm_step"]
+__all__ = [
+    "STEP_FUNCTIONS",
+    "IterationContext",
+    "evaluate_step",
+    "search_step",
+    "sft_step",
+    "train_ebm_step",
+    "write_held_out_report",
+]
 
 log = logging.getLogger(__name__)
 
@@ -382,7 +390,7 @@ def _expert(ctx: IterationContext, generator: TacticGenerator | None) -> TacticG
 
 async def evaluate_step(ctx: IterationContext, with_ebm: bool) -> EvalSummary:
     """Evaluate the held-out theorems (eval_results/iter_N[_no_ebm].json)."""
-    from burnqed.search.evaluation import load_report, report_from_results
+    from burnqed.search.evaluation import load_report
 
     out = ctx.layout.eval_result(ctx.index, with_ebm)
     ebm = ctx.ebm_dir() if with_ebm else None
@@ -399,20 +407,33 @@ async def evaluate_step(ctx: IterationContext, with_ebm: bool) -> EvalSummary:
     async with _where(ctx, ebm, expert=False, search=ctx.eval_search) as where:
         run = StatementRun(ctx.held_out, ctx.eval_search, where, store, finalize=False, iteration=ctx.index)
         ran = await run_statements(run, lambda _: ctx._advance(task), on_start=lambda start: ctx._resumed(task, start))
+    report = write_held_out_report(
+        ran, out, label=ran.label, search=ctx.eval_search, theorem_set=f"{ctx.it.eval_set}[{len(ctx.held_out)}]",
+        iteration=ctx.index, started=started,
+    )  # fmt: skip
+    return _eval_summary(report, out, reused=False).model_copy(update={"resumed_theorems": ran.skipped})
+
+
+def write_held_out_report(
+    ran: RunOutcome, out: Path, *, label: str, search: SearchConfig, theorem_set: str, iteration: int, started: float
+) -> EvalReport:
+    """A held-out run's EvalReport written to ``out``, then its store removed (an iteration's or a baseline's)."""
+    from burnqed.search.evaluation import report_from_results
+
     report = report_from_results(
         ran.results,
-        label=ran.label,
+        label=label,
         backend=ran.backend,
-        search=ctx.eval_search,
+        search=search,
         policy=ran.policy_id,
         ebm=ran.ebm_id,
-        iteration=ctx.index,
-        theorem_set=f"{ctx.it.eval_set}[{len(ctx.held_out)}]",
+        iteration=iteration,
+        theorem_set=theorem_set,
         run_wall_s=time.perf_counter() - started,
     )
     write_json_atomic(out, report.model_dump(mode="json"), indent=2)
     ran.store.finalize()  # after the report: a kill before this line resumes with every result kept
-    return _eval_summary(report, out, reused=False).model_copy(update={"resumed_theorems": ran.skipped})
+    return report
 
 
 def _eval_summary(report: EvalReport, path: Path, reused: bool) -> EvalSummary:
