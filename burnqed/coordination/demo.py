@@ -74,6 +74,13 @@ DEMO_MODES: dict[str, dict[str, Any]] = {
         # the fine-tuned tiny model is peaked: at top_p 0.95 eight samples are often one tactic
         "policy.top_p": 1.0,
         "policy.temperature": 1.2,
+        # the head as a remaining-depth regressor, one nat per remaining step (docs/iteration.md: the
+        # contrastive head changed nothing; this one gains +10 / -0 of 150 at equal budget)
+        "ebm.nce_weight": 0.0,
+        "ebm.depth_weight": 1.0,
+        "ebm.depth_scale": 1.0,
+        # the head's ablation is asked of the last iteration; the curve needs only the no-head runs
+        "iteration.ebm_eval": "last",
     },
     "reference": {},
 }
@@ -136,7 +143,7 @@ def collect_rows(run_dir: Path) -> list[DemoRow]:
             DemoRow(
                 label=f"iter_{index}",
                 train=steps.search.proved_rate if steps.search else None,
-                held_out=steps.evaluate.solve_rate if steps.evaluate else None,
+                held_out=steps.evaluate.solve_rate if steps.evaluate and not steps.evaluate.ebm_skipped else None,
                 held_out_no_ebm=steps.evaluate_no_ebm.solve_rate if steps.evaluate_no_ebm else None,
                 seconds=sum(part.step_seconds for part in parts),
             )
@@ -243,7 +250,11 @@ async def run_demo(config: CoordinationRunConfig, run_dir: Path, *, sessions: in
         shutil.rmtree(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     config = config.model_copy(
-        update={"coordinator": config.coordinator.model_copy(update={"brain": "scripted", "max_sessions": sessions})}
+        update={
+            "coordinator": config.coordinator.model_copy(update={"brain": "scripted", "max_sessions": sessions}),
+            # one iteration per session: "the last iteration" (ebm_eval, the baselines' epochs) is the last session's
+            "iteration": config.iteration.model_copy(update={"iterations": sessions}),
+        }
     )
     config = prepare_run_config(config, run_dir)
     console.print(f"[bold]burnqed demo[/] — run dir {run_dir} — backend {config.lean.backend}")

@@ -39,7 +39,7 @@ __all__ = [
 HEAD_WEIGHTS_FILE = "head.safetensors"
 HEAD_CONFIG_FILE = "head.json"
 TRAINER_STATE_FILE = "trainer_state.pt"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the head standardises its input (input_mean, input_std)
 
 
 class HeadCheckpointMeta(BaseModel):

@@ -24,7 +24,13 @@ class EBMConfig(BaseModel):
     medium_ratio: float = Field(default=0.3, ge=0, description="share of other dead ends of the same theorem")
     easy_ratio: float = Field(default=0.2, ge=0, description="share of dead ends of other theorems")
     include_terminal: bool = Field(default=False, description="also use 'no goals' states as positives")
-    # loss
+    # loss: nce_weight * InfoNCE + depth_weight * remaining-depth regression
+    nce_weight: float = Field(
+        default=1.0,
+        ge=0,
+        description="weight of the contrastive loss; 0 with depth_weight 1 makes the head a remaining-depth "
+        "regressor whose energy is depth_scale nats per remaining step (the depth world's working head)",
+    )
     depth_weight: float = Field(default=0.1, ge=0, description="weight of the remaining-depth regression")
     depth_scale: float = Field(default=0.1, gt=0, description="target energy per remaining proof step")
     # optimisation
@@ -51,4 +57,6 @@ class EBMConfig(BaseModel):
     def _ratios_not_all_zero(self) -> EBMConfig:
         if self.hard_ratio + self.medium_ratio + self.easy_ratio <= 0:
             raise ValueError("hard_ratio + medium_ratio + easy_ratio must be > 0")
+        if self.nce_weight + self.depth_weight <= 0:
+            raise ValueError("nce_weight + depth_weight must be > 0: the head would learn nothing")
         return self

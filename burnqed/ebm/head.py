@@ -3,6 +3,11 @@
 Lower energy = more provable. Spectral normalisation bounds each layer's Lipschitz
 constant, so energies move smoothly with the embedding and cannot blow up on states far
 from the training data; the InfoNCE temperature is learned (as its logarithm) instead.
+
+The head standardises its input with per-dimension statistics of the training states
+(``fit_input``, stored with the weights): a policy's mean-pooled hidden states of different
+proof states differ by little in norm, and a Lipschitz-1 network over them could not spread
+its energies over the range a remaining-depth target or the search's log-probabilities need.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ __all__ = ["EnergyHead", "EnergyHeadConfig", "GroupLoss"]
 
 # numerical floor only; the health check (EBMConfig.min_temperature) acts long before it
 _TEMPERATURE_FLOOR = 1e-4
+# below this a dimension's spread is rounding noise, not signal
+_STD_FLOOR = 1e-6
 
 
 class EnergyHeadConfig(BaseModel):
@@ -63,6 +70,9 @@ class EnergyHead(nn.Module):
             width = size
         layers.append(spectral_norm(nn.Linear(width, 1)))
         self.mlp = nn.Sequential(*layers)
+        # identity until fit_input: (emb - input_mean) / input_std
+        self.register_buffer("input_mean", torch.zeros(dim))
+        self.register_buffer("input_std", torch.ones(dim))
         self.log_temperature = nn.Parameter(torch.tensor(math.log(init_temperature)))
 
     @classmethod
@@ -75,9 +85,18 @@ class EnergyHead(nn.Module):
         """The InfoNCE temperature (a positive scalar tensor)."""
         return self.log_temperature.exp().clamp(min=_TEMPERATURE_FLOOR)
 
+    @torch.no_grad()
+    def fit_input(self, emb: torch.Tensor) -> None:
+        """Set the input standardisation from the training states' embeddings (N, d)."""
+        if emb.shape[0] < 2:
+            return
+        self.input_mean.copy_(emb.mean(0))
+        # a constant dimension would divide by zero: it carries no information, keep it at 0
+        self.input_std.copy_(emb.std(0).clamp(min=_STD_FLOOR))
+
     def forward(self, emb: torch.Tensor) -> torch.Tensor:
         """Energies of embeddings: (B, d) -> (B,)."""
-        return self.mlp(emb).squeeze(-1)  # (B, 1) -> (B,)
+        return self.mlp((emb - self.input_mean) / self.input_std).squeeze(-1)  # (B, 1) -> (B,)
 
     def group_loss(
         self,
@@ -86,6 +105,7 @@ class EnergyHead(nn.Module):
         *,
         depth_weight: float,
         depth_scale: float,
+        nce_weight: float = 1.0,
     ) -> tuple[torch.Tensor, GroupLoss]:
         """Energies and loss of contrastive groups; column 0 of each group is the positive.
 
@@ -95,4 +115,4 @@ class EnergyHead(nn.Module):
         energies = self(groups.reshape(B * G, d)).view(B, G)  # (B, G)
         nce = info_nce_loss(energies, self.temperature)
         depth = depth_regression_loss(energies[:, 0], remaining_depth, scale=depth_scale)
-        return energies, GroupLoss(nce + depth_weight * depth, nce, depth)
+        return energies, GroupLoss(nce_weight * nce + depth_weight * depth, nce, depth)

@@ -129,7 +129,7 @@ class EBMTrainer:
         self.head.train()
         groups, remaining_depth = groups.to(self.device), remaining_depth.to(self.device)
         energies, loss = self.head.group_loss(
-            groups, remaining_depth, depth_weight=c.depth_weight, depth_scale=c.depth_scale
+            groups, remaining_depth, depth_weight=c.depth_weight, depth_scale=c.depth_scale, nce_weight=c.nce_weight
         )
         if not torch.isfinite(loss.total):
             self.log_metrics({"event": "error", "step": self.step, "kind": "non_finite_loss"})
@@ -275,6 +275,7 @@ async def train_energy_head(
     rows = {s: i for i, s in enumerate(states)}
 
     head = EnergyHead(encoder.dim, config.hidden_dims, config.dropout, config.init_temperature)
+    head.fit_input(emb[torch.tensor([rows[s] for s in train.states()], dtype=torch.long)])
     per_epoch = math.ceil(len(train) / config.batch_size)
     trainer = EBMTrainer(
         head, config, out, encoder_fingerprint=encoder.fingerprint, total_steps=per_epoch * config.epochs, device=device

@@ -72,6 +72,11 @@ class IterationConfig(BaseModel):
     eval_num_candidates: int | None = Field(
         default=None, ge=1, description="held-out tactics per state; None = num_candidates as configured"
     )
+    ebm_eval: Literal["every", "last"] = Field(
+        default="every",
+        description="held-out evaluation with the energy head in every iteration, or only in the last (iterations - 1): "
+        "the no-head evaluation (the curve) runs in every iteration either way",
+    )
     use_ebm: bool = Field(default=True, description="search the training set with the energy head when one exists")
     expert_rules: bool = Field(
         default=False,

@@ -400,6 +400,11 @@ async def evaluate_step(ctx: IterationContext, with_ebm: bool) -> EvalSummary:
         report = without.model_copy(update={"label": "no_ebm (no energy head in this iteration)"})
         write_json_atomic(out, report.model_dump(mode="json"), indent=2)
         return _eval_summary(report, out, reused=True)
+    if with_ebm and ctx.it.ebm_eval == "last" and ctx.index < ctx.it.iterations - 1:
+        # the ablation is asked of the last iteration only: no iter_N.json, the report says "not evaluated"
+        without_path = ctx.layout.eval_result(ctx.index, False)
+        skipped = _eval_summary(load_report(without_path), without_path, reused=True)
+        return skipped.model_copy(update={"ebm_skipped": True, "energy_head": None, "seconds": 0.0})
     task = ctx._bar(f"iter {ctx.index}: held-out {'with' if with_ebm else 'without'} EBM", len(ctx.held_out))
     started = time.perf_counter()
     # one manifest line per finished theorem, so a killed evaluation resumes where it stopped

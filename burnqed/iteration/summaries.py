@@ -93,6 +93,9 @@ class EvalSummary(StepSummary):
     solve_rate: float
     energy_head: str | None = None
     reused_no_ebm: bool = False
+    ebm_skipped: bool = Field(
+        default=False, description="iteration.ebm_eval = last and not the last iteration: no with-head evaluation"
+    )
     report: str
     resumed_theorems: int = 0
 

@@ -199,3 +199,20 @@ def test_every_step_has_a_summary_model_and_old_markers_still_read(tmp_path: Pat
     steps = read_summaries(layout, 0)
     assert isinstance(steps.search, SearchSummary) and steps.search.proved_rate == 0.75
     assert steps.sft is None and steps.finished() == ["search"]
+
+
+@pytest.mark.anyio
+async def test_ebm_eval_last_evaluates_the_head_only_in_the_last_iteration(config: BurnqedConfig) -> None:
+    config = config.model_copy(
+        update={"iteration": config.iteration.model_copy(update={"ebm_eval": "last", "iterations": 3})}
+    )
+    reports = await _run(config, 3)
+    layout = RunLayout(config.paths.run_dir)
+    middle, last = reports[1], reports[2]
+    assert middle.steps.train_ebm.trained is True
+    # a head exists in iteration 1, but its with-head evaluation is left to the last iteration
+    assert middle.steps.evaluate.ebm_skipped is True and middle.steps.evaluate.energy_head is None
+    assert not layout.eval_result(1, True).exists() and layout.eval_result(1, False).is_file()
+    assert middle.solve_rate == middle.solve_rate_no_ebm
+    assert last.steps.evaluate.ebm_skipped is False
+    assert json.loads(layout.eval_result(2, True).read_text(encoding="utf-8"))["ebm"] is not None
