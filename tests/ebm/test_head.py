@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 
+import pytest
 import torch
 from torch.nn.utils import parametrize
 
-from burnqed.ebm import EnergyHead, EnergyHeadConfig
+from burnqed.ebm import EBMConfig, EnergyHead, EnergyHeadConfig
 
 
 def test_forward_maps_embeddings_to_one_energy_each() -> None:
@@ -54,3 +55,24 @@ def test_from_config_rebuilds_the_same_architecture() -> None:
     clone = EnergyHead.from_config(EnergyHeadConfig.model_validate(head.config.model_dump(mode="json")))
     assert clone.config == head.config
     assert clone.state_dict().keys() == head.state_dict().keys()
+
+
+def test_fit_input_standardises_so_an_offset_and_scale_of_the_embeddings_do_not_matter() -> None:
+    torch.manual_seed(0)
+    emb = torch.randn(50, 4)
+    head = EnergyHead(4, hidden=(8,), dropout=0.0).eval()
+    head.fit_input(emb)
+    shifted = EnergyHead(4, hidden=(8,), dropout=0.0).eval()
+    shifted.load_state_dict(head.state_dict())
+    shifted.fit_input(emb * 3.0 + 7.0)  # the same states, embedded with another offset and spread
+    assert torch.allclose(head(emb), shifted(emb * 3.0 + 7.0), atol=1e-5)
+    assert "input_mean" in head.state_dict() and "input_std" in head.state_dict()
+
+
+def test_nce_weight_zero_trains_the_remaining_depth_regression_alone() -> None:
+    head = EnergyHead(4, hidden=(8,))
+    groups, depth = torch.randn(3, 2, 4), torch.tensor([1.0, 2.0, 3.0])
+    _, loss = head.group_loss(groups, depth, depth_weight=1.0, depth_scale=1.0, nce_weight=0.0)
+    assert torch.allclose(loss.total, loss.depth)
+    with pytest.raises(ValueError, match="nce_weight"):
+        EBMConfig(nce_weight=0.0, depth_weight=0.0)
