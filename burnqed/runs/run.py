@@ -68,8 +68,11 @@ async def _local(
         failed = False
     finally:
         _end(run, store, failed)
+    # the store keeps results without their records; this run's own carry them, and the
+    # held-out reports' ranking quality (proof-path vs off-path states) reads them
+    fresh = {(r.theorem.name, r.theorem.sha): r for r in searched}
     return RunOutcome(
-        results=store.results(run.theorems),
+        results=[fresh.get((r.theorem.name, r.theorem.sha), r) for r in store.results(run.theorems)],
         searched=len(searched),
         skipped=skipped,
         backend=place.pool.backend,

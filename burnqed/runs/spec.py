@@ -69,7 +69,9 @@ class RunStart:
 class RunOutcome:
     """What a run gave."""
 
-    results: list[SearchResult]  # every committed result of the store for the theorems, in their order
+    # every committed result of the store for the theorems, in their order; those searched by this
+    # run (locally) with their records, those an earlier attempt committed without
+    results: list[SearchResult]
     searched: int  # statements this run searched
     skipped: int  # statements an earlier attempt had committed
     backend: str
