@@ -209,15 +209,15 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     logs.add_argument("--session", type=int, help="show this session's turn log")
     logs.add_argument("-n", "--lines", type=int, default=20)
 
-    demo = sub.add_parser("demo", parents=[parent], help="the main job: a few expert iterations on the embedded benchmark")
+    demo = sub.add_parser("demo", parents=[parent], help="the main job: a few expert iterations on the embedded checker, with baselines")
     demo.add_argument("--run-dir", default=str(DEMO_RUN_DIR))
     demo.add_argument("--sessions", type=int, default=3, help="coordinator sessions (one iteration each)")
     demo.add_argument("--fresh", action="store_true", help="start over instead of resuming the run dir")
     demo.add_argument(
-        "--mode", choices=["expert", "reference"], default="reference",
-        help="reference: the benchmark with 150 reference proofs (default, measured at ~5.5 min on 2 cores); "
-             "expert: expert iteration in the depth world from a small seed, with baselines (its goal is not "
-             "reached yet and its run time is unmeasured: docs/iteration.md)",
+        "--mode", choices=["expert", "reference"], default="expert",
+        help="expert (default): expert iteration in the depth world from a small seed, the energy head, the "
+             "baselines (about 10 minutes on 2 cores; docs/iteration.md); reference: the benchmark with 150 "
+             "reference proofs (about 5.5 minutes, no baselines)",
     )
     demo.add_argument(
         "--eval-size", type=int, default=150,

@@ -9,15 +9,13 @@ prints the paired statistics (burnqed report: the curve, the energy-head ablatio
 budget-binding share and the head's ranking quality, the last iteration against every
 baseline) and says plainly whether the last iteration beat the best baseline.
 
-Modes (``--mode``): ``reference`` (the default) is the earlier demo, a policy trained on 150
-reference proofs of the benchmark; ``expert`` is real expert iteration in the depth world
+Modes (``--mode``): ``expert`` (the default) is real expert iteration in the depth world
 (``DEMO_MODES``): a seed of 40 shallow statements' reference proofs, then only proofs the
 search found and the kernel checked, on an unlabeled pool disjoint from the held-out
-``depth-test``, followed by the baselines. It stays opt-in: run as ``burnqed iterate`` for
-four iterations it beats the best baseline by more than 10 points in two seeds
-(docs/iteration.md), but the energy head does not yet earn its place and the run takes
-longer than the default demo's 10 minutes. A ``--set`` of the same
-key wins over the mode's setting.
+``depth-test``, the energy head as a remaining-depth regressor (evaluated with and without
+in the last iteration), followed by the baselines; about 10 minutes on 2 cores.
+``reference`` is the earlier demo, a policy trained on 150 reference proofs of the benchmark.
+A ``--set`` of the same key wins over the mode's setting.
 """
 
 from __future__ import annotations

@@ -58,20 +58,22 @@ def test_the_demo_ends_with_the_paired_test_and_the_curve(tmp_path: Path) -> Non
     assert "No paired statistics" in (statistics_section(tmp_path / "empty", console) or "")
 
 
-def test_the_reference_mode_is_the_default_and_the_expert_mode_sets_its_keys_below_set() -> None:
+def test_the_expert_mode_is_the_default_and_sets_its_keys_below_set() -> None:
     from burnqed.cli import build_parser
     from burnqed.config import BurnqedConfig
     from burnqed.coordination.demo import DEMO_MODES, demo_config
 
     args = build_parser().parse_args(["demo"])
-    assert args.mode == "reference"  # expert stays opt-in until it beats its baselines (issue 30)
-    assert build_parser().parse_args(["demo", "--mode", "expert"]).mode == "expert"
+    assert args.mode == "expert"  # real expert iteration with its baselines (issue 30)
+    assert build_parser().parse_args(["demo", "--mode", "reference"]).mode == "reference"
     given = BurnqedConfig.model_validate({"iteration": {"train_size": 7}})  # as `--set iteration.train_size=7` loads
     config = demo_config(given, "expert", ["iteration.train_size=7"])
     it = config.iteration
     # real expert iteration: a curriculum over the depth world's unlabeled pool, held-out depth-test, baselines
     assert it.curriculum and it.world == "depth" and it.eval_set == "depth-test" and it.expert_rules
     assert it.baselines == ["rules", "reference"] and config.search.max_depth == 24
+    # the head as a remaining-depth regressor (one nat per step), its ablation in the last iteration
+    assert config.ebm.nce_weight == 0 and config.ebm.depth_scale == 1.0 and it.ebm_eval == "last"
     assert it.train_size == 7 != DEMO_MODES["expert"]["iteration.train_size"]
     assert demo_config(BurnqedConfig(), "reference", []) == BurnqedConfig()
     # the coordinator's tools refuse the depth world's held-out set like the benchmark's
