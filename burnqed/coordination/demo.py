@@ -79,6 +79,17 @@ DEMO_MODES: dict[str, dict[str, Any]] = {
         "ebm.depth_scale": 1.0,
         # the head's ablation is asked of the last iteration; the curve needs only the no-head runs
         "iteration.ebm_eval": "last",
+        # held-out at 24 nodes: a budget that binds (over half of the unsolved searches end at it,
+        # not with an empty frontier), where ordering, so the head, can matter; searches stay at 32
+        "iteration.eval_max_nodes": 24,
+        # more searches in flight: the policy's micro-batches fill and the two cores stay busy
+        # while a search waits on Lean (the results do not move: sampling is seeded per row)
+        "search.concurrency": 8,
+        "lean.num_workers": 9,
+        # the depth world's goals are linear arithmetic under ∃ / ∧: omega closes its leaves and simp
+        # rewrites; norm_num, decide, rfl and linarith never closed or changed a state in its runs
+        # (docs/iteration.md), yet were half of every expansion's Lean calls
+        "search.automation_tactics": ["omega", "simp"],
     },
     "reference": {},
 }

@@ -75,6 +75,7 @@ class LeanWorker:
             stderr_tail_bytes=_STDERR_TAIL_BYTES,
         )
         self._lock = anyio.Lock()
+        self._memory_read_at = float("-inf")  # monotonic time of the last /proc read
 
     def __repr__(self) -> str:
         state = "dead" if self.death else "alive" if self._child.spawned else "new"
@@ -229,14 +230,20 @@ class LeanWorker:
     async def _watch_memory(self, pid: int) -> None:
         """Kill the child once its resident memory passes lean.memory_limit_mb (runs beside a request)."""
         limit = self.config.memory_limit_mb
+        poll = self.config.memory_poll_s
         while limit is not None:
+            # one read per poll interval across requests: a search's short requests each read
+            # /proc otherwise (a twentieth of the event loop's time), with nothing new to see
+            wait = self._memory_read_at + poll - time.monotonic()
+            if wait > 0:
+                await anyio.sleep(wait)
+            self._memory_read_at = time.monotonic()
             used = resident_mb(pid)
             if used is not None and used > limit:
                 log.warning("worker %d uses %.0f MB resident, over lean.memory_limit_mb=%d: killed", self.id, used, limit)
                 self.death = f"resident memory {used:.0f} MB over lean.memory_limit_mb={limit}"
                 self._child.signal_group()
                 return
-            await anyio.sleep(self.config.memory_poll_s)
 
     async def _exchange(self, line: bytes, timeout: float) -> bytes:
         if not self.alive:

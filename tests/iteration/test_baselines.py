@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import anyio
@@ -40,6 +41,11 @@ def test_baselines_are_evaluated_on_the_held_out_set_and_paired_with_the_last_it
         assert report.search.num_candidates == iteration0.search.num_candidates
     assert rules.policy == "none" and rules.label == "automation"
     assert reference.policy != "none" and (layout.checkpoints_llm / "baseline_reference" / "config.json").is_file()
+    # iteration 0's recipe on every reference proof: its epochs, not the iterated policy's sum
+    sft = json.loads((layout.checkpoints_llm / "baseline_reference" / "sft_report.json").read_text(encoding="utf-8"))
+    assert sft["epochs"] == config.iteration.first_sft_epochs
+    assert config.iteration.first_sft_epochs != config.iteration.first_sft_epochs + (
+        config.iteration.iterations - 1) * config.iteration.sft_epochs
     # it trained on the training set's reference proofs (every one with a proof), no held-out statement
     pairs = load_pairs_file(layout.root / "data" / "baseline_reference_pairs.jsonl")
     assert pairs and {t.name for t in reference_theorems(config)} == {t.name for t in TRAIN if t.proof}

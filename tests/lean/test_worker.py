@@ -182,6 +182,27 @@ async def test_the_memory_limit_is_resident_memory_not_address_space() -> None:
         await worker.close()
 
 
+async def test_short_requests_read_the_childs_memory_once_per_poll_interval(monkeypatch: pytest.MonkeyPatch) -> None:
+    import burnqed.lean.worker as worker_module
+
+    reads: list[int] = []
+
+    def counted(pid: int) -> float | None:
+        reads.append(pid)
+        return resident_mb(pid)
+
+    monkeypatch.setattr(worker_module, "resident_mb", counted)
+    worker = await _started(memory_limit_mb=512, memory_poll_s=30.0)
+    try:
+        start = await worker.request(GoalStart(expr="1 = 1"))
+        for _ in range(10):
+            await worker.request(GoalTactic(state_id=start.state_id, tactic="rfl"))
+        # the first request reads /proc; the next ten fall inside the same 30 s interval
+        assert reads == [worker.pid]
+    finally:
+        await worker.close()
+
+
 async def test_a_child_over_its_resident_memory_limit_is_killed_mid_request() -> None:
     worker = await _started(memory_limit_mb=150, memory_poll_s=0.05)
     try:
