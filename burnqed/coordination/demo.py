@@ -13,7 +13,8 @@ Modes (``--mode``): ``expert`` (the default) is real expert iteration in the dep
 (``DEMO_MODES``): a seed of 40 shallow statements' reference proofs, then only proofs the
 search found and the kernel checked, on an unlabeled pool disjoint from the held-out
 ``depth-test``, the energy head as a remaining-depth regressor (evaluated with and without
-in the last iteration), followed by the baselines; 10-14 minutes on 2 cores.
+in the last iteration), held-out searches at 24 nodes, followed by the baselines; about 11
+minutes on 2 cores.
 ``reference`` is the earlier demo, a policy trained on 150 reference proofs of the benchmark.
 A ``--set`` of the same key wins over the mode's setting.
 """
