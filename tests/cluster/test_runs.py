@@ -15,9 +15,9 @@ from burnqed.cluster.spec import ClusterSpec
 from burnqed.data.sets import load_builtin
 from burnqed.lean import LeanConfig, LeanPool
 from burnqed.runs import Local, RunStart, StatementRun, run_statements
-from burnqed.search import RuleGenerator, SearchConfig, SearchResult
-from burnqed.search.components import Components
+from burnqed.search import SearchConfig
 from burnqed.search.store import StatementStore, store_dir
+from tests.fixtures.runs import RULES, interrupted_local_run
 
 pytestmark = pytest.mark.anyio
 
@@ -29,23 +29,13 @@ SPEC = ClusterSpec(
     policy="none",
 )
 THEOREMS = load_builtin("benchmark-test")[:12]
-RULES = Components(RuleGenerator(), None, "none", None, "automation")
 
 
 async def test_a_local_attempt_is_resumed_on_ray_from_the_same_store(local_ray: Any, tmp_path: Path) -> None:
     out = tmp_path / "run.parquet"
-    first: list[SearchResult] = []
     with anyio.fail_after(240):
         async with LeanPool(LeanConfig(backend="embedded", num_workers=2)) as pool:
-            with anyio.CancelScope() as scope:
-
-                def killed_after_three(result: SearchResult) -> None:
-                    first.append(result)
-                    if len(first) == 3:
-                        scope.cancel()
-
-                run = StatementRun(THEOREMS, SEARCH, Local(pool, RULES), store_dir(out), trajectories=out, finalize=False)
-                await run_statements(run, killed_after_three)
+            first = await interrupted_local_run(pool, THEOREMS, SEARCH, store_dir(out), after=3, trajectories=out)
             # what a local rerun would give: the reference for the proofs
             whole = await run_statements(
                 StatementRun(THEOREMS, SEARCH, Local(pool, RULES), tmp_path / "ref", resume=False)

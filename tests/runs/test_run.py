@@ -11,32 +11,22 @@ import pytest
 from burnqed.data.sets import load_builtin
 from burnqed.lean import LeanConfig, LeanPool
 from burnqed.runs import Local, StatementRun, run_statements
-from burnqed.search import RuleGenerator, SearchConfig, SearchResult
-from burnqed.search.components import Components
+from burnqed.search import SearchConfig
 from burnqed.search.evaluation import report_from_results
 from burnqed.search.ranking import ranking_quality
+from tests.fixtures.runs import RULES, interrupted_local_run
 
 pytestmark = pytest.mark.anyio
 
 SEARCH = SearchConfig(max_nodes=12, time_limit_s=30.0, concurrency=1)
 THEOREMS = [t for t in load_builtin("benchmark-test") if t.statement.startswith("∀")][:8]
-RULES = Components(RuleGenerator(), None, "none", None, "automation")
 
 
 async def test_this_runs_results_carry_their_records_and_resumed_ones_do_not(tmp_path: Path) -> None:
     store = tmp_path / "store"
-    first: list[SearchResult] = []
     with anyio.fail_after(120):
         async with LeanPool(LeanConfig(backend="embedded", num_workers=2)) as pool:
-            with anyio.CancelScope() as scope:
-
-                def killed_after_two(result: SearchResult) -> None:
-                    first.append(result)
-                    if len(first) == 2:
-                        scope.cancel()
-
-                await run_statements(StatementRun(THEOREMS, SEARCH, Local(pool, RULES), store, finalize=False),
-                                     killed_after_two)
+            first = await interrupted_local_run(pool, THEOREMS, SEARCH, store, after=2)
             ran = await run_statements(StatementRun(THEOREMS, SEARCH, Local(pool, RULES), store, finalize=False))
     earlier = {r.theorem.name for r in first}
     assert ran.skipped == 2 and len(ran.results) == len(THEOREMS)
