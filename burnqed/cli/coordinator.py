@@ -216,7 +216,7 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     demo.add_argument(
         "--mode", choices=["expert", "reference"], default="expert",
         help="expert (default): expert iteration in the depth world from a small seed, the energy head, the "
-             "baselines (about 11 minutes on 2 cores; docs/iteration.md); reference: the benchmark with 150 "
+             "baselines (about 9-10 minutes on 2 cores; docs/iteration.md); reference: the benchmark with 150 "
              "reference proofs (about 5.5 minutes, no baselines)",
     )
     demo.add_argument(
