@@ -11,8 +11,8 @@ baseline) and says plainly whether the last iteration beat the best baseline.
 
 Modes (``--mode``): ``expert`` (the default) is real expert iteration in the depth world
 (``DEMO_MODES``): a seed of 40 shallow statements' reference proofs, then only proofs the
-search found and the kernel checked, on an unlabeled pool disjoint from the held-out
-``depth-test`` (200 of its statements searched per iteration), the energy head as a
+search found and the kernel checked, on an unlabeled pool (200 of the pool's statements
+searched per iteration) disjoint from the held-out ``depth-test``, the energy head as a
 remaining-depth regressor (evaluated with and without in the last iteration), held-out
 searches at 24 nodes, followed by the baselines; about 9–10 minutes on 2 cores.
 ``reference`` is the earlier demo, a policy trained on 150 reference proofs of the benchmark.
