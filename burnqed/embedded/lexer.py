@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from burnqed.lean.lexical import LexError, blank_comments
+
 __all__ = ["KEYWORDS", "NOT_NAMES", "Limits", "ParseError", "Token", "tokenize"]
 
 
@@ -153,25 +155,17 @@ def _id_rest(ch: str) -> bool:
     return ch.isalnum() or ch in "_'!?" or ch in _SUBSCRIPTS
 
 
-def _block_comment_end(text: str, start: int) -> int:
-    """The offset after the block comment opened at ``start``: Lean's ``/- … -/`` nest."""
-    depth, i = 0, start
-    while True:
-        opened, closed = text.find("/-", i), text.find("-/", i)
-        if closed < 0:
-            raise ParseError("unterminated comment", start)
-        if 0 <= opened < closed:
-            depth += 1
-            i = opened + 2
-            continue
-        depth -= 1
-        i = closed + 2
-        if depth == 0:
-            return i
-
-
 def tokenize(text: str, keep_newlines: bool = False) -> list[Token]:
-    """Split text into tokens (comments dropped; ASCII arrows mapped to Unicode)."""
+    """Split text into tokens (comments dropped; ASCII arrows mapped to Unicode).
+
+    Comments are found by burnqed.lean.lexical, the one reading of Lean's comments and
+    literals; where that reading refuses (an unterminated comment, text whose reading
+    depends on the token table) the text does not parse.
+    """
+    try:
+        text = blank_comments(text)
+    except LexError as exc:
+        raise ParseError(exc.message, exc.pos) from exc
     toks: list[Token] = []
     i, n = 0, len(text)
     while i < n:
@@ -187,13 +181,6 @@ def tokenize(text: str, keep_newlines: bool = False) -> list[Token]:
             continue
         if ch.isspace():
             i += 1
-            continue
-        if text.startswith("--", i):
-            j = text.find("\n", i)
-            i = n if j < 0 else j
-            continue
-        if text.startswith("/-", i):
-            i = _block_comment_end(text, i)
             continue
         if ch == "«":
             j = text.find("»", i)

@@ -1,5 +1,6 @@
 """Lean source as text: comments, ``sorry``, tokens. What the statement lock compares is tokens:
-``10∣x`` and ``10 ∣ x`` are one statement.
+``10∣x`` and ``10 ∣ x`` are one statement. Comments and literals are found by the one lexer,
+``burnqed.lean.lexical``, which reads them as Lean's parser does or refuses.
 
 Plain text processing, as in burnqed.lean.statement (which re-exports these names).
 """
@@ -8,53 +9,24 @@ from __future__ import annotations
 
 import re
 
+from burnqed.lean.lexical import StatementError, blank_comments, code_only, lex
+
 __all__ = ["StatementError", "has_sorry", "lean_tokens", "strip_comments"]
 
 _SORRY = re.compile(r"(?<![\w.'])(sorry|admit)(?![\w'])")
 
 
-class StatementError(ValueError):
-    """Text that is not a header, a theorem in theorem form, or a Lean file of the shape burnqed checks."""
-
-
 def strip_comments(text: str) -> str:
-    """``text`` with Lean comments (``--`` to end of line, nested ``/- -/``) blanked out, offsets kept."""
-    out: list[str] = []
-    i, depth, n = 0, 0, len(text)
-    while i < n:
-        if depth == 0 and text.startswith("--", i):
-            end = text.find("\n", i)
-            end = n if end < 0 else end
-            out.append(" " * (end - i))
-            i = end
-        elif text.startswith("/-", i):
-            depth += 1
-            out.append("  ")
-            i += 2
-        elif depth and text.startswith("-/", i):
-            depth -= 1
-            out.append("  ")
-            i += 2
-        elif depth:
-            out.append("\n" if text[i] == "\n" else " ")
-            i += 1
-        elif text[i] == '"':
-            end = i + 1
-            while end < n and text[end] != '"':
-                end += 2 if text[end] == "\\" else 1
-            out.append(text[i : end + 1])
-            i = end + 1
-        else:
-            out.append(text[i])
-            i += 1
-    if depth:
-        raise StatementError("unterminated /- comment")
-    return "".join(out)
+    """``text`` with Lean comments blanked out, offsets kept: ``burnqed.lean.lexical.blank_comments``.
+
+    Raises a LexError (a StatementError) where Lean's reading is an error or not certain.
+    """
+    return blank_comments(text)
 
 
 def has_sorry(text: str) -> bool:
     """Whether ``text`` (comments aside) uses ``sorry`` or ``admit``."""
-    return _SORRY.search(strip_comments(text)) is not None
+    return _SORRY.search(code_only(text)) is not None
 
 
 
@@ -88,7 +60,16 @@ def lean_tokens(text: str) -> list[str]:
     or one character. Close enough to Lean's tokenizer to compare two spellings of one
     statement, and never looser: texts with different token sequences differ.
     """
-    clean = strip_comments(text)
+    out: list[str] = []
+    for seg in lex(text):
+        if seg.kind in ("string", "char"):
+            out.append(text[seg.start : seg.end])
+        elif seg.kind == "code":
+            out.extend(_code_tokens(text[seg.start : seg.end]))
+    return out
+
+
+def _code_tokens(clean: str) -> list[str]:
     out: list[str] = []
     i, n = 0, len(clean)
     while i < n:
@@ -97,12 +78,7 @@ def lean_tokens(text: str) -> list[str]:
             i += 1
             continue
         j = i
-        if ch == '"':
-            j += 1
-            while j < n and clean[j] != '"':
-                j += 2 if clean[j] == "\\" else 1
-            j += 1
-        elif ch == "«":
+        if ch == "«":
             j = clean.find("»", i)
             j = n if j < 0 else j + 1
         elif ch.isdigit():
