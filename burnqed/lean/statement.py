@@ -19,6 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from burnqed.lean.lexical import lex
 from burnqed.lean.source import StatementError, has_sorry, lean_tokens, strip_comments
 
 __all__ = [
@@ -380,14 +381,24 @@ def split_statement(text: str) -> tuple[str | None, str]:
     """A statement that carries its own header (Goedel-Prover-V2's ``formal_statement``) as (header, theorem).
 
     The header is everything before the first line that starts a ``theorem``/``lemma``/
-    ``example`` at column 0; None when there is none (or no such line).
+    ``example`` at column 0 (and the doc comment right above it, which belongs to neither);
+    None when there is none (or no such line).
     """
     lines = text.splitlines()
-    for i, line in enumerate(strip_comments(text).splitlines()):
+    clean = strip_comments(text).splitlines()
+    docs = [seg for seg in lex(text) if seg.kind == "doc_comment"]
+    for i, line in enumerate(clean):
         if line[:1].isspace() or not line.strip():
             continue
         if line.split()[0] in _DECL_KEYWORDS:
-            head = "\n".join(lines[:i])
+            # a doc comment just above the theorem is the theorem's (Lean's declModifiers), not the header's
+            # (dropped from both: the lock holds the theorem's text, a doc comment changes no meaning)
+            at, cut = sum(len(row) + 1 for row in lines[:i]), i
+            for seg in docs:
+                line_start = text.rfind("\n", 0, seg.start) + 1
+                if seg.end <= at and not text[seg.end : at].strip() and not text[line_start : seg.start].strip():
+                    cut = text.count("\n", 0, seg.start)
+            head = "\n".join(lines[:cut])
             return (head if head.strip() else None), "\n".join(lines[i:])
     return None, text
 
