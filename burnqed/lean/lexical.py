@@ -379,14 +379,19 @@ def lex(text: str) -> tuple[Segment, ...]:
             end = string_end(text, i)
             emit("string", i, end)
         elif c == "'" and nxt == "'":  # `''` is no character literal: a token (Mathlib's image `''`)
+            if prev == "symbol" and prev_char not in _SAFE_BEFORE:
+                raise AmbiguousText(f"`''` glued to `{prev_char}`: which token it ends depends on the table", i)
             i += 2
             prev, prev_char = "symbol", "'"
             continue
         elif c == "'":
             if prev == "symbol" and prev_char not in _SAFE_BEFORE:
+                literal = True
                 try:
                     char_end(text, i)
-                except LexError:  # no literal reads here: it belongs to the symbol (`⁻¹'`)
+                except LexError:
+                    literal = False
+                if not literal and text.endswith("⁻¹", 0, i):  # Mathlib's preimage token `⁻¹'`
                     i += 1
                     prev, prev_char = "symbol", "'"
                     continue
