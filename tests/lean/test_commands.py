@@ -65,6 +65,13 @@ VERIFY_OK = "theorem add_zero : ∀ (n : Nat), n + 0 = n := by\n  intro n\n  ome
         ("axiom cheat : ∀ (n : Nat), n + 0 = n\n\n" + VERIFY_OK, 1, "not allowed"),
         (VERIFY_OK + "\naxiom cheat : False\n", 1, "one theorem only"),
         (VERIFY_OK.replace("omega", "skip"), 1, "goal(s) left"),
+        # issue 37: `/--/` opens a doc comment that `-- -/` closes; Lean reads the axiom as code
+        ("/--/ a note\n-- -/ axiom cheat : ∀ (n : Nat), n + 0 = n\n" + VERIFY_OK.replace("omega", "exact cheat n"),
+         1, "refused"),
+        (VERIFY_OK.replace("  omega", "  /--/\n  -- -/ sorry"), 1, "refused"),
+        (VERIFY_OK.replace("  omega", "  /--/\n  -- -/ native_decide"), 1, "refused"),
+        (VERIFY_OK.replace("omega", "omega /- a /-/ -/ b -/"), 0, "ok (checked by kernel)"),
+        (VERIFY_OK.replace("omega", "omega /- never closed"), 1, "unterminated comment"),
     ],
 )
 def test_verify_file_checks_a_file_against_its_lock(
