@@ -169,7 +169,7 @@ async def _verify_file(args: argparse.Namespace, config: BurnqedConfig) -> int:
     try:
         async with LeanPool(config.lean.model_copy(update={"num_workers": 1})) as pool:
             verdict = await pool.verify_proof(
-                parsed.decl.render(), list(parsed.tactics), header=parsed.header.render() or None
+                parsed.decl.render(), list(parsed.tactics), header=parsed.header.render() or None, file_text=text
             )
     except LeanError as exc:
         print(f"burnqed verify-file: Lean failed: {type(exc).__name__}: {exc}", file=sys.stderr)

@@ -58,9 +58,11 @@ __all__ = [
     "ALLOWED_AXIOMS",
     "FileRefused",
     "FileVerdict",
+    "LOCK_WITNESS",
     "check_replayed",
     "compile_file",
     "final_check_argv",
+    "lock_witness",
     "process_file",
     "refuse_file",
 ]
@@ -147,8 +149,29 @@ def _axioms(output: str, name: str) -> list[str] | None:
     return None
 
 
-async def compile_file(text: str, parsed: LeanFile, config: LeanConfig, argv: list[str]) -> FileVerdict:
-    """Compile ``text`` with ``argv`` (``lean``) plus ``#print axioms``; ok with no error and standard axioms only."""
+LOCK_WITNESS = "burnqed_lock_witness"
+"""The theorem appended to a compiled file: the locked statement, proved by the file's theorem."""
+
+
+def lock_witness(lock: TheoremDecl, name: str) -> str:
+    """Lean text that compiles only if ``name`` (as Lean elaborated it) proves the locked statement.
+
+    ``theorem burnqed_lock_witness : ∀ binders, type := @name``: Lean elaborates the lock
+    itself and checks the file's theorem against it, so what counts is Lean's reading of the
+    file, not ours; its axioms are the theorem's.
+    """
+    statement = f"∀ {lock.binders}, {lock.type}" if lock.binders else lock.type
+    return f"theorem {LOCK_WITNESS} : {statement} :=\n  @{name}"
+
+
+async def compile_file(
+    text: str, parsed: LeanFile, config: LeanConfig, argv: list[str], *, lock: TheoremDecl | None = None
+) -> FileVerdict:
+    """Compile ``text`` with ``argv`` (``lean``) plus ``#print axioms``; ok with no error and standard axioms only.
+
+    With ``lock``, the file is followed by ``lock_witness`` and the axioms audited are the
+    witness's: the file as given must prove the locked statement as Lean reads both.
+    """
     name = parsed.decl.name
     if name is None:
         return FileVerdict(ok=False, reason="the axiom check needs a named theorem, not an example", checked_by="text")
@@ -161,7 +184,12 @@ async def compile_file(text: str, parsed: LeanFile, config: LeanConfig, argv: li
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="burnqed-final-") as tmp:
         path = Path(tmp) / "Check.lean"
-        path.write_text(f"{text.rstrip()}\n\n#print axioms {name}\n", encoding="utf-8")
+        audited = name
+        tail = ""
+        if lock is not None:
+            audited, tail = LOCK_WITNESS, f"{lock_witness(lock, name)}\n\n"
+        # a newline first: a file that ends inside a line comment must not swallow what follows
+        path.write_text(f"{text.rstrip()}\n\n{tail}#print axioms {audited}\n", encoding="utf-8")
         command = limited_argv(
             [program, *argv[1:], str(path)], memory_limit_mb=config.final_check_memory_mb, cpu_limit_s=None
         )
@@ -183,7 +211,7 @@ async def compile_file(text: str, parsed: LeanFile, config: LeanConfig, argv: li
             ok=False, checked_by="lean", elapsed_s=elapsed,
             reason=f"final check: lean exited {done.returncode}: {first[:500]}",
         )  # fmt: skip
-    axioms = _axioms(output, name)
+    axioms = _axioms(output, LOCK_WITNESS if lock is not None else name)
     if axioms is None:
         return FileVerdict(
             ok=False, checked_by="lean", elapsed_s=elapsed, reason="final check: no `#print axioms` answer from lean"
@@ -239,12 +267,22 @@ class WorkerLender(Protocol):
 
 
 async def check_replayed(
-    pool: WorkerLender, statement: str, tactics: Sequence[str], header: str | None, steps: int
+    pool: WorkerLender,
+    statement: str,
+    tactics: Sequence[str],
+    header: str | None,
+    steps: int,
+    *,
+    file_text: str | None = None,
 ) -> ProofVerdict:
-    """The whole file a replayed proof makes: refused on sight, else compiled (pantograph) or kernel-checked."""
+    """The whole file a replayed proof makes: refused on sight, else compiled (pantograph) or kernel-checked.
+
+    With ``file_text`` (verify-file) Lean compiles that file as given, followed by the lock
+    witness, so the verdict is on the file a person keeps, as Lean reads it.
+    """
     parsed_header = parse_header(header) if header else LeanHeader()
     decl = statement_decl(statement)
-    text = assemble_file(parsed_header, decl, tactics)
+    text = file_text if file_text is not None else assemble_file(parsed_header, decl, tactics)
     try:
         parsed = refuse_file(text, statement=decl, header=parsed_header)
     except FileRefused as exc:
@@ -262,7 +300,7 @@ async def check_replayed(
         finally:
             pool._release(worker)
         return ProofVerdict(ok=verdict.ok, reason=verdict.reason, steps=steps, file=text, checked_by="kernel")
-    compiled = await compile_file(text, parsed, pool.config, argv)
+    compiled = await compile_file(text, parsed, pool.config, argv, lock=decl)
     return ProofVerdict(
         ok=compiled.ok, reason=compiled.reason, steps=steps, file=text, checked_by="lean", axioms=compiled.axioms
     )

@@ -27,9 +27,19 @@ class ReplayPool(WorkerLender, Protocol):
 
 
 async def replay_proof(
-    pool: ReplayPool, statement: str | None, tactics: Sequence[str], *, name: str | None = None, header: str | None = None
+    pool: ReplayPool,
+    statement: str | None,
+    tactics: Sequence[str],
+    *,
+    name: str | None = None,
+    header: str | None = None,
+    file_text: str | None = None,
 ) -> ProofVerdict:
-    """Replay ``tactics`` on a fresh handle of ``pool`` and check the result as Lean would see the file."""
+    """Replay ``tactics`` on a fresh handle of ``pool`` and check the result as Lean would see the file.
+
+    ``file_text``: the file these were read from (``burnqed verify-file``); the final check
+    then compiles that file as given, not one reassembled from our reading of it.
+    """
     try:
         handle = await pool.open_proof(statement, name=name, header=header)
     except (InvalidStatement, InvalidInput) as exc:
@@ -60,4 +70,4 @@ async def replay_proof(
             return ProofVerdict(ok=False, reason="the proof term has unassigned metavariables", steps=steps)
     if statement is None:
         return ProofVerdict(ok=True, steps=steps, checked_by="replay")  # a constant's type has no file text
-    return await check_replayed(pool, statement, tactics, header, steps)
+    return await check_replayed(pool, statement, tactics, header, steps, file_text=file_text)

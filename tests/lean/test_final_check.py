@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from burnqed.lean import LeanConfig, LeanPool
-from burnqed.lean.final_check import ALLOWED_AXIOMS, FileRefused, process_file, refuse_file
+from burnqed.lean.final_check import (
+    ALLOWED_AXIOMS,
+    LOCK_WITNESS,
+    FileRefused,
+    lock_witness,
+    process_file,
+    refuse_file,
+)
 from burnqed.lean.statement import parse_header, parse_theorem
 from tests.fixtures.lean import fake_config
 
@@ -166,3 +173,27 @@ async def test_real_lean_compiles_and_audits_axioms() -> None:
         assert ok.ok and ok.checked_by == "lean" and set(ok.axioms or []) <= ALLOWED_AXIOMS, ok.reason
         native = await pool.verify_proof("theorem n : 10 < 20 := by", ["native_decide"])
         assert not native.ok and "ofReduceBool" in native.reason
+
+
+async def test_verify_file_compiles_the_file_as_given_and_the_lock_witness(tmp_path: Path) -> None:
+    """Issue 37: Lean compiles the file a person keeps, then proves the lock from its theorem."""
+    seen = tmp_path / "seen.lean"
+    spy = tmp_path / "spy_lean.py"
+    spy.write_text(
+        "import re, shutil, sys\n"
+        f"shutil.copy(sys.argv[-1], {str(seen)!r})\n"
+        "name = re.search(r'^#print axioms (\\S+)', open(sys.argv[-1]).read(), re.M).group(1)\n"
+        "print(f\"'{name}' does not depend on any axioms\")\n",
+        encoding="utf-8",
+    )
+    text = "theorem kept : ∀ (n : Nat), n + 0 = n := by\n  intro n  -- the person's own comment\n  rfl\n"
+    parsed = refuse_file(text)
+    config = fake_config(num_workers=1, final_check_command=[sys.executable, "-S", str(spy)])
+    async with LeanPool(config) as pool:
+        verdict = await pool.verify_proof(parsed.decl.render(), list(parsed.tactics), file_text=text)
+    assert verdict.ok, verdict.reason
+    compiled = seen.read_text(encoding="utf-8")
+    assert compiled.startswith(text.rstrip())  # the file as given, comments and all, not a reassembly
+    assert lock_witness(parsed.decl, "kept") in compiled
+    assert compiled.rstrip().endswith(f"#print axioms {LOCK_WITNESS}")
+    assert lock_witness(parsed.decl, "kept") == f"theorem {LOCK_WITNESS} : ∀ (n : Nat), n + 0 = n :=\n  @kept"
