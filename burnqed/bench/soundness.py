@@ -11,6 +11,7 @@ from burnqed.config import BurnqedConfig
 from burnqed.data.sets import soundness_sources
 from burnqed.embedded.soundness.campaign import run_campaign
 from burnqed.embedded.soundness.kernel_attacks import run_hostile
+from burnqed.embedded.soundness.lean_lexis import run_lexer_campaign
 
 __all__ = ["bench"]
 
@@ -19,11 +20,15 @@ async def bench(config: BurnqedConfig, quick: bool) -> dict[str, Any]:
     """The campaign as JSON: attempts (per campaign and per arithmetic family), false
     accepted (with examples), kernel refusals of elaborator acceptances, alpha-renaming
     verdict changes, the kernel's time share, and the hostile-certificate campaign
-    against the kernel (burnqed.embedded.soundness.kernel_attacks)."""
+    against the kernel (burnqed.embedded.soundness.kernel_attacks), and the lexer family:
+    proof files with generated comment/string mixtures, where a file accepted whose Lean
+    reading (the reference reading) differs from ours is a false acceptance
+    (burnqed.embedded.soundness.lean_lexis)."""
     import anyio
 
     t0 = time.perf_counter()
     drawn, per_source, per_family, certificates = (40, 3, 20, 2000) if quick else (2400, 8, 500, 100_000)
+    lexer_files = 5_000 if quick else 100_000
     tally = await anyio.to_thread.run_sync(
         lambda: run_campaign(soundness_sources(0, drawn), per_source=per_source, per_family=per_family)
     )
@@ -33,6 +38,9 @@ async def bench(config: BurnqedConfig, quick: bool) -> dict[str, Any]:
     workers = os.cpu_count() or 1
     hostile = await anyio.to_thread.run_sync(lambda: run_hostile(count=certificates, workers=workers))
     hostile_wall = time.perf_counter() - t1
+    t2 = time.perf_counter()
+    lexer = await anyio.to_thread.run_sync(lambda: run_lexer_campaign(count=lexer_files))
+    lexer_wall = time.perf_counter() - t2
     return {
         "backend": "embedded",
         "quick": quick,
@@ -60,9 +68,18 @@ async def bench(config: BurnqedConfig, quick: bool) -> dict[str, Any]:
             "wall_s": round(hostile_wall, 1),
             "per_s": round(sum(hostile.attempts.values()) / hostile_wall, 1) if hostile_wall else 0.0,
         },
+        "lexer": {
+            "files": lexer.attempts,
+            "accepted": lexer.accepted,
+            "refused": lexer.refused,
+            "false_accepted": len(lexer.false_accepted),
+            "false_accepted_examples": lexer.false_accepted[:10],
+            "wall_s": round(lexer_wall, 1),
+        },
         "targets": {
             "false_accepted==0": not tally.false_accepted,
             "hostile_false_accepted==0": not hostile.false_accepted,
+            "lexer_false_accepted==0": not lexer.false_accepted,
             "attempts>=100000": attempts >= 100_000 or quick,
             "hostile_certificates>=100000": sum(hostile.attempts.values()) >= 100_000 or quick,
         },

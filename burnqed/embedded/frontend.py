@@ -420,10 +420,11 @@ def process(checker: Host, payload: dict[str, Any]) -> dict[str, Any]:
             return error_answer("io", f"{reason.lower()}\n  file: {name}")
     try:
         clean = strip_comments(text)
-    except StatementError as exc:  # an unterminated /- comment: Lean reports it on the whole rest
+    except StatementError as exc:  # an unterminated /- comment, or a reading burnqed.lean.lexical refuses
         src = Source(text, text, name)
+        at = getattr(exc, "pos", 0)
         unit = CompilationUnit(
-            boundary=(0, src.byte(len(text))), messages=[src.message("error", str(exc), 0)]
+            boundary=(0, src.byte(len(text))), messages=[src.message("error", str(exc), at)]
         )
         return FrontendProcessResult(units=[unit]).wire()
     run = _Run(checker, req, Source(text, clean, name))
