@@ -493,14 +493,8 @@ class LeanPool:
         return _ProofContext(self, statement, name, header)
 
     async def verify_proof(
-        self,
-        statement: str | None,
-        tactics: Sequence[str],
-        *,
-        name: str | None = None,
-        header: str | None = None,
-        file_text: str | None = None,
-    ) -> ProofVerdict:
-        """The replay gate (burnqed.lean.replay): fresh handle, every tactic, no goals, root
-        without sorry / mvars, then the whole-file final check (of ``file_text`` as given, if any)."""
+        self, statement: str | None, tactics: Sequence[str], *, name: str | None = None,
+        header: str | None = None, file_text: str | None = None,
+    ) -> ProofVerdict:  # fmt: skip
+        """The replay gate (burnqed.lean.replay), then the final check (of ``file_text`` as given, if any)."""
         return await replay_proof(self, statement, tactics, name=name, header=header, file_text=file_text)

@@ -23,7 +23,7 @@ from burnqed.lean.lexical import COMMENT_KINDS, LexError, lex
 from burnqed.lean.final_check import refuse_file
 from burnqed.lean.statement import LeanHeader, StatementError, statement_decl
 
-__all__ = ["LexerTally", "PIECES", "TOKEN_TABLE", "ours_spans", "reference_spans", "run_lexer_campaign"]
+__all__ = ["LeanReadError", "LexerTally", "PIECES", "TOKEN_TABLE", "ours_spans", "reference_spans", "run_lexer_campaign"]
 
 # a token table like core Lean's (plus Mathlib's `''` and `⁻¹'`): every ASCII symbol, and longer tokens
 TOKEN_TABLE = frozenset(
