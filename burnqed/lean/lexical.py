@@ -157,6 +157,8 @@ COMMAND_STARTS = DOC_TARGETS | {
 
 def is_letter_like(c: str) -> bool:
     """Lean's ``isLetterLike`` (Init/Meta.lean): Greek but λ Π Σ, Coptic, letter-like symbols, math letters."""
+    if len(c) != 1:
+        return False
     v = ord(c)
     return (
         (0x3B1 <= v <= 0x3C9 and v != 0x3BB)
@@ -175,6 +177,8 @@ def is_id_first(c: str) -> bool:
 
 def is_id_rest(c: str) -> bool:
     """Lean's ``isIdRest``: ``isIdFirst``, ASCII digit, ``' ! ?`` or a subscript (``isSubScriptAlnum``)."""
+    if len(c) != 1:
+        return False
     v = ord(c)
     return (
         is_id_first(c)

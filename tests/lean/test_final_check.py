@@ -197,3 +197,20 @@ async def test_verify_file_compiles_the_file_as_given_and_the_lock_witness(tmp_p
     assert lock_witness(parsed.decl, "kept") in compiled
     assert compiled.rstrip().endswith(f"#print axioms {LOCK_WITNESS}")
     assert lock_witness(parsed.decl, "kept") == f"theorem {LOCK_WITNESS} : ∀ (n : Nat), n + 0 = n :=\n  @kept"
+
+
+@pytest.mark.lean
+async def test_real_lean_refuses_a_file_whose_theorem_is_not_the_lock() -> None:
+    """The lock witness makes Lean itself compare its reading of the file's theorem with the lock."""
+    from burnqed.lean.final_check import compile_file
+    from burnqed.lean.statement import statement_decl
+
+    config = LeanConfig(backend="pantograph", imports=["Init"], num_workers=1)
+    text = "theorem t (a b : Nat) (h : a = b) : b = a := by\n  exact h.symm\n"
+    parsed = refuse_file(text)
+    lock = statement_decl("theorem t (a b : Nat) (h : a = b) : b = a")
+    good = await compile_file(text, parsed, config, ["lean"], lock=lock)
+    assert good.ok, good.reason
+    other = statement_decl("theorem t (a b : Nat) (h : a = b) : a = b + 0 + 1")
+    bad = await compile_file(text, parsed, config, ["lean"], lock=other)
+    assert not bad.ok and "lean exited" in bad.reason

@@ -156,3 +156,16 @@ def test_lexer_campaign_has_no_false_acceptance() -> None:
     tally = run_lexer_campaign(2000, seed=7)
     assert tally.attempts == 2005 and tally.accepted > 50
     assert tally.false_accepted == []
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=40) | st.lists(st.sampled_from(PIECES)).map("".join))
+def test_any_text_is_read_or_refused_with_a_lex_error(text: str) -> None:
+    """No other exception escapes: consumers catch StatementError and refuse."""
+    try:
+        segments = lex(text)
+    except LexError:
+        return
+    # the segments tile the text, in order
+    assert [s.start for s in segments[1:]] == [s.end for s in segments[:-1]]
+    assert (segments[0].start if segments else 0) == 0 and (segments[-1].end if segments else 0) == len(text)

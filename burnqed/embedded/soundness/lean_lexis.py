@@ -27,7 +27,8 @@ __all__ = ["LeanReadError", "LexerTally", "PIECES", "TOKEN_TABLE", "ours_spans",
 
 # a token table like core Lean's (plus Mathlib's `''` and `⁻¹'`): every ASCII symbol, and longer tokens
 TOKEN_TABLE = frozenset(
-    set("!#$%&()*+,-./:;<=>?@[\\]^`{|}~") | {"⁻¹", "⁻¹'", "''", "<-", "->", "<->", "//", "\\/", "/\\", ":=", "<;>", "..", "@[", "/--", "/-!", "≤", "∀", "→"}
+    set("!#$%&()*+,-./:;<=>?@[\\]^`{|}~")
+    | {"⁻¹", "⁻¹'", "''", "<-", "->", "<->", "//", "\\/", "/\\", ":=", "<;>", "..", "@[", "/--", "/-!", "≤", "∀", "→"}
 )
 _FIRST = "A-Za-z_\u03b1-\u03ba\u03bc-\u03c9\u0391-\u039f\u03a1\u03a2\u03a4-\u03a9\u03ca-\u03fb\u1f00-\u1ffe\u2100-\u214f\U0001d49c-\U0001d59f"
 _REST = _FIRST + "0-9'!?\u2080-\u2089\u2090-\u209c\u1d62-\u1d6a"
@@ -129,7 +130,7 @@ def ours_spans(text: str) -> list[tuple[str, int, int]]:
 PIECES = (
     "--", "/-", "/--", "/-!", "-/", "/--/", "-", "/", '"', '\\"', "\\", "'", "'a'", "'-'", "'/'", "'\\''", "''",
     "«", "»", "«a--b»", "«/-»", "\n", " ", "  ", "x", "h'", "r\"", "r#\"", "\"#", "#", "1", "2.5", "(", ")", ":=",
-    "<-", "\\/", "//", "⁻¹'", "sorry", "axiom", "theorem", "native_decide", "`r", "\\n", "\\x4", "\\u0041", "\t",
+    "<-", "\\/", "//", "⁻¹'", "sorry", "axiom", "theorem", "native_decide", "`r", "`", "`«", "\\n", "\\x4", "\\u0041", "\t",
 )  # fmt: skip
 
 _BASE = "theorem locked_thm (n : ℕ) : n + 0 = n := by\n  simp\n"
