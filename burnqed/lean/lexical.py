@@ -55,34 +55,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 __all__ = [
-    "COMMAND_STARTS",
-    "COMMENT_KINDS",
-    "DOC_TARGETS",
-    "LITERAL_KINDS",
-    "AmbiguousText",
-    "ForbiddenCharacter",
-    "InvalidLiteral",
-    "LexError",
-    "MisplacedDocComment",
-    "Segment",
-    "SegmentKind",
-    "StatementError",
-    "UnterminatedComment",
-    "UnterminatedLiteral",
-    "blank_comments",
-    "block_comment_end",
-    "char_end",
-    "code_only",
-    "ident_end",
-    "is_id_first",
-    "is_id_rest",
-    "is_letter_like",
-    "lex",
-    "number_end",
-    "raw_string_end",
-    "raw_string_start",
-    "string_end",
-]
+    "COMMAND_STARTS", "COMMENT_KINDS", "DOC_TARGETS", "LITERAL_KINDS", "AmbiguousText", "ForbiddenCharacter",
+    "InvalidLiteral", "LexError", "MisplacedDocComment", "Segment", "SegmentKind", "StatementError",
+    "UnterminatedComment", "UnterminatedLiteral", "blank_comments", "block_comment_end", "char_end",
+    "code_only", "ident_end", "is_id_first", "is_id_rest", "is_letter_like", "lex", "number_end",
+    "raw_string_end", "raw_string_start", "string_end",
+]  # fmt: skip
 
 
 class StatementError(ValueError):
