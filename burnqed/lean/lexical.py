@@ -31,6 +31,7 @@ since v4.0; Pantograph's pin is on v4.21.0):
   anything else is "invalid escape sequence". ``charLitFnAux``: one character or one escape,
   then ``'``, else "missing end of character literal".
 - ``rawStrLitFnAux``: ``r#…#"`` ends at the first ``"`` followed by as many ``#``; no escapes.
+- after a ``.``, digits are a projection index (``fieldIdxFn``: digits only, ``h.2.elim``);
 - ``isIdFirst`` / ``isIdRest`` / ``isLetterLike`` / ``isSubScriptAlnum`` (``src/Init/Meta.lean``):
   ASCII letters, ``_`` and the letter-like blocks start a name; digits, ``' ! ?`` and
   subscripts continue it. ``Char.isWhitespace`` is ``' '``, ``\\t``, ``\\r``, ``\\n`` only.
@@ -406,7 +407,11 @@ def lex(text: str) -> tuple[Segment, ...]:
             prev = "word"
             continue
         elif "0" <= c <= "9":
-            i = number_end(text, i)
+            if prev == "symbol" and prev_char == ".":  # a projection `h.2.elim`: fieldIdx reads digits only
+                while i < n and "0" <= text[i] <= "9":
+                    i += 1
+            else:
+                i = number_end(text, i)
             prev = "word"
             continue
         else:

@@ -99,6 +99,9 @@ def reference_spans(text: str) -> list[tuple[str, int, int]]:
                 pos = m.end()
                 break
         else:
+            if c.isascii() and c.isdigit() and text[pos - 1 : pos] == ".":  # fieldIdx after `.`: digits only
+                pos = re.compile("[0-9]+").match(text, pos).end()  # type: ignore[union-attr]
+                continue
             if c.isascii() and c.isdigit():
                 m = _NUMBER.match(text, pos)
                 if m is None or m.group().endswith("_") or text[m.end() : m.end() + 1] in ("e", "E"):
@@ -130,7 +133,7 @@ def ours_spans(text: str) -> list[tuple[str, int, int]]:
 PIECES = (
     "--", "/-", "/--", "/-!", "-/", "/--/", "-", "/", '"', '\\"', "\\", "'", "'a'", "'-'", "'/'", "'\\''", "''",
     "«", "»", "«a--b»", "«/-»", "\n", " ", "  ", "x", "h'", "r\"", "r#\"", "\"#", "#", "1", "2.5", "(", ")", ":=",
-    "<-", "\\/", "//", "⁻¹'", "sorry", "axiom", "theorem", "native_decide", "`r", "`", "`«", "\\n", "\\x4", "\\u0041", "\t",
+    "<-", "\\/", "//", "⁻¹'", "sorry", "axiom", "theorem", "native_decide", "`r", "`", "`«", ".", ".1", "e", "\\n", "\\x4", "\\u0041", "\t",
 )  # fmt: skip
 
 _BASE = "theorem locked_thm (n : ℕ) : n + 0 = n := by\n  simp\n"
