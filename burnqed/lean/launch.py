@@ -7,6 +7,14 @@
   LEAN_PATH.
 - ``command``: ``config.command`` exactly as given.
 
+``prepare_launch`` (what the pool calls) adds what a Pantograph repl needs from its place:
+the Lean version check (burnqed.lean.place: the repl's ``--version``, the project's
+``lean-toolchain`` and its Mathlib build, one line naming both versions on a mismatch), the
+project directory as the child's working directory, and the project's ``LEAN_PATH`` from
+``lake env`` when neither ``lean.lean_path`` nor ``$LEAN_PATH`` gives one (and its
+``LEAN_SYSROOT`` when ``lean`` is not on PATH: the repl runs ``lean --print-prefix``), as PyPantograph
+starts its server (pantograph/server.py ``get_lean_path``, ``Server.restart``).
+
 Every argv is then wrapped in the limits trampoline (address space, CPU, die with parent).
 """
 
@@ -23,8 +31,9 @@ from burnqed.env import env, environment
 from burnqed.lean.config import LeanConfig
 from burnqed.lean.errors import LeanConfigError
 from burnqed.lean.limits import limited_argv
+from burnqed.lean.place import VersionMismatch, find_project, lake_env, repl_version, version_problem
 
-__all__ = ["LaunchSpec", "backend_argv", "build_launch", "find_pantograph"]
+__all__ = ["LaunchSpec", "backend_argv", "build_launch", "find_pantograph", "prepare_launch", "project_of"]
 
 
 class LaunchSpec(BaseModel):
@@ -35,6 +44,7 @@ class LaunchSpec(BaseModel):
     backend: str
     argv: list[str]
     env: dict[str, str] | None = None
+    cwd: str | None = None
 
     @property
     def program(self) -> list[str]:
@@ -97,3 +107,35 @@ def build_launch(config: LeanConfig) -> LaunchSpec:
     # resident memory is watched by the worker (LeanWorker); only an opt-in address-space cap goes to the kernel
     wrapped = limited_argv(argv, memory_limit_mb=config.address_space_limit_mb, cpu_limit_s=config.cpu_limit_s)
     return LaunchSpec(backend=config.backend, argv=wrapped, env=child_env)
+
+
+def project_of(config: LeanConfig) -> Path | None:
+    """The Lean project a worker runs in: ``lean.project_dir``, else the nearest directory with a
+    ``lean-toolchain`` from the working directory up, else None."""
+    if config.project_dir is not None:
+        return config.project_dir.expanduser().resolve()
+    return find_project(Path.cwd())
+
+
+async def prepare_launch(config: LeanConfig) -> LaunchSpec:
+    """``build_launch``, and for a Pantograph repl: the version check, the project as working
+    directory and the project's LEAN_PATH (``lake env``) when none is given. VersionMismatch or
+    LeanConfigError before any worker starts."""
+    spec = build_launch(config)
+    if config.backend != "pantograph":
+        return spec
+    repl = find_pantograph(config)
+    project = project_of(config)
+    problem = version_problem(repl, await repl_version(repl, config.startup_timeout_s), project)
+    if problem is not None:
+        raise VersionMismatch(problem)
+    if project is None:
+        return spec
+    child_env = spec.env
+    wants_path = not config.lean_path and not env("LEAN_PATH")
+    wants_root = not env("LEAN_SYSROOT") and shutil.which("lean") is None
+    if wants_path or wants_root:
+        found = await lake_env(project, timeout_s=config.startup_timeout_s)
+        added = {k: v for k, v in found.items() if (k == "LEAN_PATH" and wants_path) or (k == "LEAN_SYSROOT" and wants_root)}
+        child_env = {**(child_env if child_env is not None else environment()), **added}
+    return spec.model_copy(update={"cwd": str(project), "env": child_env})

@@ -71,6 +71,7 @@ class LeanWorker:
         self._child = ChildProcess(
             self.launch.argv,
             env=self.launch.env,
+            cwd=self.launch.cwd,
             max_line_bytes=config.max_line_bytes,
             stderr_tail_bytes=_STDERR_TAIL_BYTES,
         )
