@@ -34,7 +34,7 @@ COMMAND_MODULES: tuple[str, ...] = tuple(
     f"burnqed.cli.{name}"
     for name in (
         "lean", "data", "policy", "ebm", "search", "trajectory", "iterate", "report", "blueprint", "serve",
-        "coordinator", "audit",
+        "coordinator", "audit", "doctor",
     )
 )
 

@@ -16,7 +16,20 @@ from burnqed.tools.servers import SERVERS, build_named_server
 __all__ = ["module_server", "register"]
 
 
+def _placed(server: str, config: BurnqedConfig) -> BurnqedConfig:
+    """The config with the backend the place defaults to (burnqed.lean.launch.backend_by_place),
+    said on stderr at start-up: a client's log shows which checker answers."""
+    if server not in ("lean", "search"):
+        return config
+    from burnqed.lean.launch import backend_by_place
+
+    lean, note = backend_by_place(config.lean)
+    print(f"burnqed-{server}: {note}", file=sys.stderr, flush=True)
+    return config.model_copy(update={"lean": lean})
+
+
 async def _serve(args: argparse.Namespace, config: BurnqedConfig) -> int:
+    config = _placed(args.server, config)
     if args.transport == "stdio":
         await build_named_server(args.server, config).run_stdio_async()
         return 0

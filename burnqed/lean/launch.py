@@ -33,7 +33,7 @@ from burnqed.lean.errors import LeanConfigError
 from burnqed.lean.limits import limited_argv
 from burnqed.lean.place import VersionMismatch, find_project, lake_env, repl_version, version_problem
 
-__all__ = ["LaunchSpec", "backend_argv", "build_launch", "find_pantograph", "prepare_launch", "project_of"]
+__all__ = ["LaunchSpec", "backend_argv", "backend_by_place", "build_launch", "find_pantograph", "prepare_launch", "project_of"]
 
 
 class LaunchSpec(BaseModel):
@@ -139,3 +139,32 @@ async def prepare_launch(config: LeanConfig) -> LaunchSpec:
         added = {k: v for k, v in found.items() if (k == "LEAN_PATH" and wants_path) or (k == "LEAN_SYSROOT" and wants_root)}
         child_env = {**(child_env if child_env is not None else environment()), **added}
     return spec.model_copy(update={"cwd": str(project), "env": child_env})
+
+
+def backend_by_place(config: LeanConfig) -> tuple[LeanConfig, str]:
+    """The backend a place defaults to, and the start-up line that says which and why.
+
+    ``lean.backend`` set in the config file or by ``--set`` stays as it is. Left to the default,
+    a directory inside a Lean project (a ``lean-toolchain`` up the tree) with a Pantograph repl
+    found gets ``pantograph`` in that project; anywhere else the embedded checker, which says
+    it is not Lean.
+    """
+    if "backend" in config.model_fields_set:
+        if config.backend == "embedded":
+            return config, "embedded checker (lean.backend = 'embedded'): an offline checker for a fragment of Lean, not Lean"
+        return config, f"Lean backend {config.backend!r} (lean.backend)"
+    project = project_of(config)
+    try:
+        repl: Path | None = find_pantograph(config)
+    except LeanConfigError:
+        repl = None
+    if project is not None and repl is not None:
+        placed = config.model_copy(update={"backend": "pantograph", "project_dir": project})
+        return placed, f"Lean through Pantograph {repl} in the project {project} (lean-toolchain found)"
+    why = (
+        f"the project {project} has no Pantograph repl (scripts/build_pantograph.sh {project} builds one; "
+        "or set lean.repl_path)"
+        if project is not None
+        else "no lean-toolchain here or above (run in a Lean project, or set lean.project_dir)"
+    )
+    return config, f"embedded checker: an offline checker for a fragment of Lean, not Lean; {why}"
