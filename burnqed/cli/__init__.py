@@ -112,6 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Lean 4 theorem proving by LLM-guided best-first search and expert iteration.",
         parents=[parent],
     )
+    from burnqed import __version__
+
+    parser.add_argument("--version", action="version", version=f"burnqed {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name in COMMAND_MODULES:
         _load(module_name).register(sub, parent)
