@@ -110,3 +110,11 @@ async def test_every_search_tool_example_is_accepted(tools_overrides: dict[str, 
         assert len(full["outcomes"]) == len(STATEMENT_EXAMPLES)
         assert all(o.get("reason") != "invalid_statement" for o in full["outcomes"]), full["outcomes"]
         assert full["solved"] == len(STATEMENT_EXAMPLES), full["outcomes"]
+
+
+@pytest.mark.parametrize("name", ["stats", "blueprint"])
+async def test_the_other_servers_give_no_example_without_a_case_here(name: str, tools_overrides: dict[str, Any]) -> None:
+    """An example added to a stats or blueprint tool's description must get a call in this file."""
+    async with Client(serve(name, tools_overrides)) as client:
+        found = {t.name: examples(t) for t in (await client.list_tools()).tools}
+    assert all(not e for e in found.values()), found
