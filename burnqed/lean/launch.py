@@ -31,7 +31,7 @@ from burnqed.env import env, environment
 from burnqed.lean.config import LeanConfig
 from burnqed.lean.errors import LeanConfigError
 from burnqed.lean.limits import limited_argv
-from burnqed.lean.place import VersionMismatch, find_project, lake_env, repl_version, version_problem
+from burnqed.lean.place import VersionMismatch, elan_bin, find_project, lake_env, repl_version, version_problem
 
 __all__ = ["LaunchSpec", "backend_argv", "backend_by_place", "build_launch", "find_pantograph", "prepare_launch", "project_of"]
 
@@ -130,7 +130,7 @@ async def prepare_launch(config: LeanConfig) -> LaunchSpec:
     if problem is not None:
         raise VersionMismatch(problem)
     if project is None:
-        return spec
+        return _with_elan(spec)
     child_env = spec.env
     wants_path = not config.lean_path and not env("LEAN_PATH")
     wants_root = not env("LEAN_SYSROOT") and shutil.which("lean") is None
@@ -138,7 +138,20 @@ async def prepare_launch(config: LeanConfig) -> LaunchSpec:
         found = await lake_env(project, timeout_s=config.startup_timeout_s)
         added = {k: v for k, v in found.items() if (k == "LEAN_PATH" and wants_path) or (k == "LEAN_SYSROOT" and wants_root)}
         child_env = {**(child_env if child_env is not None else environment()), **added}
-    return spec.model_copy(update={"cwd": str(project), "env": child_env})
+    return _with_elan(spec.model_copy(update={"cwd": str(project), "env": child_env}))
+
+
+def _with_elan(spec: LaunchSpec) -> LaunchSpec:
+    """The repl runs ``lean --print-prefix`` unless LEAN_SYSROOT is set: with no ``lean`` on PATH
+    but elan installed, elan's ``~/.elan/bin`` goes on the child's PATH (an MCP client starts
+    servers without the user's shell profile, where elan puts it)."""
+    child_env = spec.env if spec.env is not None else environment()
+    if child_env.get("LEAN_SYSROOT") or shutil.which("lean", path=child_env.get("PATH")) is not None:
+        return spec
+    if not (elan_bin() / "lean").is_file():
+        return spec
+    path = os.pathsep.join(p for p in (str(elan_bin()), child_env.get("PATH", "")) if p)
+    return spec.model_copy(update={"env": {**child_env, "PATH": path}})
 
 
 def backend_by_place(config: LeanConfig) -> tuple[LeanConfig, str]:

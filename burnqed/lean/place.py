@@ -32,6 +32,7 @@ __all__ = [
     "PantographRelease",
     "VersionMismatch",
     "LAKE_ENV_KEYS",
+    "elan_bin",
     "find_lake",
     "find_project",
     "lake_env",
@@ -133,13 +134,18 @@ async def repl_version(repl: Path, timeout_s: float = 30.0) -> str:
     return text.splitlines()[-1].strip()
 
 
+def elan_bin() -> Path:
+    """elan's directory of tool shims (``lean``, ``lake``): ``~/.elan/bin``."""
+    return Path.home() / ".elan" / "bin"
+
+
 def find_lake() -> str | None:
     """``lake`` on PATH, else elan's ``~/.elan/bin/lake`` (an MCP client starts servers without the
     user's shell profile, so elan's directory is often not on PATH), else None."""
     found = shutil.which("lake")
     if found is not None:
         return found
-    elan = Path.home() / ".elan" / "bin" / "lake"
+    elan = elan_bin() / "lake"
     return str(elan) if elan.is_file() else None
 
 

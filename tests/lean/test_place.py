@@ -143,3 +143,23 @@ async def test_real_repl_version_matches_the_real_project() -> None:
     async with LeanPool(config) as pool:
         (pid,) = pool.worker_pids()
         assert Path(f"/proc/{pid}/cwd").resolve() == project.resolve()
+
+
+async def test_outside_a_project_elans_lean_goes_on_the_repls_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The repl runs `lean --print-prefix` unless LEAN_SYSROOT is set; an MCP client's PATH often
+    lacks ~/.elan/bin (issue 38), so it is added when `lean` is found nowhere else."""
+    home = tmp_path / "home"
+    lean = home / ".elan" / "bin" / "lean"
+    lean.parent.mkdir(parents=True)
+    lean.write_text("#!/bin/sh\n")
+    lean.chmod(0o755)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.delenv("LEAN_SYSROOT", raising=False)
+    monkeypatch.chdir(tmp_path)
+    config = LeanConfig(backend="pantograph", repl_path=fake_pantograph(tmp_path / "bin"))
+    spec = await prepare_launch(config)
+    assert spec.cwd is None and spec.env is not None
+    assert spec.env["PATH"].split(os.pathsep)[0] == str(lean.parent)
+    monkeypatch.setenv("LEAN_SYSROOT", "/opt/lean")
+    assert (await prepare_launch(config)).env is None  # a sysroot given: nothing to add
