@@ -12,11 +12,14 @@ from burnqed.cli import main
 PYPROJECT = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
 
 
-def test_version_is_the_projects(capsys: pytest.CaptureFixture[str]) -> None:
+def test_version_is_the_installed_projects(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
     with pytest.raises(SystemExit) as exit_:
         main(["--version"])
     assert exit_.value.code == 0
-    assert capsys.readouterr().out.strip() == f"burnqed {PYPROJECT['project']['version']}"
+    assert capsys.readouterr().out.strip() == f"burnqed {version('burnqed')}"
+    assert version("burnqed") == PYPROJECT["project"]["version"]
 
 
 def test_the_mcp_sdk_bound_is_the_one_whose_mcpserver_burnqed_imports() -> None:

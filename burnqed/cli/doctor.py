@@ -14,7 +14,7 @@ __all__ = ["register"]
 async def _doctor(args: argparse.Namespace, config: BurnqedConfig) -> int:
     from burnqed.doctor import run_doctor
 
-    report = await run_doctor(config, cluster=args.cluster)
+    report = await run_doctor(config.lean, config.policy, cluster=config.cluster if args.cluster else None)
     if args.json:
         print(json.dumps(report.model_dump(mode="json"), indent=2))
         return 1 if report.blocked else 0

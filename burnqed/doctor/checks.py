@@ -11,6 +11,7 @@ from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from burnqed.cluster.config import ClusterConfig
 from burnqed.env import env
 from burnqed.lean.config import LeanConfig
 from burnqed.lean.errors import LeanConfigError
@@ -23,6 +24,7 @@ from burnqed.lean.place import (
     repl_version,
     version_problem,
 )
+from burnqed.policy.config import PolicyConfig
 
 __all__ = ["DoctorReport", "Row", "RowStatus", "run_doctor"]
 
@@ -205,7 +207,7 @@ def _torch_row(device: str, needed: bool) -> Row:
                "'openai')" if needed else "")
 
 
-async def _server_row(policy: Any) -> Row:
+async def _server_row(policy: PolicyConfig) -> Row:
     if policy.backend != "openai":
         return Row(check="server", status=RowStatus.SKIP, found="policy.backend = 'local' (no server)")
     from burnqed.policy.errors import PolicyError
@@ -238,15 +240,15 @@ def _ray_row(address: str) -> Row:
     return Row(check="ray", status=RowStatus.OK, found=found)
 
 
-async def run_doctor(config: Any, *, cluster: bool = False) -> DoctorReport:
-    """Check the set-up ``config`` (a BurnqedConfig) describes; nothing is started or downloaded."""
-    local = config.policy.backend == "local"
-    rows = await _lean_rows(config.lean)
-    rows.append(_model_row(config.policy.model_dir, local))
-    rows.append(_torch_row(config.policy.device, local and config.policy.model_dir is not None))
-    rows.append(await _server_row(config.policy))
-    rows.append(_ray_row(config.cluster.address) if cluster else Row(check="ray", status=RowStatus.SKIP,
-                                                                      found="no --cluster"))
+async def run_doctor(lean: LeanConfig, policy: PolicyConfig, *, cluster: ClusterConfig | None = None) -> DoctorReport:
+    """Check the set-up these sections describe (Ray only with ``cluster``); nothing is started or downloaded."""
+    local = policy.backend == "local"
+    rows = await _lean_rows(lean)
+    rows.append(_model_row(policy.model_dir, local))
+    rows.append(_torch_row(policy.device, local and policy.model_dir is not None))
+    rows.append(await _server_row(policy))
+    rows.append(_ray_row(cluster.address) if cluster is not None else Row(check="ray", status=RowStatus.SKIP,
+                                                                          found="no --cluster"))
     first = next((r for r in rows if r.status is RowStatus.BLOCKER), None) or next(
         (r for r in rows if r.status is RowStatus.WARN and r.fix), None
     )

@@ -37,7 +37,8 @@ def bare(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 async def doctor(overrides: dict[str, Any] | None = None, cluster: bool = False) -> DoctorReport:
-    return await run_doctor(load_config(None, overrides or {}), cluster=cluster)
+    config = load_config(None, overrides or {})
+    return await run_doctor(config.lean, config.policy, cluster=config.cluster if cluster else None)
 
 
 def row(report: DoctorReport, check: str) -> Any:
