@@ -25,7 +25,7 @@ from pathlib import Path
 import anyio
 from pydantic import BaseModel, ConfigDict
 
-from burnqed.lean.errors import LeanConfigError
+from burnqed.lean.errors import LeanConfigError, VersionMismatch
 
 __all__ = [
     "PANTOGRAPH_RELEASES",
@@ -68,10 +68,6 @@ PANTOGRAPH_RELEASES: tuple[PantographRelease, ...] = (
 at that tag (github.com/lenianiva/Pantograph; v0.3.2 shares v0.3.3's Lean, v0.3.0 v0.3.1's). burnqed
 speaks v0.3.4's protocol (PANTOGRAPH.md); the older ones are listed so a project on their Lean can
 be served, and 0.2 releases (a different protocol) are not."""
-
-
-class VersionMismatch(LeanConfigError):
-    """The repl, the project and its Mathlib build are not on one Lean release."""
 
 
 def lean_release(toolchain: str) -> str:
