@@ -59,12 +59,15 @@ class ChildProcess:
         argv: Sequence[str],
         *,
         env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
         max_line_bytes: int,
         stderr_tail_bytes: int,
     ) -> None:
-        """``env`` None inherits this process's environment; ``stderr_tail_bytes`` bounds ``stderr_tail``."""
+        """``env`` None inherits this process's environment, ``cwd`` None its working directory;
+        ``stderr_tail_bytes`` bounds ``stderr_tail``."""
         self.argv = list(argv)
         self.env = dict(env) if env is not None else None
+        self.cwd = cwd
         self.max_line_bytes = max_line_bytes
         self.stderr_tail_bytes = stderr_tail_bytes
         self._process: Process | None = None
@@ -118,6 +121,7 @@ class ChildProcess:
                     stdout=subprocess.PIPE,
                     stderr=self._stderr,
                     env=self.env,
+                    cwd=self.cwd,
                     start_new_session=True,
                 )
         except OSError:

@@ -16,6 +16,11 @@ burnqed reads (API keys and the HTTP token by the names the config gives, ``$BUR
 for ``serve``, ``$ANTHROPIC_BASE_URL``, ``$PANTOGRAPH_REPL``, ``$LEAN_PATH``, the chaos bench's
 seed) are read where they are used, through ``burnqed.env`` only (``tests/test_project.py``
 keeps it so).
+
+A relative path the file gives (``paths.run_dir = "runs/demo"``, ``policy.model_dir``, every
+field typed as a path) is relative to the file's directory, not to wherever the command was
+started: an MCP client (Claude Desktop) starts its servers in a directory of its own. Paths
+given with ``--set`` stay relative to the working directory, like any command-line path.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from burnqed.audit.config import AuditConfig
 from burnqed.coordination.config import CoordinationRunConfig
@@ -114,12 +119,41 @@ def load_config(
         items = [(k.split("."), v) for k, v in overrides.items() if v is not None]
     else:
         items = [parse_override(o) for o in overrides]
+    from_file = json.loads(json.dumps(data, default=str))  # the file's own keys, before the overrides
     for key_path, value in items:
         _set_path(data, key_path, value)
     try:
-        return BurnqedConfig.model_validate(data)
+        config = BurnqedConfig.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(_validation_summary(exc)) from exc
+    if path is None:
+        return config
+    overridden = {tuple(k) for k, _ in items}
+    return _anchored(config, from_file, Path(path).expanduser().resolve().parent, overridden, ())
+
+
+def _anchored(model: Any, given: dict[str, Any], base: Path, overridden: set[tuple[str, ...]], at: tuple[str, ...]) -> Any:
+    """``model`` with each relative path the file gave (``given``) made absolute against ``base``."""
+    updates: dict[str, Any] = {}
+    for key, raw in given.items():
+        if key not in type(model).model_fields or (*at, key) in overridden:
+            continue
+        value = getattr(model, key)
+        if isinstance(value, BaseModel) and isinstance(raw, dict):
+            anchored = _anchored(value, raw, base, overridden, (*at, key))
+            if anchored is not value:
+                updates[key] = anchored
+        elif isinstance(value, Path):
+            updates[key] = _against(value, base)
+        elif isinstance(value, list) and value and all(isinstance(v, Path) for v in value):
+            updates[key] = [_against(v, base) for v in value]
+    return model.model_copy(update=updates) if updates else model
+
+
+def _against(path: Path, base: Path) -> Path:
+    """``path`` with ``~`` expanded, made absolute against ``base`` when relative."""
+    path = path.expanduser()
+    return path if path.is_absolute() else base / path
 
 
 def _validation_summary(exc: ValidationError) -> str:

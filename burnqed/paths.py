@@ -13,7 +13,8 @@ DEMO_RUN_DIR = Path("runs/demo")
 
 
 class PathsConfig(BaseModel):
-    """Where burnqed keeps models, runs and logs (relative paths are to the working dir)."""
+    """Where burnqed keeps models, runs and logs (relative paths: to the config file's directory when a
+    file is used, else to the working directory)."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -1,8 +1,16 @@
 #!/usr/bin/env bash
-# Build the pinned Pantograph REPL for burnqed's `pantograph` backend (needs internet).
+# Build the Pantograph REPL for burnqed's `pantograph` backend (needs internet).
 #
-#   scripts/build_pantograph.sh            # clones/updates vendor/Pantograph, builds `repl`
-#   export PANTOGRAPH_REPL=<printed path>  # or set lean.repl_path in burnqed.toml
+#   scripts/build_pantograph.sh              # the pinned release (v0.3.4, Lean v4.21.0)
+#   scripts/build_pantograph.sh PROJECT_DIR  # the release built for that project's lean-toolchain
+#   export PANTOGRAPH_REPL=<printed path>    # or set lean.repl_path in burnqed.toml
+#
+# With PROJECT_DIR, `burnqed lean pantograph-release PROJECT_DIR` picks the release whose
+# lean-toolchain is the project's (burnqed/lean/place.py PANTOGRAPH_RELEASES, read from
+# Pantograph's tags) and the script stops, saying so, when no release is built for it. A
+# repl must run on its project's Lean: a Mathlib built for another Lean fails at import
+# ("failed to read file ...olean, invalid header"). burnqed speaks v0.3.4's protocol; the
+# older 0.3 releases are built on request for projects on their Lean.
 #
 # Steps: check out the commit pinned in vendor/ (git submodule, 757db11a, Pantograph v0.3.4);
 # install elan (the Lean toolchain manager) if `lake` is missing, which fetches the toolchain
@@ -17,7 +25,25 @@ URL=https://github.com/lenianiva/Pantograph.git
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 DEST="$ROOT/vendor/Pantograph"
 
-if git -C "$ROOT" submodule status vendor/Pantograph >/dev/null 2>&1; then
+if [ $# -ge 1 ]; then
+    if command -v burnqed >/dev/null 2>&1; then
+        BURNQED=(burnqed)
+    elif [ -x "$ROOT/.venv/bin/python" ]; then
+        BURNQED=("$ROOT/.venv/bin/python" -m burnqed.cli)
+    else
+        BURNQED=(env "PYTHONPATH=$ROOT" python3 -m burnqed.cli)
+    fi
+    # prints "TAG COMMIT LEAN", or says on stderr that no release is built for the project's Lean
+    if ! RELEASE="$("${BURNQED[@]}" lean pantograph-release "$1")"; then
+        echo "build_pantograph: nothing to build for $1" >&2
+        exit 2
+    fi
+    read -r TAG PIN LEAN <<<"$RELEASE"
+    DEST="$ROOT/vendor/Pantograph-$TAG"
+    echo "build_pantograph: $1 is on Lean $LEAN: building Pantograph $TAG ($PIN) in $DEST"
+fi
+
+if [ "$DEST" = "$ROOT/vendor/Pantograph" ] && git -C "$ROOT" submodule status vendor/Pantograph >/dev/null 2>&1; then
     git -C "$ROOT" submodule update --init vendor/Pantograph
 fi
 if [ ! -d "$DEST/.git" ] && [ ! -f "$DEST/.git" ]; then

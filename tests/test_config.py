@@ -47,3 +47,29 @@ def test_override_parsing() -> None:
 def test_parser_builds_with_every_package() -> None:
     parser = build_parser()
     assert parser.prog == "burnqed"
+
+
+def test_relative_paths_in_a_file_are_relative_to_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 38: Claude Desktop starts a server in a directory of its own; `runs/demo` in the
+    config must not become a runs/demo/ wherever that is."""
+    home = tmp_path / "project"
+    home.mkdir()
+    config_file = home / "burnqed.toml"
+    config_file.write_text(
+        '[paths]\nrun_dir = "runs/demo"\nlogs_dir = "/abs/logs"\n'
+        '[blueprint]\npath = "runs/demo/BLUEPRINT.md"\n'
+        '[lean]\nlean_path = ["lib", "/abs/lib"]\n'
+        '[policy]\nmodel_dir = "~/models/m"\n',
+        encoding="utf-8",
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    config = load_config(config_file, ["paths.home=cache"])
+    assert config.paths.run_dir == home / "runs" / "demo"
+    assert config.blueprint.path == home / "runs" / "demo" / "BLUEPRINT.md"
+    assert config.paths.logs_dir == Path("/abs/logs")
+    assert config.lean.lean_path == [home / "lib", Path("/abs/lib")]
+    assert config.policy.model_dir == Path("~/models/m").expanduser()
+    assert config.paths.home == Path("cache")  # a --set path stays relative to where the command runs
+    assert load_config(None, ["paths.run_dir=runs/x"]).paths.run_dir == Path("runs/x")

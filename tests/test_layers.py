@@ -28,7 +28,7 @@ FLOORS: list[set[str]] = [
     {"iteration"},
     {"tools"},
     {"audit", "coordination"},
-    {"bench"},  # every benchmark; the CLI dispatches to them by module name
+    {"bench", "doctor"},  # every benchmark; the set-up check (burnqed doctor); the CLI dispatches to them
     {"cli"},
 ]
 FLOOR = {package: level for level, packages in enumerate(FLOORS) for package in packages}

@@ -34,7 +34,7 @@ COMMAND_MODULES: tuple[str, ...] = tuple(
     f"burnqed.cli.{name}"
     for name in (
         "lean", "data", "policy", "ebm", "search", "trajectory", "iterate", "report", "blueprint", "serve",
-        "coordinator", "audit",
+        "coordinator", "audit", "doctor",
     )
 )
 
@@ -104,6 +104,16 @@ def _bench_command(args: argparse.Namespace, config: BurnqedConfig) -> int:
     return 0
 
 
+def _version() -> str:
+    """The installed distribution's version (what pip installed from pyproject.toml)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("burnqed")
+    except PackageNotFoundError:
+        return "(not installed: run from a checkout)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser with every package's sub-commands."""
     parent = _common_parent()
@@ -112,6 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Lean 4 theorem proving by LLM-guided best-first search and expert iteration.",
         parents=[parent],
     )
+    parser.add_argument("--version", action="version", version=f"burnqed {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name in COMMAND_MODULES:
         _load(module_name).register(sub, parent)

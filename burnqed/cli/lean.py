@@ -177,6 +177,26 @@ async def _verify_file(args: argparse.Namespace, config: BurnqedConfig) -> int:
     return report(verdict.ok, verdict.reason, checked_by=verdict.checked_by, axioms=verdict.axioms)
 
 
+def _pantograph_release(args: argparse.Namespace, config: BurnqedConfig) -> int:
+    """Print ``TAG COMMIT LEAN`` of the Pantograph release for the project's lean-toolchain (what
+    scripts/build_pantograph.sh PROJECT builds), or exit 2 saying that none is built for it."""
+    from burnqed.lean.place import PANTOGRAPH_RELEASES, find_project, project_toolchain, release_for_lean
+
+    project = find_project(args.project)
+    lean = project_toolchain(project) if project is not None else None
+    if project is None or lean is None:
+        print(f"burnqed lean pantograph-release: no lean-toolchain in {args.project} or above", file=sys.stderr)
+        return 2
+    match = release_for_lean(lean)
+    if match is None:
+        known = ", ".join(f"{r.tag} for {r.lean}" for r in PANTOGRAPH_RELEASES)
+        print(f"burnqed lean pantograph-release: no Pantograph release is built for {lean} (the project {project}); "
+              f"releases: {known}", file=sys.stderr)  # fmt: skip
+        return 2
+    print(f"{match.tag} {match.commit} {match.lean}")
+    return 0
+
+
 def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
     """Add this package's sub-commands to the burnqed parser."""
     lean = sub.add_parser("lean", parents=[parent], help="the Lean worker pool")
@@ -193,6 +213,13 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
         handler=_check,
         config_overrides=lambda a: {"lean.backend": a.backend, "lean.num_workers": a.workers},
     )
+
+    release = lsub.add_parser(
+        "pantograph-release", parents=[parent],
+        help="the Pantograph release built for a project's Lean (TAG COMMIT LEAN), or why there is none",
+    )  # fmt: skip
+    release.add_argument("project", nargs="?", type=Path, default=Path("."), help="a Lean project (default: here)")
+    release.set_defaults(handler=_pantograph_release)
 
     def _help(args: argparse.Namespace, config: BurnqedConfig) -> int:
         lean.print_help()

@@ -16,7 +16,30 @@ from burnqed.tools.servers import SERVERS, build_named_server
 __all__ = ["module_server", "register"]
 
 
+def _placed(server: str, config: BurnqedConfig) -> BurnqedConfig:
+    """The config with the backend the place defaults to (burnqed.lean.launch.backend_by_place),
+    said on stderr at start-up with where the server reads its run (a client's log shows which
+    checker answers, and a run directory that is missing or empty before any tool says nothing)."""
+    say = lambda text: print(f"burnqed-{server}: {text}", file=sys.stderr, flush=True)  # noqa: E731
+    if server in ("stats", "search"):
+        from burnqed.tools.stats import run_dir_note
+
+        if run_dir_note(config.paths.run_dir) is not None:
+            state = "is empty" if config.paths.run_dir.is_dir() else "does not exist"
+            say(f"run directory {config.paths.run_dir.resolve()} (paths.run_dir) {state}: nothing to read until a run writes there")
+    if server == "blueprint" and not config.blueprint.path.exists():
+        say(f"BLUEPRINT {config.blueprint.path.resolve()} (blueprint.path) does not exist: no targets until one is written")
+    if server not in ("lean", "search"):
+        return config
+    from burnqed.lean.launch import backend_by_place
+
+    lean, note = backend_by_place(config.lean)
+    say(note)
+    return config.model_copy(update={"lean": lean})
+
+
 async def _serve(args: argparse.Namespace, config: BurnqedConfig) -> int:
+    config = _placed(args.server, config)
     if args.transport == "stdio":
         await build_named_server(args.server, config).run_stdio_async()
         return 0

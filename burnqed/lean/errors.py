@@ -2,6 +2,7 @@
 
 LeanError
  ├── LeanConfigError        the backend cannot be launched as configured
+ │    └── VersionMismatch   the repl, the project and its Mathlib build are not on one Lean
  ├── LeanStartupError       the process did not print ``ready.`` (crash, io error, time-out)
  ├── LeanTimeout            no answer within the read time-out (the process was killed)
  ├── LeanProcessDied        EOF / broken pipe: the process is gone
@@ -40,6 +41,7 @@ __all__ = [
     "PoolClosed",
     "PoolExhausted",
     "UnknownHandle",
+    "VersionMismatch",
     "statement_refused",
 ]
 
@@ -50,6 +52,10 @@ class LeanError(Exception):
 
 class LeanConfigError(LeanError):
     """The backend cannot be launched as configured (missing binary, bad command)."""
+
+
+class VersionMismatch(LeanConfigError):
+    """The repl, the project and its Mathlib build are not on one Lean release (burnqed.lean.place)."""
 
 
 class LeanStartupError(LeanError):

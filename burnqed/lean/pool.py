@@ -41,7 +41,7 @@ from burnqed.lean.errors import (
 )
 from burnqed.lean.groups import ImportGroups
 from burnqed.lean.handle import ProofHandle, input_problem
-from burnqed.lean.launch import LaunchSpec, build_launch
+from burnqed.lean.launch import LaunchSpec, prepare_launch
 from burnqed.lean.replay import replay_proof
 from burnqed.lean.results import PoolStatus, ProofVerdict
 from burnqed.lean.statement import LeanHeader, StatementError, parse_header
@@ -159,7 +159,7 @@ class LeanPool:
         """Start all ``num_workers`` children concurrently; any start-up failure aborts the pool."""
         if self._tg is not None:
             raise LeanError("pool already started")
-        self._launch = build_launch(self.config)
+        self._launch = await prepare_launch(self.config)
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
         self._groups.bind(self._tg)

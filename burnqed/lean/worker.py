@@ -71,6 +71,7 @@ class LeanWorker:
         self._child = ChildProcess(
             self.launch.argv,
             env=self.launch.env,
+            cwd=self.launch.cwd,
             max_line_bytes=config.max_line_bytes,
             stderr_tail_bytes=_STDERR_TAIL_BYTES,
         )
@@ -187,8 +188,10 @@ class LeanWorker:
 
         Pantograph's goal.tactic elaborates in the REPL's own scope (Repl.lean ``runCoreM``
         reads ``scope.openDecls`` and ``scope.opts``), which frontend.process replaces only
-        with ``inheritEnv`` (Repl.lean 231-235): so ``open`` and ``set_option`` reach every
-        tactic, and definitions are declared once. A refused header kills the process (part
+        with ``inheritEnv`` (Repl.lean 231-235): so ``open`` and the options tactics read from
+        their options (``synthInstance.*``, ``pp.*``, ``maxRecDepth``) reach every tactic, and
+        definitions are declared once. ``set_option maxHeartbeats`` does not: runCoreM keeps the
+        start-up context's ``maxHeartbeats`` field (docs/lean.md, "What a header's options reach"). A refused header kills the process (part
         of it may be in its environment) and raises InvalidStatement.
         """
         if commands == self.scope:

@@ -115,11 +115,12 @@ class TargetList(BaseModel):
 
     targets: list[EntryView]
     counts: dict[str, int] = Field(description="targets per status")
+    note: str | None = Field(default=None, description="why there is none: the BLUEPRINT file does not exist")
 
     def summary(self) -> str:
         """Short text for the model."""
         counts = ", ".join(f"{k} {v}" for k, v in sorted(self.counts.items()))
-        lines = [f"{len(self.targets)} targets ({counts or 'none'})"]
+        lines = [f"{len(self.targets)} targets ({counts or 'none'})" + (f": {self.note}" if self.note else "")]
         lines += [t.summary().split("\n")[0] for t in self.targets[:50]]
         if len(self.targets) > 50:
             lines.append(f"… {len(self.targets) - 50} more")
@@ -157,7 +158,13 @@ class BlueprintTools:
         counts: dict[str, int] = {}
         for entry in everything:
             counts[entry.status] = counts.get(entry.status, 0) + 1
-        return TargetList(targets=[entry_view(e, detail, self.hide) for e in entries], counts=counts)
+        note = None
+        if not everything and not self.store.path.exists():
+            note = (
+                "the BLUEPRINT file (blueprint.path) does not exist: the server may point at the wrong place "
+                "(a relative path in a config file is relative to that file; see the server's start-up line)"
+            )
+        return TargetList(targets=[entry_view(e, detail, self.hide) for e in entries], counts=counts, note=note)
 
     def get_target(self, label: str) -> EntryView:
         """One entry, in full."""

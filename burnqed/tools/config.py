@@ -11,7 +11,10 @@ from burnqed.iteration.config import IterationRunConfig
 __all__ = ["DEFAULT_DENIED_PATTERNS", "ToolsConfig", "ToolsRunConfig"]
 
 # Lean text that reaches outside the proof: commands, meta-programming, IO, unsafe code,
-# options and imports. Each entry is a regex searched in the tactic or statement text.
+# options and imports. Each entry is a regex searched in the tactic or statement text. A
+# statement in theorem form is one declaration by its form: TacticPolicy.check_statement
+# parses it first and applies `declaration` (and `sorry`) to its name and signature only, so
+# the rule refuses a second declaration there, not the one the statement is.
 DEFAULT_DENIED_PATTERNS: dict[str, str] = {
     "#command": r"#[A-Za-z_]",  # #eval, #print, #exit, #check …
     "run_cmd": r"\brun_cmd\b",

@@ -27,7 +27,7 @@ from burnqed.tools.lean_tools import (
     VerifyProofResult,
 )
 from burnqed.tools.leases import HandleRegistry
-from burnqed.tools.policy import TacticPolicy
+from burnqed.tools.policy import STATEMENT_FORMS, TacticPolicy
 from burnqed.tools.serving import (
     DESTRUCTIVE,
     MUTATING,
@@ -99,10 +99,7 @@ def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
         ctx: Context[Any, Any],
         statement: Annotated[
             str | None,
-            Field(
-                description="a Lean 4 proposition, e.g. '∀ (n : Nat), n + 0 = n', or a theorem in theorem form, "
-                "e.g. 'theorem t (x : ℕ) (h : 0 < x) : 1 ≤ x := by'"
-            ),
+            Field(description=STATEMENT_FORMS),
         ] = None,
         name: Annotated[str | None, Field(description="or the name of a theorem in the environment")] = None,
         header: Annotated[
@@ -139,7 +136,7 @@ def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
     async def verify_proof(
         ctx: Context[Any, Any],
         tactics: Annotated[list[str], Field(min_length=1, description="the whole proof, one tactic per item")],
-        statement: Annotated[str | None, Field(description="the Lean 4 proposition")] = None,
+        statement: Annotated[str | None, Field(description=STATEMENT_FORMS)] = None,
         name: Annotated[str | None, Field(description="or the name of a theorem in the environment")] = None,
         header: Annotated[str | None, Field(description="the statement's file header (import, open, set_option)")] = None,
     ) -> Annotated[CallToolResult, VerifyProofResult]:

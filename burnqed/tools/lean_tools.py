@@ -34,6 +34,7 @@ from burnqed.lean.errors import InvalidInput as LeanInvalidInput
 from burnqed.lean.interface import ProofPool
 from burnqed.lean.protocol import Goal, Message, render_goal, render_goals
 from burnqed.lean.results import PoolStatus, TacticOutcome, TacticStatus
+from burnqed.lean.statement import split_statement
 from burnqed.tools.config import ToolsConfig
 from burnqed.tools.errors import InvalidInput, LeanUnavailable, LeaseError, LeaseLost, Refused
 from burnqed.tools.leases import HandleRegistry
@@ -49,6 +50,7 @@ __all__ = [
     "RunTacticResult",
     "StartProofResult",
     "VerifyProofResult",
+    "checker_name",
     "goal_view",
 ]
 
@@ -56,6 +58,11 @@ _LEAN_NAME = re.compile(r"^[^\s()\[\]{}#`,;:]+$")
 
 
 # ---------------------------------------------------------------- output models
+
+
+def checker_name(backend: str) -> str:
+    """The name a refusal carries: "embedded checker" for the offline backend, "Lean" for a real one."""
+    return "embedded checker" if backend == "embedded" else "Lean"
 
 
 class Hypothesis(BaseModel):
@@ -150,6 +157,7 @@ class RunTacticResult(BaseModel):
     proof_complete: bool = Field(description="no goals left (verify_proof is the real check)")
     handle_alive: bool = Field(default=True, description="false after status 'lost': start a new proof")
     elapsed_ms: float = 0.0
+    backend: str = Field(default="", description="who checked: embedded (the offline checker, not Lean), pantograph, command")
 
     def summary(self) -> str:
         """Short text for the model."""
@@ -157,7 +165,8 @@ class RunTacticResult(BaseModel):
             head = "proof complete" if self.proof_complete else f"state {self.next_state_id}"
             return f"{self.status.value}: {head}\n{self.goals_text}"
         detail = self.parse_error or "\n".join(m.text for m in self.messages if m.severity == "error")
-        return f"{self.status.value}: {detail}".rstrip(": ")
+        who = "embedded checker: " if self.backend == "embedded" else ""
+        return f"{who}{self.status.value}: {detail}".rstrip(": ")
 
 
 class CloseProofResult(BaseModel):
@@ -189,7 +198,8 @@ class VerifyProofResult(BaseModel):
         if self.ok:
             return f"verified: {self.steps} tactics replayed, no goals, no sorry ({self.backend})"
         step = f" at step {self.failed_step}" if self.failed_step is not None else ""
-        return f"rejected{step}: {self.reason}"
+        who = "embedded checker: " if self.backend == "embedded" else ""
+        return f"{who}rejected{step}: {self.reason}"
 
 
 class PoolStatusResult(BaseModel):
@@ -251,6 +261,7 @@ class LeanTools:
         """Open a worker-independent proof on a statement (or a named constant) and lease it to ``client``."""
         if (statement is None) == (name is None):
             raise InvalidInput("give exactly one of statement or name")
+        statement, header = self._split(statement, header)
         if statement is not None:
             statement = self.policy.check_statement(statement)
         if name is not None:
@@ -267,9 +278,9 @@ class LeanTools:
             async with self._lane(client):
                 handle = await self._open(statement, name, header)
         except (InvalidStatement, LeanInvalidInput) as exc:
-            raise InvalidInput(f"Lean rejected the statement: {exc}") from exc
+            raise InvalidInput(f"{self._rejected('the statement')}: {exc}") from exc
         except LeanReplError as exc:
-            raise InvalidInput(f"Lean rejected the statement: {exc}") from exc
+            raise InvalidInput(f"{self._rejected('the statement')}: {exc}") from exc
         except LeanError as exc:
             raise LeanUnavailable(f"the Lean pool could not start the proof: {type(exc).__name__}: {exc}") from exc
         try:
@@ -288,6 +299,28 @@ class LeanTools:
             backend=self.pool.backend,
             idle_timeout_s=self.registry.idle_timeout_s,
         )
+
+    @property
+    def checker(self) -> str:
+        """Who checks: "embedded checker" on the embedded backend (never to be taken for Lean), else "Lean"."""
+        return checker_name(self.pool.backend)
+
+    def _rejected(self, what: str) -> str:
+        """``Lean rejected WHAT``, or ``embedded checker: rejected WHAT`` on the embedded backend."""
+        return f"{self.checker}: rejected {what}" if self.pool.backend == "embedded" else f"Lean rejected {what}"
+
+    @staticmethod
+    def _split(statement: str | None, header: str | None) -> tuple[str | None, str | None]:
+        """A statement pasted with its file header (``import Mathlib`` … ``theorem …``, as Goedel-Prover-V2's
+        miniF2F gives it) as (theorem, header), the way the benchmark importer splits it; both given is refused."""
+        if statement is None:
+            return statement, header
+        own, theorem = split_statement(statement)
+        if own is None:
+            return statement, header
+        if header is not None:
+            raise InvalidInput("the statement carries its own header (import/open lines): pass it in one place")
+        return theorem, own
 
     async def _open(self, statement: str | None, name: str | None, header: str | None = None) -> DetachedProof:
         return await DetachedProof.open(
@@ -329,7 +362,7 @@ class LeanTools:
             except LeanInvalidInput as exc:
                 raise InvalidInput(f"tactic refused: {exc}") from exc
             except LeanReplError as exc:
-                raise InvalidInput(f"Lean refused the request: {exc.desc}") from exc
+                raise InvalidInput(f"{self._rejected('the request')}: {exc.desc}") from exc
             except LeanError as exc:
                 raise LeanUnavailable(f"{type(exc).__name__}: {exc}") from exc
             # a detached proof outlives a dead worker: the next call replays it on another one
@@ -351,6 +384,7 @@ class LeanTools:
             proof_complete=outcome.proof_complete,
             handle_alive=alive,
             elapsed_ms=round(outcome.elapsed_s * 1000, 3),
+            backend=self.pool.backend,
         )
 
     async def close_proof(self, handle: str, client: str | None = None) -> CloseProofResult:
@@ -369,6 +403,7 @@ class LeanTools:
         """Replay a tactic list from a fresh start (the replay gate)."""
         if (statement is None) == (name is None):
             raise InvalidInput("give exactly one of statement or name")
+        statement, header = self._split(statement, header)
         if statement is not None:
             statement = self.policy.check_statement(statement)
         if name is not None and not _LEAN_NAME.match(name.strip()):
@@ -386,9 +421,9 @@ class LeanTools:
                     statement, checked, name=name.strip() if name else None, header=header
                 )
         except (InvalidStatement, LeanInvalidInput) as exc:
-            raise InvalidInput(f"Lean rejected the statement: {exc}") from exc
+            raise InvalidInput(f"{self._rejected('the statement')}: {exc}") from exc
         except LeanReplError as exc:
-            raise InvalidInput(f"Lean rejected the request: {exc}") from exc
+            raise InvalidInput(f"{self._rejected('the request')}: {exc}") from exc
         except LeanError as exc:
             raise LeanUnavailable(f"the Lean pool could not verify: {type(exc).__name__}: {exc}") from exc
         return VerifyProofResult(

@@ -7,6 +7,14 @@ are a deny-list of named regexes (ToolsConfig.denied_patterns, plus
 extra_denied_patterns, minus allowed_patterns); ``sorry``/``admit`` are refused unless
 ToolsConfig.allow_sorry. Comments and string literals are checked too, on purpose: the
 policy reads text, not Lean syntax, and errs on the side of refusing.
+
+A statement comes in every form ``burnqed prove``, the benchmark importers and the tools'
+descriptions accept: a proposition (``∀ (n : Nat), n + 0 = n``), binder form (``(x : ℕ) (h : 0 <
+x) : 1 ≤ x``) or theorem form (``theorem t (x : ℕ) (h : 0 < x) : 1 ≤ x := by``, ``lemma``,
+``example``, a trailing ``:= by sorry`` included). Theorem form is read as one declaration by
+burnqed.lean.statement.parse_theorem (a second declaration, a proof or anything after ``:= by``
+is refused there), and the rules then run on its name and signature: the ``declaration`` rule
+refuses a second declaration, not the one the form is made of.
 """
 
 from __future__ import annotations
@@ -17,15 +25,30 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from burnqed.lean.statement import StatementError, parse_header
+from burnqed.lean.statement import StatementError, is_theorem_form, parse_header, parse_theorem
 from burnqed.tools.config import ToolsConfig
 from burnqed.tools.errors import InvalidInput, PolicyViolation
 
-__all__ = ["PolicyVerdict", "TacticPolicy"]
+__all__ = ["STATEMENT_EXAMPLES", "STATEMENT_FORMS", "PolicyVerdict", "TacticPolicy"]
+
+STATEMENT_EXAMPLES = (
+    "∀ (n : Nat), n + 0 = n",
+    "(x : ℕ) (h : 0 < x) : 1 ≤ x",
+    "theorem t (x : ℕ) (h : 0 < x) : 1 ≤ x := by",
+)
+"""One statement of each form the tools accept: proposition, binder form, theorem form."""
+
+STATEMENT_FORMS = (
+    f"a Lean 4 proposition, e.g. '{STATEMENT_EXAMPLES[0]}', binders then a type, e.g. '{STATEMENT_EXAMPLES[1]}', "
+    f"or one theorem, lemma or example in theorem form, e.g. '{STATEMENT_EXAMPLES[2]}'"
+)
+"""How a tool's ``statement`` parameter reads (each example is called over stdio by the tests)."""
 
 # every spelling of "assume the goal": the tactics, the axiom behind them, and the
 # elaborator's helpers (a «sorry» in guillemets is the same identifier)
 _SORRY = re.compile(r"\b(sorry\w*|admit|admitGoal)\b|«\s*sorry\s*»")
+# what theorem form is made of: its keyword (the declaration rule) and a `:= by sorry` ending
+_FORM_RULES = frozenset({"declaration", "sorry"})
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
@@ -55,26 +78,30 @@ class TacticPolicy:
         """Names of the active deny rules."""
         return [name for name, _ in self._rules]
 
-    def verdict(self, text: str) -> PolicyVerdict:
-        """Check ``text`` against the deny rules (NFKC-normalised first, so look-alike letters do not slip through)."""
+    def verdict(self, text: str, skip: frozenset[str] = frozenset()) -> PolicyVerdict:
+        """Check ``text`` against the deny rules but ``skip`` (NFKC-normalised first, so look-alike letters do not slip through)."""
         normal = unicodedata.normalize("NFKC", text)
         for name, rx in self._rules:
-            if rx.search(normal):
+            if name not in skip and rx.search(normal):
                 return PolicyVerdict(allowed=False, rule=name)
         return PolicyVerdict(allowed=True)
 
-    def check(self, kind: Literal["tactic", "statement"], text: str) -> str:
-        """Return ``text`` stripped if allowed; raise InvalidInput or PolicyViolation otherwise."""
+    def _check_size(self, kind: Literal["tactic", "statement"], stripped: str) -> None:
+        """InvalidInput for an empty, overlong or control-character text."""
         limit = self.config.max_tactic_chars if kind == "tactic" else self.config.max_statement_chars
-        # a tab or a Windows line end is whitespace, not a control character: normalised, not refused
-        text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", " ")
-        stripped = text.strip()
         if not stripped:
             raise InvalidInput(f"empty {kind}")
         if len(stripped) > limit:
             raise InvalidInput(f"{kind} longer than {limit} characters")
         if _CONTROL.search(stripped):
             raise InvalidInput(f"{kind} contains control characters")
+
+    def check(self, kind: Literal["tactic", "statement"], text: str) -> str:
+        """Return ``text`` stripped if allowed; raise InvalidInput or PolicyViolation otherwise."""
+        # a tab or a Windows line end is whitespace, not a control character: normalised, not refused
+        text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", " ")
+        stripped = text.strip()
+        self._check_size(kind, stripped)
         verdict = self.verdict(stripped)
         if not verdict.allowed:
             raise PolicyViolation(kind, verdict.rule or "?")
@@ -103,5 +130,24 @@ class TacticPolicy:
         return stripped
 
     def check_statement(self, statement: str) -> str:
-        """A statement the policy allows (stripped), else PolicyViolation."""
-        return self.check("statement", statement)
+        """A statement the policy allows (stripped), else PolicyViolation or InvalidInput.
+
+        Theorem form is parsed as exactly one declaration first (InvalidInput naming what is
+        wrong otherwise); its keyword and trailing ``:= by`` / ``:= by sorry`` are the form, not
+        content, so the rules check its name and signature, where a second ``theorem`` or a
+        ``sorry`` is still refused.
+        """
+        text = statement.replace("\r\n", "\n").replace("\r", "\n").replace("\t", " ").strip()
+        if not is_theorem_form(text):
+            return self.check("statement", statement)
+        self._check_size("statement", text)
+        try:
+            decl = parse_theorem(text)
+        except StatementError as exc:
+            raise InvalidInput(f"statement: {exc}") from exc
+        # the whole text (comments included) under every rule but the two the form itself trips
+        verdict = self.verdict(text, skip=_FORM_RULES)
+        if not verdict.allowed:
+            raise PolicyViolation("statement", verdict.rule or "?")
+        self.check("statement", f"{decl.name or ''}\n{decl.proposition}")
+        return text

@@ -23,6 +23,7 @@ from burnqed.tools.config import ToolsRunConfig
 from burnqed.writelock import Holder
 from burnqed.tools.host import ContextHost
 from burnqed.tools.jobs import JobManager, JobRecord, JobStatus
+from burnqed.tools.policy import STATEMENT_FORMS
 from burnqed.tools.search_tools import (
     GenerateTacticsResult,
     JobList,
@@ -127,7 +128,7 @@ def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
         ctx: Context[Any, Any],
         theorem_set: Annotated[str | None, Field(description="a built-in theorem set, e.g. 'core'")] = None,
         statements: Annotated[
-            list[str] | None, Field(min_length=1, description="or Lean 4 propositions to prove")
+            list[str] | None, Field(min_length=1, description=f"or statements to prove, each {STATEMENT_FORMS}")
         ] = None,
         budget: Annotated[SearchBudget | None, Field(description="per-theorem budget (default: server config)")] = None,
         limit: Annotated[int | None, Field(ge=1, description="only the first N theorems of the set")] = None,

@@ -153,11 +153,12 @@ class SolveCurve(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     points: list[IterationScores]
+    note: str | None = Field(default=None, description="why there is nothing: a missing or empty run directory")
 
     def summary(self) -> str:
         """Short text for the model."""
         if not self.points:
-            return "no iterations yet"
+            return "no iterations yet" + (f": {self.note}" if self.note else "")
         return "\n".join(_scores_line(p) for p in self.points)
 
 
@@ -191,6 +192,22 @@ class ToolUsage(BaseModel):
         return f"{self.total_calls} calls, {self.total_errors} errors: {rows or 'none'}"
 
 
+def run_dir_note(run_dir: Path) -> str | None:
+    """Why a run directory holds nothing (missing, or empty), for a tool's answer; None when it has content.
+
+    The path itself is not named (tool texts never show the server's paths); the server says it on
+    stderr at start-up (``burnqed serve``).
+    """
+    if not run_dir.exists():
+        return (
+            "the run directory (paths.run_dir) does not exist: the server may point at the wrong place "
+            "(a relative path in a config file is relative to that file; see the server's start-up line)"
+        )
+    if run_dir.is_dir() and not any(run_dir.iterdir()):
+        return "the run directory (paths.run_dir) is empty: no run has written there yet"
+    return None
+
+
 class StatsService:
     """Reads a run directory and the tool-call log."""
 
@@ -220,7 +237,8 @@ class StatsService:
         if iteration is None:
             iterations = self.iterations()
             if not iterations:
-                raise StatsUnavailable("no trajectories in this run yet")
+                note = run_dir_note(self.run_dir)
+                raise StatsUnavailable("no trajectories in this run yet" + (f": {note}" if note else ""))
             iteration = iterations[-1]
         return f"iter_{iteration}", self.layout.trajectories(iteration)
 
@@ -384,8 +402,9 @@ class StatsService:
         )
 
     def solve_curve(self) -> SolveCurve:
-        """Scores of every iteration, in order."""
-        return SolveCurve(points=[self.scores(i) for i in self.iterations()])
+        """Scores of every iteration, in order (with a note when the run directory is missing or empty)."""
+        points = [self.scores(i) for i in self.iterations()]
+        return SolveCurve(points=points, note=None if points else run_dir_note(self.run_dir))
 
     def tool_usage(self, server: str | None = None, since: datetime | None = None) -> ToolUsage:
         """Calls per tool from the call log (optionally one server's, since a time)."""

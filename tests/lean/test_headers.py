@@ -113,9 +113,11 @@ async def test_import_groups_are_bounded_least_recently_used_first(pantograph_co
 
 async def test_the_headers_scope_reaches_every_tactic_of_the_proof() -> None:
     """Issue 26: goal.tactic elaborates in the REPL's scope (Repl.lean runCoreM), which only a
-    frontend.process with inheritEnv sets; the header's `open` and `set_option` must reach tactics."""
+    frontend.process with inheritEnv sets; the header's `open` must reach tactics. Its `set_option
+    maxHeartbeats` does not (issue 38: runCoreM keeps the start-up maxHeartbeats): the launch
+    option burnqed passes (lean.lean_options, maxHeartbeats=0) is what lets `heavy` run."""
     header = "import Init\nset_option maxHeartbeats 400000\nopen BigOperators Real Nat Topology Rat"
-    async with LeanPool(fake_config(num_workers=1)) as pool:
+    async with LeanPool(fake_config("--maxHeartbeats=0", num_workers=1)) as pool:
         async with pool.start_proof("theorem t (x : ℕ) : 0 < x + 1 := by", header=header) as proof:
             for tactic in ("exact pi_pos", "heavy"):
                 out = await proof.run_tactic(proof.state_id, tactic)

@@ -190,7 +190,7 @@ async def test_the_embedded_checker_behind_the_server(tools_overrides: dict[str,
         )
         assert verdict.structured_content["ok"] is True
         wrong = await call(client, "start_proof", statement="∀ (a : Nat), a +")
-        assert wrong.is_error and "Lean rejected the statement" in wrong.content[0].text
+        assert wrong.is_error and "embedded checker: rejected the statement" in wrong.content[0].text
 
 
 async def test_open_handles_do_not_starve_the_pool(tools_overrides: dict[str, Any]) -> None:

@@ -87,3 +87,40 @@ def test_headers_follow_the_importers_rules_not_the_deny_list(header: str) -> No
 def test_a_header_the_importer_refuses_is_refused_by_name() -> None:
     with pytest.raises(InvalidInput, match="axiom cheat"):
         TacticPolicy(ToolsConfig()).check_header("import Mathlib\naxiom cheat : False")
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "∀ (n : Nat), n + 0 = n",
+        "(x : ℕ) (h : 0 < x) : 1 ≤ x",
+        "theorem t (x : ℕ) (h : 0 < x) : 1 ≤ x := by",
+        "lemma l (a b : ℕ) : a + b = b + a := by",
+        "example : 2 + 2 = 4 := by",
+        "theorem mathd_algebra_10 : abs ((120 : ℝ) / 100 * 30 - 130 / 100 * 20) = 10 := by sorry",
+        "theorem t\n  (x : ℕ) (h : 0 < x) :\n  1 ≤ x := by",
+    ],
+)
+def test_every_statement_form_the_importers_accept_is_allowed(statement: str) -> None:
+    """Proposition, binder form and theorem form (`theorem`/`lemma`/`example … := by`) pass the
+    policy: the declaration rule is for a second declaration, not the one the form is."""
+    assert TacticPolicy(ToolsConfig()).check_statement(f" {statement} \n") == statement
+
+
+@pytest.mark.parametrize(
+    ("statement", "refusal"),
+    [
+        ("theorem t : True := by\ntheorem u : False := by", InvalidInput),  # a second declaration
+        ("theorem t : True\ntheorem u : False := by", PolicyViolation),  # one hidden in the type
+        ("theorem t : True := trivial", InvalidInput),  # a proof, not a statement
+        ("theorem t : True := by\n#eval 1", InvalidInput),  # a command after the form
+        ("theorem t : sorry = 1 := by", InvalidInput),
+        ("theorem t : IO.println 1 = IO.println 1 := by", PolicyViolation),
+        ("theorem t : True := by -- #eval x", PolicyViolation),  # comments are read too
+        ("def f : ℕ := 0", PolicyViolation),
+        ("axiom a : False", PolicyViolation),
+    ],
+)
+def test_theorem_form_refuses_what_reaches_outside_one_declaration(statement: str, refusal: type) -> None:
+    with pytest.raises(refusal):
+        TacticPolicy(ToolsConfig()).check_statement(statement)
