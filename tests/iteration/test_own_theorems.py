@@ -142,7 +142,18 @@ def test_iterate_from_statements_without_proofs(tmp_path: Path, tiny_model_dir: 
         capsys.readouterr()
         assert main(["verify-file", str(single), "--config", str(config), "--theorems",
                      str(run / "targets" / "train.jsonl")]) == 0, capsys.readouterr().out
-    assert main(["verify-file", str(out), "--config", str(config)]) == 0
+    capsys.readouterr()
+    assert main(["verify-file", str(out), "--config", str(config), "--theorems",
+                 str(run / "targets" / "train.jsonl")]) == 0
+    assert capsys.readouterr().out.count(": ok") == len(proved)
+    # one changed statement refuses the whole file
+    first = proved[0]
+    tampered = tmp_path / "tampered.lean"
+    tampered.write_text(text.replace(first.statement.split(" : ", 1)[1].split(" := ")[0] + " := by",
+                                     "1 = 2 := by", 1), encoding="utf-8")
+    assert tampered.read_text(encoding="utf-8") != text
+    assert main(["verify-file", str(tampered), "--config", str(config), "--theorems",
+                 str(run / "targets" / "train.jsonl")]) == 1
 
 
 @pytest.mark.parametrize("suffix", [".jsonl"])
