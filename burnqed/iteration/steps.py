@@ -166,13 +166,8 @@ class IterationContext:
 
 
 async def sft_step(ctx: IterationContext) -> SFTSummary:
-    """Fine-tune the policy; the checkpoint goes to checkpoints/llm/iter_N.
-
-    Search-first (``iteration.start = "search"``, the default with ``iteration.theorems``): the
-    pairs are the proofs found so far plus, as a warm start, whatever reference proofs and
-    extra pairs there are; with none (iteration 0 from a statement file without proofs) nothing
-    is trained and the iteration searches with the base model (or the previous policy) as it is.
-    """
+    """Fine-tune the policy; the checkpoint goes to checkpoints/llm/iter_N. Search-first (``iteration.start``)
+    with no pair yet (no proof found, no warm start) trains nothing: the base or previous policy searches."""
     from burnqed.policy.sft import sft_policy
 
     it, layout = ctx.it, ctx.layout
@@ -299,12 +294,9 @@ async def _reference_pairs(ctx: IterationContext, *, required: bool = True) -> l
     pairs = await reference_pairs(ctx.pool, with_proofs, concurrency=ctx.config.lean.num_workers) if with_proofs else []
     if not pairs:
         if required:
-            raise IterationDataError(
-                "no reference proof of the training set replayed; a statement file without proofs is searched "
-                "from the base model with `burnqed iterate --theorems FILE` (iteration.start = \"search\")"
-            )
-        log.warning("no reference proof of the training set replayed: training on %s only",
-                    "extra pairs and found proofs" if ctx.it.extra_pairs else "the proofs search finds")
+            raise IterationDataError("no reference proof of the training set replayed; statements without proofs: "
+                                     "`burnqed iterate --theorems FILE` (iteration.start = \"search\")")
+        log.warning("no reference proof of the training set replayed: training on extra pairs and found proofs")
     save_pairs_file(path, pairs)
     return pairs
 
