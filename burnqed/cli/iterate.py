@@ -104,6 +104,10 @@ async def _iterate(args: argparse.Namespace, config: BurnqedConfig) -> int:
             ]
         table.add_row(*row, ", ".join(r.executed) or "-")
     Console().print(table)
+    for r in reports:
+        if r.steps.search is not None and r.steps.search.invalid_statements:
+            Console().print(f"iteration {r.index}: the backend cannot elaborate (skipped): "
+                            f"{', '.join(r.steps.search.invalid_statements)}")
     for name, summary in baselines.items():
         Console().print(f"baseline {name}: {_pct(summary.solve_rate)} held-out ({summary.report}); "
                         f"`burnqed report {run_dir}` pairs the last iteration with it")
@@ -115,7 +119,7 @@ def _curriculum_fields(report: IterationReport) -> dict[str, object]:
     search = report.steps.search
     if search is None:
         return {}
-    fields: dict[str, object] = {"train_set": search.train_set}
+    fields: dict[str, object] = {"train_set": search.train_set, "invalid_statements": search.invalid_statements}
     if search.band is not None:
         fields |= {"frontier": search.frontier, "band": search.band, "picked": search.picked, "new_pairs": search.new_pairs}
     return fields

@@ -166,8 +166,7 @@ class IterationContext:
 
 
 async def sft_step(ctx: IterationContext) -> SFTSummary:
-    """Fine-tune the policy; the checkpoint goes to checkpoints/llm/iter_N. Search-first (``iteration.start``)
-    with no pair yet (no proof found, no warm start) trains nothing: the base or previous policy searches."""
+    """Fine-tune the policy (checkpoints/llm/iter_N); search-first with no pair yet trains nothing (base/previous policy)."""
     from burnqed.policy.sft import sft_policy
 
     it, layout = ctx.it, ctx.layout
@@ -359,7 +358,10 @@ async def search_step(ctx: IterationContext) -> SearchSummary:
         run = StatementRun(
             ctx.train, ctx.search, where, ctx.layout.store(ctx.index, "search"), trajectories=path, iteration=ctx.index
         )
-        await run_statements(run, advance, on_start=lambda start: ctx._resumed(task, start))
+        ran = await run_statements(run, advance, on_start=lambda start: ctx._resumed(task, start))
+    invalid = sorted(r.theorem.name for r in ran.results if r.reason in ("invalid_statement", "outside_fragment"))
+    if invalid:
+        log.warning("iteration %d: the backend cannot elaborate %s: skipped", ctx.index, ", ".join(invalid[:10]))
     table = read_trajectories(path, ["theorem", "label"])
     total = len(pc.unique(table.column("theorem")))
     proved_names = pc.unique(table.filter(pc.equal(table.column("label"), 1)).column("theorem")).to_pylist()
@@ -384,6 +386,7 @@ async def search_step(ctx: IterationContext) -> SearchSummary:
         proved=proved,
         proved_rate=proved / total if total else 0.0,
         rows=table.num_rows,
+        invalid_statements=invalid,
         energy_head=str(ebm) if ebm else None,
         seconds=round(time.perf_counter() - started, 2),
         trajectories=str(path),

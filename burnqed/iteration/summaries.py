@@ -85,6 +85,9 @@ class SearchSummary(StepSummary):
     new_pairs: int | None = Field(
         default=None, description="proof-path pairs of this search not found by an earlier iteration"
     )
+    invalid_statements: list[str] = Field(
+        default_factory=list, description="statements the backend could not elaborate (or express): reported, skipped"
+    )
 
 
 class EvalSummary(StepSummary):

@@ -111,7 +111,8 @@ def test_iterate_from_statements_without_proofs(tmp_path: Path, tiny_model_dir: 
     search0 = layout.read_marker(0, "search")
     assert search0["proved"] > 0
     # the statement Lean cannot elaborate was searched, failed, and the run went on
-    assert "no_such_constant" in record["train"] or "no_such_constant" in record["held_out"]
+    assert "no_such_constant" in record["train"]
+    assert search0["invalid_statements"] == ["no_such_constant"]
 
     # iteration 1 trains on exactly the proofs iteration 0 found
     found = trajectory_pairs([layout.trajectories(0)])
