@@ -50,7 +50,7 @@ def read_lean_theorems(text: str, *, source: str = "", skipped: list[tuple[int, 
     starts = [i for i, line in enumerate(clean) if line[:1].strip() and line.split()[0] in _KEYWORDS]
     if not starts:
         raise TheoremSetError("the file has no theorem (`theorem NAME … := by sorry` at column 0)")
-    header_text = "\n".join(lines[: starts[0]]).strip() or None
+    header_text = "\n".join(lines[: _header_end(lines, starts[0])]).strip() or None
     try:
         parse_header(header_text)
     except StatementError as exc:
@@ -76,6 +76,18 @@ def read_lean_theorems(text: str, *, source: str = "", skipped: list[tuple[int, 
         seen.add(theorem.name)
         theorems.append(theorem)
     return theorems
+
+
+def _header_end(lines: list[str], first: int) -> int:
+    """Where the header ends: before the first declaration, less a doc comment (``/-- … -/``) that is the theorem's."""
+    end = first
+    while end > 0 and not lines[end - 1].strip():
+        end -= 1
+    if end > 0 and lines[end - 1].rstrip().endswith("-/"):
+        for j in range(end - 1, -1, -1):
+            if lines[j].lstrip().startswith("/--"):
+                return j
+    return first
 
 
 def _theorem(block: str, lineno: int, header: str | None, source: str) -> Theorem:

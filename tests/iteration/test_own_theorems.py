@@ -167,3 +167,26 @@ def test_plain_statement_jsonl_is_read(tmp_path: Path, suffix: str) -> None:
                     encoding="utf-8")
     theorems, skipped = read_statement_file(path)
     assert [t.name for t in theorems] == ["line1", "line2", "m"] and not skipped
+
+
+def test_an_explicit_held_out_file_is_the_split_and_leaves_the_training_set(tmp_path: Path) -> None:
+    from burnqed.config import BurnqedConfig
+    from burnqed.iteration.targets import prepare_targets
+
+    mine = tmp_path / "mine.lean"
+    mine.write_text("theorem a : 1 = 1 := by sorry\n\ntheorem b : 2 = 2 := by sorry\n\ntheorem c : 3 = 3 := by sorry\n",
+                    encoding="utf-8")
+    held = tmp_path / "test.jsonl"
+    held.write_text('{"name": "b2", "statement": "theorem b2 : 2 = 2 := by"}\n{"name": "z", "statement": "4 = 4"}\n',
+                    encoding="utf-8")
+    config = BurnqedConfig.model_validate({"iteration": {"theorems": str(mine), "held_out": str(held)}})
+    prepared = prepare_targets(config, tmp_path / "run")
+    record = json.loads((tmp_path / "run" / "targets" / "targets.json").read_text(encoding="utf-8"))
+    assert record["rule"] == "file" and record["hash_rule"] is None and record["held_out_file"] == str(held)
+    assert record["held_out"] == ["b2", "z"]
+    # b is b2's statement under another name? no: the lock hash covers the name's theorem form, so b stays
+    assert set(record["train"]) <= {"a", "b", "c"} and "a" in record["train"]
+    assert prepared.iteration.train_set == str(tmp_path / "run" / "targets" / "train.jsonl")
+    assert prepared.iteration.eval_set == str(tmp_path / "run" / "targets" / "held_out.jsonl")
+    assert prepared.iteration.eval_size == 0 and prepared.iteration.search_first
+    assert load_theorems(prepared.iteration.eval_set)[0].name == "b2"
