@@ -20,9 +20,14 @@ def _flags(args: argparse.Namespace) -> dict[str, Any]:
         "coordinator.max_sessions": getattr(args, "sessions", None),
         "coordinator.model": getattr(args, "model", None),
         "coordinator.base_url": getattr(args, "base_url", None),
-        "iteration.theorems": getattr(args, "theorems", None),
-        "iteration.held_out": getattr(args, "held_out", None),
+        # absolute: the detached daemon reads them from its config snapshot
+        "iteration.theorems": _absolute(getattr(args, "theorems", None)),
+        "iteration.held_out": _absolute(getattr(args, "held_out", None)),
     }
+
+
+def _absolute(path: str | None) -> str | None:
+    return str(Path(path).resolve()) if path else None
 
 
 def _paths(args: argparse.Namespace, config: BurnqedConfig) -> Any:

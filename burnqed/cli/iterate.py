@@ -171,7 +171,8 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
             "iteration.max_nodes": a.max_nodes,
             "iteration.cluster": True if a.cluster else None,
             "iteration.baselines": ["rules", "reference"] if a.baselines else None,
-            "iteration.theorems": a.theorems,
-            "iteration.held_out": a.held_out,
+            # absolute: the run records where its statements came from
+            "iteration.theorems": str(Path(a.theorems).resolve()) if a.theorems else None,
+            "iteration.held_out": str(Path(a.held_out).resolve()) if a.held_out else None,
         },
     )
