@@ -20,7 +20,14 @@ def _flags(args: argparse.Namespace) -> dict[str, Any]:
         "coordinator.max_sessions": getattr(args, "sessions", None),
         "coordinator.model": getattr(args, "model", None),
         "coordinator.base_url": getattr(args, "base_url", None),
+        # absolute: the detached daemon reads them from its config snapshot
+        "iteration.theorems": _absolute(getattr(args, "theorems", None)),
+        "iteration.held_out": _absolute(getattr(args, "held_out", None)),
     }
+
+
+def _absolute(path: str | None) -> str | None:
+    return str(Path(path).resolve()) if path else None
 
 
 def _paths(args: argparse.Namespace, config: BurnqedConfig) -> Any:
@@ -197,6 +204,9 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
         p.add_argument("--sessions", type=int, help="coordinator.max_sessions")
         p.add_argument("--model", help="coordinator.model (anthropic brain)")
         p.add_argument("--base-url", help="coordinator.base_url (anthropic brain)")
+        p.add_argument("--theorems", metavar="FILE",
+                       help="your own statements (no proofs needed): registered as the targets, searched and iterated on")
+        p.add_argument("--held-out", metavar="FILE", help="with --theorems: the held-out statements (default: a hash rule)")
     action("stop", _stop, "stop the daemon (SIGTERM)").add_argument("--wait", type=float, default=120.0)
     action("status", _status, "current session, last iteration, best held-out rate").add_argument(
         "--json", action="store_true"

@@ -30,6 +30,7 @@ async def _iterate(args: argparse.Namespace, config: BurnqedConfig) -> int:
     from rich.table import Table
 
     from burnqed.blueprint import BlueprintError
+    from burnqed.data.theorems import TheoremSetError
     from burnqed.iteration.errors import IterationError
     from burnqed.iteration.layout import RunLayout
     from burnqed.iteration.runner import IterationRunner
@@ -41,6 +42,7 @@ async def _iterate(args: argparse.Namespace, config: BurnqedConfig) -> int:
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     reports = []
     baselines: dict[str, Any] = {}
+    written = None
     try:
         # the signal handlers first, then the run dir's one-writer lock (a daemon, a run-once or
         # another iterate there refuses this one): a SIGTERM from here on stops the run cleanly
@@ -53,10 +55,15 @@ async def _iterate(args: argparse.Namespace, config: BurnqedConfig) -> int:
                         if config.iteration.baselines and interrupt.signal is None:
                             from burnqed.iteration.baselines import run_baselines
 
+                            # runner.config: with --theorems, the sets carved from the user's file
                             baselines = await run_baselines(
-                                config, run_dir, pool, names=tuple(config.iteration.baselines), progress=progress
+                                runner.config, run_dir, pool, names=tuple(config.iteration.baselines), progress=progress
                             )
-    except (IterationError, BlueprintError, LockHeld) as exc:
+                        if args.write_proofs is not None and interrupt.signal is None:
+                            from burnqed.iteration.targets import write_found_proofs
+
+                            written = await write_found_proofs(run_dir, Path(args.write_proofs), pool)
+    except (IterationError, BlueprintError, LockHeld, TheoremSetError) as exc:
         print(f"burnqed iterate: {exc}", file=sys.stderr)
         return 1
     if interrupt.signal is not None:
@@ -65,6 +72,9 @@ async def _iterate(args: argparse.Namespace, config: BurnqedConfig) -> int:
         print(f"burnqed iterate: stopped by {name}; finished work is kept, run the same command to resume",
               file=sys.stderr)
         return INTERRUPTED_EXIT
+    if written is not None:
+        print(f"{len(written.proved)} proof(s) written to {written.path} (each passed the whole-file check)"
+              + (f"; refused: {', '.join(sorted(written.refused))}" if written.refused else ""), file=sys.stderr)
     if args.json:
         print(json.dumps([{"iteration": r.index, **r.results(), **_curriculum_fields(r)} for r in reports], indent=2))
         return 0
@@ -94,6 +104,10 @@ async def _iterate(args: argparse.Namespace, config: BurnqedConfig) -> int:
             ]
         table.add_row(*row, ", ".join(r.executed) or "-")
     Console().print(table)
+    for r in reports:
+        if r.steps.search is not None and r.steps.search.invalid_statements:
+            Console().print(f"iteration {r.index}: the backend cannot elaborate (skipped): "
+                            f"{', '.join(r.steps.search.invalid_statements)}")
     for name, summary in baselines.items():
         Console().print(f"baseline {name}: {_pct(summary.solve_rate)} held-out ({summary.report}); "
                         f"`burnqed report {run_dir}` pairs the last iteration with it")
@@ -105,7 +119,7 @@ def _curriculum_fields(report: IterationReport) -> dict[str, object]:
     search = report.steps.search
     if search is None:
         return {}
-    fields: dict[str, object] = {"train_set": search.train_set}
+    fields: dict[str, object] = {"train_set": search.train_set, "invalid_statements": search.invalid_statements}
     if search.band is not None:
         fields |= {"frontier": search.frontier, "band": search.band, "picked": search.picked, "new_pairs": search.new_pairs}
     return fields
@@ -136,6 +150,16 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
         "--baselines", action="store_true",
         help="then evaluate the baselines (rule policy alone; a policy fine-tuned on every reference proof)",
     )  # fmt: skip
+    p.add_argument(
+        "--theorems", metavar="FILE",
+        help="your own statements (.lean ending in sorry/by, miniF2F-style or plain JSONL), no proofs needed: "
+        "iteration 0 searches with the base model, later ones train on the proofs found (iteration.theorems)",
+    )  # fmt: skip
+    p.add_argument("--held-out", metavar="FILE", help="with --theorems: the held-out statements (default: a hash rule)")
+    p.add_argument(
+        "--write-proofs", metavar="OUT.lean",
+        help="write the proofs found (each checked) as one Lean file, header and names as in --theorems",
+    )  # fmt: skip
     p.add_argument("--json", action="store_true", help="print the per-iteration results as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(
@@ -147,5 +171,8 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
             "iteration.max_nodes": a.max_nodes,
             "iteration.cluster": True if a.cluster else None,
             "iteration.baselines": ["rules", "reference"] if a.baselines else None,
+            # absolute: the run records where its statements came from
+            "iteration.theorems": str(Path(a.theorems).resolve()) if a.theorems else None,
+            "iteration.held_out": str(Path(a.held_out).resolve()) if a.held_out else None,
         },
     )

@@ -6,7 +6,9 @@ prints a table and a summary; exit status 1 when any proof is rejected.
 
 ``burnqed verify-file FILE.lean [--theorems SET [--name N]]`` gives one proof file the final
 check (sorry, extra declarations and a changed statement refused on sight; then Lean's
-compile and axiom audit, or the embedded kernel's replay); exit status 1 when refused.
+compile and axiom audit, or the embedded kernel's replay); exit status 1 when refused. A
+file of several proved theorems under one header (``burnqed iterate --write-proofs``) is
+checked theorem by theorem, each as its own file under that header; one refusal refuses it.
 """
 
 from __future__ import annotations
@@ -136,11 +138,22 @@ async def _verify_file(args: argparse.Namespace, config: BurnqedConfig) -> int:
             ))  # fmt: skip
         return 0 if ok else 1
 
-    try:
-        text = args.file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        print(f"burnqed verify-file: cannot read {args.file}: {exc}", file=sys.stderr)
-        return 2
+    text = getattr(args, "theorem_text", None)
+    if text is None:
+        try:
+            text = args.file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            print(f"burnqed verify-file: cannot read {args.file}: {exc}", file=sys.stderr)
+            return 2
+        parts = _theorem_files(text)
+        if len(parts) > 1 and args.name is None:
+            # a file of several proved theorems (`burnqed iterate --write-proofs`): each one, under the
+            # file's header, gets the whole-file check as its own file; any refusal refuses the file
+            codes = []
+            for name, part in parts:
+                one = argparse.Namespace(**{**vars(args), "file": f"{args.file}:{name}", "theorem_text": part})
+                codes.append(await _verify_file(one, config))
+            return max(codes)
     lock_decl, lock_header = None, None
     if args.theorems is not None:
         try:
@@ -195,6 +208,22 @@ def _pantograph_release(args: argparse.Namespace, config: BurnqedConfig) -> int:
         return 2
     print(f"{match.tag} {match.commit} {match.lean}")
     return 0
+
+
+def _theorem_files(text: str) -> list[tuple[str, str]]:
+    """A file's theorems, each as a one-theorem file under the file's header (one entry when it holds one,
+    or when it cannot be split: the check then refuses it as it is)."""
+    from burnqed.data.statements import read_lean_theorems
+    from burnqed.data.theorems import TheoremSetError
+
+    skipped: list[tuple[int, str]] = []
+    try:
+        theorems = read_lean_theorems(text, skipped=skipped)
+    except TheoremSetError:
+        return [("", text)]
+    if len(theorems) < 2 or skipped or not all(t.proof for t in theorems):
+        return [("", text)]
+    return [(t.name, t.lean_file(list(t.proof or []))) for t in theorems]
 
 
 def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:

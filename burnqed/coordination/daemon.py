@@ -42,6 +42,7 @@ from burnqed.coordination.control import (
 )
 from burnqed.coordination.log import SessionLog, append_jsonl, read_jsonl
 from burnqed.coordination.scripted_brain import ScriptedBrain
+from burnqed.coordination.targets import own_targets, record_found_proofs
 from burnqed.coordination.toolbox import Toolbox
 from burnqed.files import write_text_atomic
 from burnqed.interrupt import STOP_SIGNALS, shield_cleanup
@@ -191,7 +192,8 @@ class Daemon:
         brain_factory: BrainFactory = make_brain,
         progress: Any = None,
     ) -> None:
-        self.config = prepare_run_config(config, run_dir)
+        # with iteration.theorems: the user's statements carved, registered (locked) and probed
+        self.config = own_targets(prepare_run_config(config, run_dir), run_dir)
         self.paths = DaemonPaths(run_dir=run_dir.resolve())
         self._brain_factory = brain_factory
         self._progress = progress
@@ -227,6 +229,8 @@ class Daemon:
         async with LeanPool(self.config.lean) as pool:
             runner = IterationRunner(self.config, self.paths.run_dir, pool, progress=self._progress)
             reports = await runner.run_pending()
+        # the proofs the iterations found become the user's targets' proofs, through the agent's gate
+        await record_found_proofs(self.config, self.paths.run_dir)
         return [_iteration_summary(r) for r in reports]
 
     def _previous_probe_rate(self) -> float | None:

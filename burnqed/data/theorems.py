@@ -169,6 +169,10 @@ def load_theorems(
                 if leandojo is not None:
                     raise leandojo from exc
             raise TheoremSetError(f"{path}:{lineno}: not JSON: {exc}") from exc
+        if isinstance(obj, str):
+            obj = {"name": f"line{lineno}", "statement": obj}  # a JSONL of plain statements
+        elif isinstance(obj, dict) and "name" not in obj and not is_minif2f_record(obj) and "statement" in obj:
+            obj = {"name": f"line{lineno}", **obj}
         leandojo = _leandojo_problem(path, lineno, obj)
         if leandojo is not None:
             raise leandojo

@@ -46,7 +46,7 @@ def best_checkpoint(run_dir: str | Path) -> BestCheckpoint | None:
     best: BestCheckpoint | None = None
     index = 0
     while layout.llm(index).exists() or layout.eval_result(index, False).exists():
-        model = layout.llm(index)
+        model = layout.policy(index)  # a search-first iteration 0 searched with the base model
         for with_ebm in (False, True):
             path = layout.eval_result(index, with_ebm)
             if not path.is_file() or not (model / "config.json").is_file():

@@ -92,8 +92,28 @@ class IterationConfig(BaseModel):
     sft_from: Literal["previous", "base"] = Field(
         default="previous", description="iteration N>0 fine-tunes iteration N-1's policy, or the base again"
     )
-    reference_pairs: Literal["first", "always"] = Field(
-        default="always", description="train on the reference proofs only in iteration 0, or in every iteration"
+    reference_pairs: Literal["first", "always", "never"] = Field(
+        default="always",
+        description="train on the reference proofs only in iteration 0, in every iteration, or never (search-first runs)",
+    )
+    theorems: Path | None = Field(
+        default=None,
+        description="the user's own statements (.lean file of theorems ending in `sorry`/`by`, a miniF2F-style or "
+        "plain-statement JSONL); no proofs needed: the run's training and held-out sets are carved from it "
+        "(burnqed.iteration.targets) and iteration 0 searches with the base model",
+    )
+    held_out: Path | None = Field(
+        default=None, description="with `theorems`: the held-out statements as their own file (same formats)"
+    )
+    held_out_share: float = Field(
+        default=0.2, gt=0.0, lt=1.0,
+        description="with `theorems` and no `held_out` file: share of statements held out by the hash of the statement",
+    )
+    start: Literal["reference", "search"] | None = Field(
+        default=None,
+        description="iteration 0 fine-tunes on reference proofs ('reference'), or searches with the base model as it "
+        "is and every later iteration trains on the proofs found so far ('search'; reference proofs and extra pairs a "
+        "warm start when there are any); None = 'search' with `theorems`, else 'reference'",
     )
     extra_pairs: list[Path] = Field(
         default_factory=list,
@@ -111,6 +131,19 @@ class IterationConfig(BaseModel):
         default=0, ge=0, description="reference baseline: statements whose reference proofs it trains on (0 = all)"
     )
 
+
+    @property
+    def search_first(self) -> bool:
+        """Whether iteration 0 searches with the base model and the proofs found are the supervision."""
+        return self.start == "search" or (self.start is None and self.theorems is not None)
+
+    @model_validator(mode="after")
+    def _own_theorems_are_the_sets(self) -> IterationConfig:
+        if self.theorems is not None and (self.curriculum or self.fresh_train_set):
+            raise ValueError("iteration.theorems gives the training set: turn off iteration.curriculum and fresh_train_set")
+        if self.search_first and self.curriculum:
+            raise ValueError("iteration.start = 'search' does not combine with iteration.curriculum (its seed is the start)")
+        return self
 
     @model_validator(mode="after")
     def _depth_world_is_a_curriculum(self) -> IterationConfig:

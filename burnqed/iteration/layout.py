@@ -194,6 +194,13 @@ class RunLayout:
         """The marker of a step."""
         return self.root / "state" / f"iter_{index}" / f"{step}.json"
 
+    def policy(self, index: int) -> Path:
+        """The policy iteration ``index`` searched with: its fine-tuned checkpoint, or, where a search-first
+        iteration had nothing to train on, the checkpoint its ``sft`` marker names (the base or the previous one)."""
+        marker = self.read_marker(index, "sft") or {}
+        checkpoint = marker.get("checkpoint")
+        return Path(checkpoint) if isinstance(checkpoint, str) and checkpoint else self.llm(index)
+
     def read_marker(self, index: int, step: str) -> dict[str, Any] | None:
         """A finished step's summary, or None when the step has not finished."""
         try:

@@ -27,6 +27,7 @@ from burnqed.iteration.errors import IterationError
 from burnqed.iteration.layout import STEPS, RunLayout
 from burnqed.runs.ray import ray_session
 from burnqed.iteration.steps import STEP_FUNCTIONS, IterationContext
+from burnqed.iteration.targets import prepare_targets
 from burnqed.iteration.summaries import StepSummaries, read_summaries, read_summary
 from burnqed.search.protocols import ProofPool
 
@@ -128,7 +129,8 @@ class IterationRunner:
         hook: StepHook | None = None,
         progress: Any = None,
     ) -> None:
-        self.config = config
+        # the user's own theorems (iteration.theorems): the run's training and held-out files, carved here
+        self.config = prepare_targets(config, run_dir)
         self.layout = RunLayout(run_dir)
         self.pool = pool
         self.store = store or BlueprintStore(self.layout.blueprint, config.blueprint)

@@ -125,6 +125,12 @@ class IterationContext:
 
         return ensure_tiny_model(self.config.paths, self.config.policy.tiny)
 
+    def policy_dir(self) -> Path:
+        """The policy this iteration searches with: its fine-tuned checkpoint, or the one its sft step kept."""
+        sft = self.summaries.get("sft")
+        checkpoint = getattr(sft, "checkpoint", None)
+        return Path(checkpoint) if checkpoint else self.layout.policy(self.index)
+
     def earlier_trajectories(self) -> list[Path]:
         """Trajectory files of iterations 0 … index-1 that exist."""
         from burnqed.trajectory.reader import trajectory_files
@@ -160,11 +166,12 @@ class IterationContext:
 
 
 async def sft_step(ctx: IterationContext) -> SFTSummary:
-    """Fine-tune the policy; the checkpoint goes to checkpoints/llm/iter_N."""
+    """Fine-tune the policy (checkpoints/llm/iter_N); search-first with no pair yet trains nothing (base/previous policy)."""
     from burnqed.policy.sft import sft_policy
 
     it, layout = ctx.it, ctx.layout
-    previous = layout.llm(ctx.index - 1)
+    search_first = it.search_first
+    previous = layout.policy(ctx.index - 1) if search_first and ctx.index > 0 else layout.llm(ctx.index - 1)
     from_previous = ctx.index > 0 and it.sft_from == "previous"
     if from_previous and not (previous / "config.json").is_file():
         # never a silent restart from the base model: the iteration would not be what it says
@@ -173,6 +180,8 @@ async def sft_step(ctx: IterationContext) -> SFTSummary:
             f"iteration {ctx.index - 1}'s fine-tuning (remove {layout.marker(ctx.index - 1, 'sft')}), "
             "or set iteration.sft_from = \"base\""
         )
+    if from_previous and search_first and previous.resolve() == ctx.base_model().resolve():
+        from_previous = False  # the previous iterations trained nothing: this is the first fine-tune
     pairs: list[tuple[str, str]] = []
     sources: dict[str, int] = {}
     origins: list[dict[str, Any]] | None = None
@@ -181,9 +190,11 @@ async def sft_step(ctx: IterationContext) -> SFTSummary:
     extra = await anyio.to_thread.run_sync(extra_pairs, it.extra_pairs)
     if it.curriculum:
         pairs, sources, origins = await _curriculum_pairs(ctx)
-    elif ctx.index == 0 or it.reference_pairs == "always":
-        ref = await _reference_pairs(ctx)
-        sources["reference"] = len(ref)
+    elif it.reference_pairs != "never" and (ctx.index == 0 or it.reference_pairs == "always"):
+        # a missing reference proof ends the run only where the reference proofs are the only supervision
+        ref = await _reference_pairs(ctx, required=not search_first and not extra)
+        if ref or not search_first:
+            sources["reference"] = len(ref)
         pairs += ref
     earlier = ctx.earlier_trajectories()
     if earlier and not it.curriculum:
@@ -201,6 +212,15 @@ async def sft_step(ctx: IterationContext) -> SFTSummary:
         origins = [first[p] for p in pairs]
     else:
         pairs = list(dict.fromkeys(pairs))
+    if not pairs and search_first:
+        # nothing found yet and no warm start: search with the policy as it is
+        kept = previous if ctx.index > 0 and (previous / "config.json").is_file() else ctx.base_model()
+        save_pairs_file(layout.pairs(ctx.index), [])
+        return SFTSummary(
+            base=str(kept), pairs=0, sources=sources, epochs=0, steps=0, checkpoint=str(kept), trained=False,
+            reason="no proof found yet and no reference proof or extra pair: the iteration searches with "
+            + ("the base model as it is" if kept == ctx.base_model() else "the previous policy"),
+        )
     if not pairs:
         raise IterationDataError(f"iteration {ctx.index}: no (state, tactic) pairs to fine-tune on")
     save_pairs_file(layout.pairs(ctx.index), pairs, origins)
@@ -259,7 +279,9 @@ async def _curriculum_pairs(ctx: IterationContext) -> tuple[list[tuple[str, str]
     return pairs, sources, origins
 
 
-async def _reference_pairs(ctx: IterationContext) -> list[tuple[str, str]]:
+async def _reference_pairs(ctx: IterationContext, *, required: bool = True) -> list[tuple[str, str]]:
+    """The replayed reference proofs of the training set; with ``required``, none is an IterationDataError
+    (otherwise, with extra pairs or search-first, none is a warning)."""
     path = ctx.layout.reference_pairs
     if path.is_file():
         return load_pairs_file(path)
@@ -267,9 +289,13 @@ async def _reference_pairs(ctx: IterationContext) -> list[tuple[str, str]]:
     # what search must find (learning them directly would be extra labels, not expert iteration)
     fresh_later = ctx.it.fresh_train_set and ctx.index > 0
     theorems = training_set(ctx.config, 0) if fresh_later else ctx.train
-    pairs = await reference_pairs(ctx.pool, theorems, concurrency=ctx.config.lean.num_workers)
+    with_proofs = [t for t in theorems if t.proof]
+    pairs = await reference_pairs(ctx.pool, with_proofs, concurrency=ctx.config.lean.num_workers) if with_proofs else []
     if not pairs:
-        raise IterationDataError("no reference proof of the training set replayed")
+        if required:
+            raise IterationDataError("no reference proof of the training set replayed; statements without proofs: "
+                                     "`burnqed iterate --theorems FILE` (iteration.start = \"search\")")
+        log.warning("no reference proof of the training set replayed: training on extra pairs and found proofs")
     save_pairs_file(path, pairs)
     return pairs
 
@@ -290,7 +316,7 @@ async def train_ebm_step(ctx: IterationContext) -> EBMSummary:
     positives = sum(int(pc.sum(read_trajectories(p, ["label"]).column("label")).as_py() or 0) for p in earlier)
     if positives < ctx.it.ebm_min_positives:
         return EBMSummary(trained=False, reason=f"{positives} proof-path states < ebm_min_positives")
-    model = await anyio.to_thread.run_sync(PolicyModel.load, ctx.layout.llm(ctx.index), ctx.config.policy)
+    model = await anyio.to_thread.run_sync(PolicyModel.load, ctx.policy_dir(), ctx.config.policy)
     encoder = PolicyEncoder(model)
     task = ctx._bar(f"iter {ctx.index}: energy head", 1)
     try:
@@ -332,7 +358,10 @@ async def search_step(ctx: IterationContext) -> SearchSummary:
         run = StatementRun(
             ctx.train, ctx.search, where, ctx.layout.store(ctx.index, "search"), trajectories=path, iteration=ctx.index
         )
-        await run_statements(run, advance, on_start=lambda start: ctx._resumed(task, start))
+        ran = await run_statements(run, advance, on_start=lambda start: ctx._resumed(task, start))
+    invalid = sorted(r.theorem.name for r in ran.results if r.reason in ("invalid_statement", "outside_fragment"))
+    if invalid:
+        log.warning("iteration %d: the backend cannot elaborate %s: skipped", ctx.index, ", ".join(invalid[:10]))
     table = read_trajectories(path, ["theorem", "label"])
     total = len(pc.unique(table.column("theorem")))
     proved_names = pc.unique(table.filter(pc.equal(table.column("label"), 1)).column("theorem")).to_pylist()
@@ -357,6 +386,7 @@ async def search_step(ctx: IterationContext) -> SearchSummary:
         proved=proved,
         proved_rate=proved / total if total else 0.0,
         rows=table.num_rows,
+        invalid_statements=invalid,
         energy_head=str(ebm) if ebm else None,
         seconds=round(time.perf_counter() - started, 2),
         trajectories=str(path),
@@ -369,7 +399,7 @@ async def _where(
 ) -> AsyncIterator[Local | ClusterSpec]:
     """Where a step's statements are searched: Ray Lean actors (``iteration.cluster``) loading the
     iteration's checkpoint, or the run's pool with the components opened here."""
-    model_dir = ctx.layout.llm(ctx.index)
+    model_dir = ctx.policy_dir()
     if ctx.it.cluster:
         yield ClusterSpec.of(ctx.config, search=search, model_dir=model_dir, ebm=ebm)
         return

@@ -46,9 +46,11 @@ class SFTSummary(StepSummary):
     )
     epochs: int
     steps: int
-    first_loss: float
-    final_loss: float
-    checkpoint: str
+    first_loss: float | None = Field(default=None, description="None when nothing was trained")
+    final_loss: float | None = Field(default=None, description="None when nothing was trained")
+    checkpoint: str = Field(description="the policy this iteration searches with (the base or previous one when not trained)")
+    trained: bool = Field(default=True, description="False: a search-first iteration had nothing to learn from yet")
+    reason: str | None = Field(default=None, description="why nothing was trained")
 
 
 class EBMSummary(StepSummary):
@@ -82,6 +84,9 @@ class SearchSummary(StepSummary):
     picked: dict[str, int] | None = Field(default=None, description="curriculum: sampled statements per bucket")
     new_pairs: int | None = Field(
         default=None, description="proof-path pairs of this search not found by an earlier iteration"
+    )
+    invalid_statements: list[str] = Field(
+        default_factory=list, description="statements the backend could not elaborate (or express): reported, skipped"
     )
 
 

@@ -34,6 +34,9 @@ from burnqed.search.results import SearchResult
 from burnqed.tools.config import ToolsRunConfig
 from burnqed.tools.errors import InvalidInput, Refused, ServiceUnavailable
 from burnqed.tools.held_out import HeldOutIndex, held_out_set_names, load_held_out
+
+# the theorem set that names a run's own training statements (`--theorems FILE`: RUN/targets/train.jsonl)
+TARGETS_SET = "targets"
 from burnqed.tools.host import ContextHost
 from burnqed.tools.jobs import (
     JobContext,
@@ -64,6 +67,7 @@ __all__ = [
     "ScoreStatesResult",
     "SearchBudget",
     "SearchTools",
+    "TARGETS_SET",
     "job_view",
     "latest_checkpoint",
 ]
@@ -165,6 +169,8 @@ class SearchTools:
         """Refuse an unknown set, and a held-out set unless this server may show held-out results."""
         from burnqed.data.sets import builtin_sets
 
+        if theorem_set == TARGETS_SET and self.config.iteration.theorems is not None:
+            return  # the user's own training statements (burnqed.iteration.targets); never the held-out ones
         if theorem_set not in builtin_sets():
             raise InvalidInput(f"unknown theorem set {theorem_set!r} (known: {', '.join(builtin_sets())})")
         if theorem_set in self.held_out_names and not self.config.tools.show_held_out:
@@ -192,6 +198,13 @@ class SearchTools:
         from burnqed.data.sets import load_builtin, train_cache_path
 
         data, home = self.config.data, self.config.paths.home
+        if theorem_set == TARGETS_SET and self.config.iteration.theorems is not None:
+            from burnqed.data.theorems import load_theorems
+
+            try:
+                return load_theorems(self.config.iteration.train_set)
+            except TheoremSetError as exc:
+                raise InvalidInput(f"the run's targets cannot be read: {exc}") from exc
         if theorem_set == "benchmark-train" and not train_cache_path(home, data.train_size, data.train_seed).is_file():
             code = (
                 "import sys; from pathlib import Path; from burnqed.data.config import DataConfig; "

@@ -97,3 +97,34 @@ def test_an_unreadable_extra_file_is_an_iteration_data_error(tmp_path: Path) -> 
     good = tmp_path / "good.jsonl"
     write_pairs(good, MATHLIB)
     assert extra_pairs([good, good]) == [(p.state, p.tactic) for p in MATHLIB]
+
+
+@pytest.mark.anyio
+async def test_extra_pairs_alone_train_when_no_statement_has_a_reference_proof(tmp_path: Path, tiny_model_dir: Path) -> None:
+    from burnqed.data.theorems import Theorem
+
+    write_pairs(tmp_path / "mathlib.jsonl", MATHLIB)
+    config = _config(tmp_path, tiny_model_dir, [str(tmp_path / "mathlib.jsonl")])
+    ctx = _context(config)
+    # statements without proofs: nothing to replay (the pool is never touched), the extra pairs suffice
+    ctx.train = [Theorem(name="mine", statement="∀ (n : Nat), n + 0 = n")]
+    with anyio.fail_after(120):
+        summary = await sft_step(ctx)
+    assert summary.trained and summary.sources == {"reference": 0, "extra": 3}
+    assert load_pairs_file(ctx.layout.pairs(0)) == [(p.state, p.tactic) for p in MATHLIB]
+
+
+@pytest.mark.anyio
+async def test_search_first_iteration_zero_keeps_the_base_model(tmp_path: Path, tiny_model_dir: Path) -> None:
+    from burnqed.data.theorems import Theorem
+
+    config = _config(tmp_path, tiny_model_dir, [])
+    config = config.model_copy(update={"iteration": config.iteration.model_copy(update={"start": "search"})})
+    ctx = _context(config)
+    ctx.train = [Theorem(name="mine", statement="∀ (n : Nat), n + 0 = n")]
+    with anyio.fail_after(60):
+        summary = await sft_step(ctx)
+    assert not summary.trained and summary.pairs == 0 and summary.checkpoint == str(tiny_model_dir)
+    assert not ctx.layout.llm(0).exists()
+    ctx.summaries["sft"] = summary
+    assert ctx.policy_dir() == tiny_model_dir
