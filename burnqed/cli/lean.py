@@ -215,11 +215,12 @@ def _theorem_files(text: str) -> list[tuple[str, str]]:
     or when it cannot be split: the check then refuses it as it is)."""
     from burnqed.data.statements import read_lean_theorems
     from burnqed.data.theorems import TheoremSetError
+    from burnqed.lean.statement import StatementError
 
     skipped: list[tuple[int, str]] = []
     try:
         theorems = read_lean_theorems(text, skipped=skipped)
-    except TheoremSetError:
+    except (TheoremSetError, StatementError):  # a lexer refusal too: the whole-file check refuses it as it is
         return [("", text)]
     if len(theorems) < 2 or skipped or not all(t.proof for t in theorems):
         return [("", text)]
