@@ -48,7 +48,8 @@ from burnqed.embedded.snippet import (
     is_header_command,
 )
 from burnqed.embedded.state import Goal, ProofState, to_wire
-from burnqed.embedded.syntax import Limits, parse_statement
+from burnqed.embedded.syntax import Limits, ParseError, parse_statement
+from burnqed.embedded.tactic_syntax import parse_tactic
 from burnqed.embedded.tactics_basic import intro_one
 from burnqed.embedded.terms import Term
 from burnqed.lean.errors import OUTSIDE_FRAGMENT
@@ -374,6 +375,15 @@ class _Run:
                 self.created.add(sid)
                 sorries.append((state.goals[0], at + sorry.start(1)))
                 continue
+            if not state.goals:
+                # Lean runs a tactic on an empty goal list: combinators that loop over the
+                # goals succeed (`all_goals`, `try`, `repeat`, `skip`, `done`), a basic
+                # tactic fails on getMainGoal (lean4 src/Lean/Elab/Tactic/BuiltinTactic.lean
+                # evalAllGoals / evalAnyGoals); the Pantograph goal.tactic refuses instead
+                why = self._on_no_goals(tactic)
+                if why is None:
+                    continue
+                raise _TacticFailed(why, at)
             answer = self._tactic(sid, tactic)
             if "nextStateId" in answer:
                 sid = answer["nextStateId"]
@@ -384,6 +394,23 @@ class _Run:
             )
             raise _TacticFailed(_REPL_PREFIX.sub("", why or "the tactic failed"), at)
         return checker.states[sid], sorries
+
+    def _on_no_goals(self, tactic: str) -> str | None:
+        """Run ``tactic`` on no goals with Lean's combinator semantics: None when it
+        succeeds (leaving no goals), else the error."""
+        checker = self.checker
+        try:
+            tac = parse_tactic(tactic, checker.limits)
+        except ParseError as exc:
+            return exc.message
+        ctx = TacticContext(checker.fresh, checker.config)
+        try:
+            left = Engine(ctx).run(tac, [])
+        except TacticError as exc:
+            return str(exc)
+        except RecursionError:
+            return "maximum recursion depth has been reached"
+        return None if not left else "no goals to be proved"
 
     def _tactic(self, sid: int, tactic: str) -> dict[str, Any]:
         """goal.tactic on the first goal, within what is left of the request's timeout."""
