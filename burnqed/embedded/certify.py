@@ -318,3 +318,155 @@ def prove_fact(
         return None
     facts = (*(pr for pr, _ in premises), k.Proof("hyp", (u,)))
     return k.Proof("by_contra", (u, k.Proof("arith", (facts, cert))))
+
+
+def _mod_definitions(fs: k.FactSet) -> dict[k.Term, tuple[k.Term, int]]:
+    """For each atom ``x`` with an atom ``x % m`` (``m`` a nonzero numeral) among the facts:
+    ``x ↦ (x % m, index of the fact x % m = x - m * (x / m))``."""
+    out: dict[k.Term, tuple[k.Term, int]] = {}
+    for x in fs.seen:
+        if not (isinstance(x, k.App) and x.head == "%"):
+            continue
+        m = k.poly(x.args[1]).constant()
+        u = k.poly(x.args[0])
+        if not m or len(u) != 1 or next(iter(u.values())) != 1:
+            continue
+        (mono,) = u.keys()
+        if len(mono) != 1 or mono[0][1] != 1:
+            continue
+        base = mono[0][0]
+        want = k.Poly.atom(x).add(u, -1).add(k.Poly.atom(k.App("/", x.args, x.sort)), m)
+        neg = k.Poly().add(want, -1)
+        for i, f in enumerate(fs.facts):
+            if isinstance(f, k.Lin) and f.eq and f.poly in (want, neg):
+                out[base] = (x, i)
+                break
+    return out
+
+
+def _mod_products(fs: k.FactSet) -> list[tuple[int, k.Term]]:
+    """The products that turn a degree-2 monomial ``x * y`` into ``(x % m) * (y % m)`` plus a
+    multiple of ``m`` (``x = m q + x % m``, times ``y``; then ``y = m q' + y % m`` times
+    ``x % m``): what ``Nat.mul_mod`` / ``Int.mul_emod`` / ``Nat.pow_mod`` instances need."""
+    defs = _mod_definitions(fs)
+    monos: set[k.Monomial] = set()
+    for f in fs.facts:
+        for g in f.cases if isinstance(f, k.Disj) else ((f,),):
+            for h in g if isinstance(g, tuple) else (g,):
+                if isinstance(h, k.Lin):
+                    monos.update(m for m in h.poly if sum(e for _, e in m) == 2)
+    todo: list[tuple[int, k.Term]] = []
+    for mono in sorted(monos, key=repr):
+        xs = [a for a, e in mono for _ in range(e)]
+        x, y = xs
+        for first, second in ((x, y), (y, x)):
+            if first in defs and second in defs:
+                mx, ex = defs[first]
+                _, ey = defs[second]
+                for pair in ((ex, second), (ey, mx)):
+                    if pair not in todo:
+                        todo.append(pair)
+                break
+    return todo[:6]
+
+
+def _quotient(fs: k.FactSet, goal: k.Term) -> k.Poly | None:
+    """For a goal ``u % m = v % m`` (``m`` a nonzero numeral): the integer ``z`` with
+    ``u % m - v % m = m * z`` once every atom ``x`` with a remainder ``x % m`` among the facts
+    is written ``m * (x / m) + x % m`` (None when ``u - v`` is then no multiple of ``m``)."""
+    if not (isinstance(goal, k.App) and goal.head == "=" and all(isinstance(t, k.App) and t.head == "%" for t in goal.args)):
+        return None
+    lhs, rhs = goal.args
+    m = k.poly(lhs.args[1]).constant()
+    if not m or k.poly(rhs.args[1]).constant() != m or k.poly(lhs) != k.Poly.atom(lhs) or k.poly(rhs) != k.Poly.atom(rhs):
+        return None
+    sigma = {
+        x: k.Poly.atom(r).add(k.Poly.atom(k.App("/", r.args, r.sort)), m)  # type: ignore[union-attr]
+        for x, (r, _) in _mod_definitions(fs).items()
+        if k.poly(r.args[1]).constant() == m  # type: ignore[union-attr]
+    }
+    diff = k.poly(lhs.args[0]).add(k.poly(rhs.args[0]), -1)
+    total = k.Poly()
+    for mono, c in diff.items():
+        term = k.Poly.const(c)
+        for x, e in mono:
+            for _ in range(e):
+                term = term.mul(sigma.get(x, k.Poly.atom(x)))
+        total = total.add(term)
+    if any(v.denominator != 1 or int(v) % m for v in total.values()):
+        return None
+    z = k.Poly().add(total, Fraction(1, int(m)))
+    z = z.add(k.Poly.atom(k.App("/", lhs.args, lhs.sort)), -1).add(k.Poly.atom(k.App("/", rhs.args, rhs.sort)))
+    return z
+
+
+def _three_ways(fs: k.FactSet, z: k.Poly | None, budget: Budget) -> tuple[Any, ...] | None:
+    """The linear search, after the cuts ``z ≤ -1 ∨ z ≥ 0`` and ``z ≤ 0 ∨ z ≥ 1`` when a
+    quotient ``z`` is known (the remainders differ by ``m * z`` and lie in ``[0, m)``)."""
+    if z is None or any(v.denominator != 1 for v in z.values()):
+        return _search(fs, frozenset(), budget)
+    below, rest = _cut_sides(fs, z, -1)
+    a = _search(below, frozenset(), budget)
+    if a is None:
+        return None
+    zero, above = _cut_sides(rest, z, 0)
+    b = _search(zero, frozenset(), budget)
+    c = None if b is None else _search(above, frozenset(), budget)
+    return None if c is None else ("cut", z, -1, a, ("cut", z, 0, b, c))
+
+
+def _with_products(
+    fs: k.FactSet, todo: list[tuple[int, k.Term]], budget: Budget, z: k.Poly | None = None
+) -> tuple[Any, ...] | None:
+    """Multiply each definition equality by its multiplier atom (by the atom's ``≥ 0`` fact,
+    or on both sides of a cut at 0 where there is none), then search the linear rest."""
+    if not todo:
+        return _three_ways(fs, z, budget)
+    (e, y), rest = todo[0], todo[1:]
+    atom = k.Poly.atom(y)
+    nonneg = next((i for i, f in enumerate(fs.facts) if isinstance(f, k.Lin) and not f.eq and f.poly == atom), None)
+
+    def times(side: k.FactSet, i: int) -> tuple[Any, ...] | None:
+        a, b = side.facts[e], side.facts[i]
+        if not (isinstance(a, k.Lin) and isinstance(b, k.Lin)):
+            return None
+        branch = side.copy()
+        branch.add(k.Lin(a.poly.mul(b.poly), a.eq or b.eq))
+        sub = _with_products(branch, rest, budget, z)
+        return None if sub is None else ("prod", e, i, sub)
+
+    if nonneg is not None:
+        return times(fs, nonneg)
+    lo, hi = _cut_sides(fs, atom, 0)
+    a = times(lo, len(fs.facts))
+    b = None if a is None else times(hi, len(fs.facts))
+    return None if b is None else ("cut", atom, 0, a, b)
+
+
+def prove_mod_product(
+    seq: k.Sequent, premises: list[tuple[k.Proof, k.Term]], goal: k.Term, *, budget: Budget | None = None
+) -> k.Proof | None:
+    """``goal`` by contradiction where the remainders of products by a numeral are involved
+    (``x * y % m = (x % m) * (y % m) % m``): the certificate multiplies the definitions of
+    the remainders by atoms (``_mod_products``) before the linear search. None if not found."""
+    budget = budget or Budget()
+    u = internal_uid()
+    neg = k.App("→", (goal, k.FALSE), "Prop")
+    ctx = seq.to(goal)
+    fs = k.FactSet(ctx)
+    try:
+        for p in [*(t for _, t in premises), neg]:
+            fs.add(k.nnf(p, True, ctx))
+        todo = _mod_products(fs)
+        z = _quotient(fs, goal)
+        if not todo and z is None:
+            return None
+        cert = _with_products(fs, todo, budget) if todo else None
+        if cert is None and z is not None:
+            cert = _with_products(fs, todo, Budget(deadline=budget.deadline, z3_ms=budget.z3_ms), z)
+    except k.KernelError:
+        return None
+    if cert is None:
+        return None
+    facts = (*(pr for pr, _ in premises), k.Proof("hyp", (u,)))
+    return k.Proof("by_contra", (u, k.Proof("arith", (facts, cert))))

@@ -73,13 +73,11 @@ def rules_from_prop(prop: Term) -> list[Rule]:
             unify(t.lhs, t.rhs, {}, False) is not None
             and unify(t.rhs, t.lhs, {}, False) is not None
         )
-        return [
-            Rule(
-                t.lhs,
-                t.rhs,
-                perm or bool(mvars(t.lhs) and mvars(t.lhs) == mvars(t.rhs)),
-            )
-        ]
+        # a rule is permutative when each side is an instance of the other (Lean's
+        # `isPerm`, Lean/Meta/Tactic/Simp/SimpTheorems.lean), then used only where it makes
+        # the term smaller; `Nat.add_mod`'s sides have the same variables but are no
+        # permutation, and Lean's simp rewrites with it
+        return [Rule(t.lhs, t.rhs, perm)]
     if isinstance(t, Conn) and t.op == "↔":
         return [Rule(t.args[0], t.args[1])]
     if isinstance(t, Conn) and t.op == "¬":

@@ -43,10 +43,9 @@ _NO_ARGS = {
     "admit",
     "skip",
     "done",
-    "simp_all",
 }
 _TERM_LIST = {"linarith", "nlinarith"}
-_SIMP = {"simp", "norm_num", "simp_arith", "field_simp"}
+_SIMP = {"simp", "norm_num", "simp_arith", "field_simp", "simp_all"}
 TACTIC_NAMES = frozenset(
     _NO_ARGS
     | _TERM_LIST
@@ -192,7 +191,10 @@ class _TacticParser(Parser):
             if allow_rev and self.at("←"):
                 self.advance()
                 rev = True
-            out.append((rev, self.term_()))
+            if allow_rev and self.at("*"):  # `simp [*]`: every hypothesis is a rule
+                out.append((False, Syn("ident", self.advance().pos, "*")))
+            else:
+                out.append((rev, self.term_()))
             self.skip_nl()
             if self.at(","):
                 self.advance()

@@ -10,10 +10,10 @@ from typing import Any
 
 from burnqed.embedded import kernel as k
 from burnqed.embedded.bridge import hole, kterm, proof, sequent
-from burnqed.embedded.certify import Budget, internal_uid, prove_fact
+from burnqed.embedded.certify import Budget, internal_uid, prove_fact, prove_mod_product
 from burnqed.embedded.engine import Engine, register, render
 from burnqed.embedded.lemma_proofs import lemma_proof, prove_iff
-from burnqed.embedded.lemmas import LEMMAS, lemma_instances
+from burnqed.embedded.lemmas import INSTANCE_LEMMAS, LEMMAS, lemma_instances
 from burnqed.embedded.proofterm import TacticError, fresh_mvar, instantiate_mvars, unify
 from burnqed.embedded.simp import Rule, SimpSet, rules_from_prop, simplify
 from burnqed.embedded.state import Goal, Hyp
@@ -59,10 +59,54 @@ def _lemma_builder(name: str, statement: Term) -> RuleProof:
     return build
 
 
+class _PerUse:
+    """The builder of an INSTANCE_LEMMAS rule: its general statement has no kernel proof,
+    so only an instance can be proved (``_instance_proof``); asked for the general proof, it
+    fails the tactic."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self) -> k.Proof:
+        raise TacticError(f"the kernel has no proof of {self.name} in general, only of its instances")
+
+
+def _instance_proof(
+    eng: Engine, goal: Goal, eq: Equation, sub: dict[int, Term], premises: list[tuple[k.Proof, Term]], name: str
+) -> k.Proof:
+    """A kernel proof of one instance of an INSTANCE_LEMMAS equation, ``lhs = rhs`` (or ↔)
+    with its arguments filled in, by an arithmetic certificate from the instance's premises
+    in ``goal``'s context; the tactic fails when none is found."""
+    lhs, rhs = instantiate_mvars(eq.lhs, sub), instantiate_mvars(eq.rhs, sub)
+    if mvars(lhs) or mvars(rhs) or eq.kind not in ("eq", "iff"):
+        raise TacticError("tactic 'rewrite' failed, could not synthesize the equation's arguments")
+    l, r = kterm(lhs), kterm(rhs)
+    target = k.App("↔" if eq.kind == "iff" else "=", (l, r), "Prop")
+    cfg = eng.ctx.config
+    deadline = time.monotonic() + cfg.z3_cert_timeout_ms / 1000
+    if eng.ctx.deadline is not None:
+        deadline = min(deadline, eng.ctx.deadline)
+    facts = [(pf, kterm(t)) for pf, t in premises]
+    seq = sequent(goal).to(target)
+    pf = prove_fact(seq, facts, target, budget=Budget(deadline=deadline, z3_ms=cfg.z3_timeout_ms))
+    if pf is None:
+        pf = prove_mod_product(seq, facts, target, budget=Budget(deadline=deadline, z3_ms=cfg.z3_timeout_ms))
+    if pf is None:
+        raise TacticError(f"the kernel found no proof of this instance of {name}: {show(goal, target_term(lhs, rhs, eq.kind))}")
+    return proof("annot", pf, target)
+
+
+def target_term(lhs: Term, rhs: Term, kind: str) -> Term:
+    """``lhs = rhs`` or ``lhs ↔ rhs`` as an elaborator term (for messages)."""
+    return Rel("=", lhs, rhs) if kind == "eq" else Conn("↔", (lhs, rhs))
+
+
 def _rule_props(eng: Engine, goal: Goal, s: Syn) -> list[tuple[Term, RuleProof]]:
     """The propositions a rule names, each with a builder of its kernel proof."""
     if s.kind == "ident" and goal.hyp_named(s.value) is None and s.value in LEMMAS:
         return [(t, _lemma_builder(s.value, t)) for t in lemma_instances(s.value)]
+    if s.kind == "ident" and goal.hyp_named(s.value) is None and s.value in INSTANCE_LEMMAS:
+        return [(t, _PerUse(s.value)) for t in lemma_instances(s.value)]
     prop, pe = elab_in_goal(eng, goal, s, None)
     return [(prop, pe.proof)]
 
@@ -291,7 +335,12 @@ def _rw(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
                     if not eng.kernel_on:
                         continue
                     args = [proof("annot", hole(g), kterm(g.target)) for g in goals]
-                    eq_pf = eq.proof(build(), subs, args)
+                    if isinstance(build, _PerUse):
+                        eq_pf = _instance_proof(
+                            eng, before, eq, subs, [(a, g.target) for a, g in zip(args, goals, strict=True)], build.name
+                        )
+                    else:
+                        eq_pf = eq.proof(build(), subs, args)
                     motive = k.abstract(kterm(old), kterm(pat))
                     if at is None:
                         eng.justify(before, proof("rw", eq_pf, motive, rev, hole(after)))
@@ -366,7 +415,9 @@ class _SimpProver:
 
     def sources(self) -> list[tuple[k.Proof, k.Term]]:
         if self._sources is None:
-            self._sources = [(build(), kterm(prop)) for prop, build in self.raw]
+            # an INSTANCE_LEMMAS rule has no general proof: its steps are proved by the
+            # certificates of `fact` alone
+            self._sources = [(build(), kterm(prop)) for prop, build in self.raw if not isinstance(build, _PerUse)]
         return self._sources
 
     def budget(self) -> Budget:
@@ -381,7 +432,10 @@ class _SimpProver:
         seq = sequent(goal).to(target)
         premises = [(proof("hyp", e.uid), e.ty) for e in seq.ctx if not isinstance(e.ty, str)]
         premises += [(p, t) for p, t in self.sources() if not isinstance(t, k.Bind)]
-        return prove_fact(seq, [*premises, *extra], target, budget=self.budget())
+        got = prove_fact(seq, [*premises, *extra], target, budget=self.budget())
+        if got is None:  # remainders of products (a step of `simp [Nat.mul_mod]`)
+            got = prove_mod_product(seq, [*premises, *extra], target, budget=self.budget())
+        return got
 
     def iff(self, goal: Goal, a: k.Term, b: k.Term) -> k.Proof:
         """``a ↔ b`` in the goal's context, or a failure of the tactic."""
@@ -421,6 +475,8 @@ def _simp(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     on = eng.kernel_on
     star = any(s.kind == "ident" and s.value == "*" for _, s in d.get("rules", []))
     if name == "simp_all":
+        if d.get("at") is not None:  # Lean's simp_all syntax has no location
+            raise TacticError("unexpected token 'at'; expected simp_all arguments")
         hyps, at_target = [h for h in goal.hyps if not isinstance(h.ty, str)], True
     else:
         hyps, at_target = _locations(goal, d.get("at"))

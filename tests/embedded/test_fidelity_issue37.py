@@ -35,3 +35,76 @@ ZERO_GOALS = [
 def test_tactics_after_the_last_goal_follow_leans_combinators(script: str, lean_accepts: bool) -> None:
     got = _verdict("theorem t : (2 : ℕ) + 2 = 4", script)
     assert (got == "accepted") == lean_accepts, got
+
+
+# (header, script, Lean accepts): each Lean-checked case beside a false or refused variant
+LEMMA_CASES = [
+    # INSTANCE_LEMMAS: each use is an instance the kernel proves (Init/Data/Nat/Lemmas.lean add_mod)
+    ("add_mod-simp", "theorem t (n : ℕ) (h : n % 10 = 3) : (n + 7) % 10 = 0", "simp [Nat.add_mod, h]", True),
+    ("add_mod-simp-false", "theorem t (n : ℕ) (h : n % 10 = 3) : (n + 7) % 10 = 1", "simp [Nat.add_mod, h]", False),
+    ("mul_mod-simp", "theorem t (n : ℕ) (h : n % 10 = 3) : (n * 7) % 10 = 1", "simp [Nat.mul_mod, h]", True),
+    ("mul_mod-simp-false", "theorem t (n : ℕ) (h : n % 10 = 3) : (n * 7) % 10 = 2", "simp [Nat.mul_mod, h]", False),
+    ("mul_mod-closed", "theorem t : 17 * 18 % 4 = 2", "simp [Nat.mul_mod]", True),
+    ("int-add_emod-rw", "theorem t (x : ℤ) (h : x % 5 = 2) : (x + 4) % 5 = 1", "rw [Int.add_emod, h]\nnorm_num", True),
+    ("int-add_emod-rw-false", "theorem t (x : ℤ) (h : x % 5 = 2) : (x + 4) % 5 = 2", "rw [Int.add_emod, h]\nnorm_num", False),
+    # Mathlib/Algebra/Group/Basic.lean mul_left_comm: proved once by the kernel
+    ("mul_left_comm", "theorem t (a b c : ℕ) : a * (b * c) = b * (a * c)", "rw [mul_left_comm]", True),
+    ("simp_all-list", "theorem t (a b c : ℕ) (h : a * (b * c) = 5) : b * (a * c) = 5", "simp_all [mul_left_comm]", True),
+    ("simp_all-list-false", "theorem t (a b c : ℕ) (h : a * (b * c) = 5) : b * (a * c) = 6", "simp_all [mul_left_comm]", False),
+    ("simp-star", "theorem t (a b : ℕ) (h : a = 2) (h' : b = a + 1) : b = 3", "simp [*]", True),
+    ("simp-star-false", "theorem t (a b : ℕ) (h : a = 2) (h' : b = a + 1) : b = 4", "simp [*]", False),
+    ("sub_sq-int", "theorem t (a b : ℤ) : (a - b) ^ 2 = a ^ 2 - 2 * a * b + b ^ 2", "rw [sub_sq]", True),
+]
+
+
+@pytest.mark.parametrize(("header", "script", "lean_accepts"), [c[1:] for c in LEMMA_CASES], ids=[c[0] for c in LEMMA_CASES])
+def test_lemma_catalogue_and_simp_forms(header: str, script: str, lean_accepts: bool) -> None:
+    got = _verdict(header, script)
+    assert (got == "accepted") == lean_accepts, got
+
+
+def test_instance_lemma_statements_are_never_trusted_in_general() -> None:
+    # a general statement the kernel cannot prove is never a trusted axiom: asked for its
+    # proof, the rule fails; only instances are proved (tactics_rewrite._instance_proof)
+    from burnqed.embedded.bridge import kterm
+    from burnqed.embedded.lemma_proofs import lemma_proof
+    from burnqed.embedded.lemmas import INSTANCE_LEMMAS, LEMMAS, lemma_instances
+
+    assert not set(INSTANCE_LEMMAS) & set(LEMMAS)
+    assert lemma_proof(kterm(lemma_instances("Nat.mul_mod")[0])) is None
+
+
+def test_product_remainder_certificates_are_kernel_checked() -> None:
+    # x * y % m = (x % m) * (y % m) % m for a numeral m: the definitions of the remainders
+    # times atoms, then the quotient cuts; the kernel re-checks the certificate, a false
+    # variant has none
+    from burnqed.embedded import kernel as k
+    from burnqed.embedded.bridge import kterm
+    from burnqed.embedded.certify import internal_uid, prove_mod_product
+    from burnqed.embedded.elab import elab_prop
+    from burnqed.embedded.syntax import Limits, parse_statement
+
+    for sort, stmt, true in (
+        ("Nat", "a * b % 10 = a % 10 * (b % 10) % 10", True),
+        ("Int", "a * a % 4 = a % 4 * (a % 4) % 4", True),
+        ("Int", "a * b % 7 = a % 7 * (b % 7) % 7", True),
+        ("Nat", "a * b % 10 = a % 10 * (b % 10) % 10 + 1", False),
+        ("Nat", "a * b % 10 = a % 10 * (b % 9) % 10", False),
+    ):
+        st = kterm(elab_prop(parse_statement(f"∀ (a b : {sort}), {stmt}", Limits()), {}))
+        ua, ub = internal_uid(), internal_uid()
+        seq = k.Sequent((), st).add(k.Entry(ua, sort)).add(k.Entry(ub, sort))
+        target = k.instantiate(k.instantiate(st.body, k.Free(ua)).body, k.Free(ub))
+        pf = prove_mod_product(seq.to(target), [], target)
+        assert (pf is not None) == true, stmt
+        if pf is not None:
+            left: list = []
+            k.check(seq.to(target), pf, left)
+            assert left == []
+
+
+def test_rw_with_an_instance_lemma_proves_the_instance() -> None:
+    ok = _verdict("theorem t (x : ℤ) (h : x % 4 = 3) : (x * x) % 4 = 1", "rw [Int.mul_emod, h]\nnorm_num")
+    assert ok == "accepted", ok
+    bad = _verdict("theorem t (x : ℤ) (h : x % 4 = 3) : (x * x) % 4 = 3", "rw [Int.mul_emod, h]\nnorm_num")
+    assert bad != "accepted"
