@@ -15,10 +15,10 @@ from typing import Any
 
 from burnqed.embedded import kernel as k
 from burnqed.embedded.bridge import KernelReject, kterm, sequent
-from burnqed.embedded.certify import internal_uid, prove_fact
+from burnqed.embedded.certify import internal_uid, prove_fact, prove_mod_product
 from burnqed.embedded.elab import ElabError, Scope, elab_prop, elab_value
 from burnqed.embedded.lemma_proofs import lemma_proof
-from burnqed.embedded.lemmas import LEMMAS, lemma_instances
+from burnqed.embedded.lemmas import INSTANCE_LEMMAS, LEMMAS, lemma_instances
 from burnqed.embedded.state import Goal, display_names, goal_scope
 from burnqed.embedded.syntax import Syn
 from burnqed.embedded.terms import (
@@ -257,6 +257,8 @@ class ProofElab:
                 )
             uid = hyp.uid
             return hyp.ty, lambda: _p("hyp", uid)
+        if name in INSTANCE_LEMMAS:
+            return self._instance_app(name, (), expected)
         inst = lemma_instances(name) if name in LEMMAS else ()
         if inst:
             ty = inst[0]
@@ -306,8 +308,62 @@ class ProofElab:
                         self.sub, self.new_goals = dict(saved[0]), list(saved[1])
                         self.postponed = list(saved[2])
                 raise TacticError(str(errors[0]))
+        if head.kind == "ident" and head.value in INSTANCE_LEMMAS and self.goal.hyp_named(head.value) is None:
+            return self._instance_app(head.value, args, expected)
         fty, b = self._infer(head, None)
         return self._apply_args(fty, b, args, expected)
+
+    def _instance_app(self, name: str, args: tuple[Syn, ...], expected: Term | None) -> tuple[Term, Builder]:
+        """An INSTANCE_LEMMAS lemma applied to ``args``: the statement it then has is proved
+        as it stands, in the goal's context from the proofs of the premises given, by an
+        arithmetic certificate (its general statement is never trusted)."""
+        inst = lemma_instances(name)
+        errors: list[Exception] = []
+        for cand in inst:
+            saved = dict(self.sub), list(self.new_goals), list(self.postponed)
+            premises: list[tuple[Term, Builder]] = []
+
+            def fail() -> k.Proof:
+                raise TacticError(f"the kernel has no proof of {name} in general, only of its instances")
+
+            try:
+                fty, _ = self._peel_into(cand, fail)
+                scope = goal_scope(self.goal)
+                for arg in args:
+                    fty, _ = self._peel_into(instantiate_mvars(fty, self.sub), fail)
+                    if isinstance(fty, Binder) and fty.q == "∀":
+                        val: Term = fresh_mvar(fty.ty, fty.name) if arg.kind in ("blank", "hole") else elab_witness(arg, scope, fty.ty)
+                        fty = instantiate(fty.body, fty.name, val)
+                    elif isinstance(fty, Conn) and fty.op == "→":
+                        _, q = self._check(arg, fty.args[0])
+                        premises.append((fty.args[0], q))
+                        fty = fty.args[1]
+                    else:
+                        raise TacticError(f"function expected, the term has type\n  {self.show(fty)}")
+                fty, _ = self._peel_into(instantiate_mvars(fty, self.sub), fail)
+                if len(inst) > 1 and expected is not None and unify(_conclusion(fty), instantiate_mvars(expected, self.sub), self.sub) is None:
+                    raise TacticError(f"type mismatch: {name}")
+            except (TacticError, ElabError) as exc:
+                errors.append(exc)
+                self.sub, self.new_goals = dict(saved[0]), list(saved[1])
+                self.postponed = list(saved[2])
+                continue
+            final = fty
+
+            def build(final: Term = final, premises: list[tuple[Term, Builder]] = premises) -> k.Proof:
+                stmt = instantiate_mvars(final, self.sub)
+                if mvars(stmt):
+                    raise TacticError(f"could not synthesize the arguments of {name}")
+                g = self.kt(stmt)
+                facts = [(q(), self.kt(instantiate_mvars(t, self.sub))) for t, q in premises]
+                seq = sequent(self.goal).to(g)
+                pf = prove_fact(seq, facts, g) or prove_mod_product(seq, facts, g)
+                if pf is None:
+                    raise TacticError(f"the kernel found no proof of this instance of {name}: {self.show(stmt)}")
+                return _p("annot", pf, g)
+
+            return fty, build
+        raise TacticError(str(errors[0]) if errors else f"unknown identifier '{name}'")
 
     def _apply_args(
         self, fty: Term, b: Builder, args: tuple[Syn, ...], expected: Term | None

@@ -108,3 +108,18 @@ def test_rw_with_an_instance_lemma_proves_the_instance() -> None:
     assert ok == "accepted", ok
     bad = _verdict("theorem t (x : ℤ) (h : x % 4 = 3) : (x * x) % 4 = 3", "rw [Int.mul_emod, h]\nnorm_num")
     assert bad != "accepted"
+
+
+TERM_CASES = [
+    ("exact-mod_eq_of_lt", "theorem t (n : ℕ) (h : n < 5) : n % 5 = n", "exact Nat.mod_eq_of_lt h", True),
+    ("exact-mod_eq_of_lt-wrong-bound", "theorem t (n : ℕ) (h : n < 6) : n % 5 = n", "exact Nat.mod_eq_of_lt h", False),
+    ("rw-mod_eq_of_lt", "theorem t (n : ℕ) (h : n < 5) : n % 5 + 1 = n + 1", "rw [Nat.mod_eq_of_lt h]", True),
+    ("dvd_of_mod_eq_zero", "theorem t (n : ℕ) (h : n % 3 = 0) : 3 ∣ n", "exact Nat.dvd_of_mod_eq_zero h", True),
+    ("dvd_of_mod_eq_zero-false", "theorem t (n : ℕ) (h : n % 3 = 1) : 3 ∣ n", "exact Nat.dvd_of_mod_eq_zero h", False),
+]
+
+
+@pytest.mark.parametrize(("header", "script", "lean_accepts"), [c[1:] for c in TERM_CASES], ids=[c[0] for c in TERM_CASES])
+def test_instance_lemmas_in_terms(header: str, script: str, lean_accepts: bool) -> None:
+    got = _verdict(header, script)
+    assert (got == "accepted") == lean_accepts, got
