@@ -470,7 +470,13 @@ def _simp(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     d = tac.data
     name = tac.name
     cfg = eng.ctx.config
-    rules, sources = _simp_rules(eng, goal, d.get("rules", []))
+    named = d.get("rules", [])
+    if name == "simp_all":
+        # simp_all simplifies with every hypothesis already, each in the context it is in
+        # then; a hypothesis named again would be the proof of its first form, gone once
+        # simp_all rewrote it
+        named = [(rev, s) for rev, s in named if not (s.kind == "ident" and goal.hyp_named(s.value) is not None)]
+    rules, sources = _simp_rules(eng, goal, named)
     prover = _SimpProver(eng, sources)
     on = eng.kernel_on
     star = any(s.kind == "ident" and s.value == "*" for _, s in d.get("rules", []))
