@@ -89,6 +89,7 @@ class ProofElab:
     fresh: Callable[[], int]
     run_block: Callable[[str, Goal], list[Goal]]
     allow_holes: bool = False
+    blank_holes: bool = False
     sub: dict[int, Term] = field(default_factory=dict)
     new_goals: list[Goal] = field(default_factory=list)
     builder: Builder | None = None
@@ -194,7 +195,7 @@ class ProofElab:
                 cell: list[Goal] = []
                 self.postponed.append((s.value, exp, cell))
                 return exp, self._annot(lambda: _p("hole", cell[0]), exp)
-            if k_ == "hole" and self.allow_holes:
+            if (k_ == "hole" or (k_ == "blank" and self.blank_holes)) and self.allow_holes:
                 new = self.goal.with_(self.fresh(), target=exp, tag=None)
                 self.new_goals.append(new)
                 uid = new.uid

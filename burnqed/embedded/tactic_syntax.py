@@ -26,6 +26,7 @@ class Tac:
 
 
 _NO_ARGS = {
+    "subst_vars",
     "exfalso",
     "constructor",
     "left",
@@ -57,6 +58,8 @@ TACTIC_NAMES = frozenset(
         "exact",
         "apply",
         "refine",
+        "refine'",
+        "simpa",
         "use",
         "exists",
         "specialize",
@@ -317,7 +320,7 @@ class _TacticParser(Parser):
             while self.tok.kind == "id" or self.at("⟨") or self.at("("):
                 pats.append(self.pattern_one())
             d["patterns"] = pats
-        elif name in ("exact", "apply", "refine", "specialize", "exact_mod_cast"):
+        elif name in ("exact", "apply", "refine", "refine'", "specialize", "exact_mod_cast"):
             d["term"] = self.term_()
         elif name in ("use", "exists"):
             items = [self.term_()]
@@ -329,12 +332,15 @@ class _TacticParser(Parser):
             d["terms"] = (
                 [s for _, s in self.bracket_terms(False)] if self.at("[") else []
             )
-        elif name in _SIMP:
+        elif name in _SIMP or name == "simpa":
             if self.at("only"):
                 self.advance()
                 d["only"] = True
             d["rules"] = self.bracket_terms(True) if self.at("[") else []
             d["at"] = self.location()
+            if name == "simpa" and self.at("using"):
+                self.advance()
+                d["using"] = self.term_()
         elif name in ("rw", "rewrite", "rwa"):
             d["rules"] = self.bracket_terms(True)
             d["at"] = self.location()

@@ -123,3 +123,23 @@ TERM_CASES = [
 def test_instance_lemmas_in_terms(header: str, script: str, lean_accepts: bool) -> None:
     got = _verdict(header, script)
     assert (got == "accepted") == lean_accepts, got
+
+
+# simpa (lean4 src/Lean/Elab/Tactic/Simpa.lean), subst_vars (substVars), refine' (natural holes)
+TACTIC_CASES = [
+    ("simpa-using", "theorem t (a b : ℕ) (h : a + 0 = b) : a = b", "simpa using h", True),
+    ("simpa-using-false", "theorem t (a b : ℕ) (h : a + 0 = b + 1) : a = b", "simpa using h", False),
+    ("simpa-assumption", "theorem t (a : ℕ) (h : a = 3) : a + 0 = 3", "simpa", True),
+    ("simpa-assumption-false", "theorem t (a : ℕ) (h : a = 4) : a + 0 = 3", "simpa", False),
+    ("simpa-rules", "theorem t (n : ℕ) (h : n % 10 = 3) : (n * 7) % 10 = 1", "simpa [Nat.mul_mod, h]", True),
+    ("subst_vars", "theorem t (a b : ℕ) (h₁ : a = 2) (h₂ : b = a + 1) : b = 3", "subst_vars\nrfl", True),
+    ("subst_vars-false", "theorem t (a b : ℕ) (h₁ : a = 2) (h₂ : b = a + 1) : b = 4", "subst_vars\nrfl", False),
+    ("refine'", "theorem t (a : ℕ) (h : 0 < a) : 0 < a ∧ a ≠ 0", "refine' ⟨h, _⟩\nomega", True),
+    ("refine'-false", "theorem t (a : ℕ) (h : 0 < a) : 0 < a ∧ a = 0", "refine' ⟨h, _⟩\nomega", False),
+]
+
+
+@pytest.mark.parametrize(("header", "script", "lean_accepts"), [c[1:] for c in TACTIC_CASES], ids=[c[0] for c in TACTIC_CASES])
+def test_simpa_subst_vars_refine_prime(header: str, script: str, lean_accepts: bool) -> None:
+    got = _verdict(header, script)
+    assert (got == "accepted") == lean_accepts, got
