@@ -64,6 +64,15 @@ _ARG_SYMS = {"(", "⟨", "?_", "↑"}
 MAX_PREC = 1024
 
 
+def _projections(node: Syn, pos: int, field: Token) -> Syn:
+    """``node.f``; the lexer reads ``h.2.1``'s ``2.1`` as one decimal, which Lean's parser
+    reads as the field indices ``2`` then ``1`` (``fieldIdx``): one projection each."""
+    parts = field.text.split(".") if field.kind == "num" else [field.text]
+    for part in parts:
+        node = Syn("proj", pos, part, (node,))
+    return node
+
+
 class Parser:
     """Pratt parser over a token list.
 
@@ -171,7 +180,7 @@ class Parser:
                 ):
                     self.advance()
                     f = self.advance()
-                    lhs = Syn("proj", t.pos, f.text, (lhs,))
+                    lhs = _projections(lhs, t.pos, f)
                     continue
                 if (
                     MAX_PREC >= min_prec
@@ -205,7 +214,7 @@ class Parser:
             and self.peek().pos == self.tok.pos + 1
         ):
             p = self.advance().pos
-            node = Syn("proj", p, self.advance().text, (node,))
+            node = _projections(node, p, self.advance())
         return node
 
     def _leading(self, min_prec: int) -> Syn:

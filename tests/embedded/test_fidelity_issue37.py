@@ -143,3 +143,11 @@ TACTIC_CASES = [
 def test_simpa_subst_vars_refine_prime(header: str, script: str, lean_accepts: bool) -> None:
     got = _verdict(header, script)
     assert (got == "accepted") == lean_accepts, got
+
+
+def test_nested_field_index_projection() -> None:
+    # Lean reads h.2.1 as (h.2).1 (fieldIdx after fieldIdx); the lexer's decimal 2.1 is split
+    hyp = "theorem t (a b c : ℕ) (h : a = 1 ∧ b = 2 ∧ c = 3)"
+    assert _verdict(f"{hyp} : b = 2", "exact h.2.1") == "accepted"
+    assert _verdict(f"{hyp} : c = 3", "exact h.2.1") != "accepted"
+    assert _verdict(f"{hyp} : c = 3", "linarith [h.2.2]") == "accepted"
