@@ -367,36 +367,81 @@ def _mod_products(fs: k.FactSet) -> list[tuple[int, k.Term]]:
                     if pair not in todo:
                         todo.append(pair)
                 break
-    return todo[:6]
+    # a remainder pinned to a value (h : x % m = c) times itself: (x % m) ^ 2 = c * (x % m)
+    for x, (mx, _) in defs.items():
+        for i, f in enumerate(fs.facts):
+            if isinstance(f, k.Lin) and f.eq and set(f.poly) <= {(), ((mx, 1),)} and ((mx, 1),) in f.poly:
+                if (i, mx) not in todo:
+                    todo.append((i, mx))
+                break
+    return todo[:8]
 
 
 def _quotient(fs: k.FactSet, goal: k.Term) -> k.Poly | None:
-    """For a goal ``u % m = v % m`` (``m`` a nonzero numeral): the integer ``z`` with
-    ``u % m - v % m = m * z`` once every atom ``x`` with a remainder ``x % m`` among the facts
-    is written ``m * (x / m) + x % m`` (None when ``u - v`` is then no multiple of ``m``)."""
-    if not (isinstance(goal, k.App) and goal.head == "=" and all(isinstance(t, k.App) and t.head == "%" for t in goal.args)):
+    """For a goal ``u % m = v % m`` or ``u % m = d`` (``m``, ``d`` numerals): the integer
+    ``z`` with ``u % m - (v % m or d) = m * z``, in the monomials the products of
+    ``_mod_products`` make derivable: an atom ``x`` with a remainder among the facts is
+    ``m * (x / m) + x % m``, ``x * y`` is ``m * ((x / m) * y + (x % m) * (y / m)) + (x % m) * (y % m)``
+    and a remainder pinned by a fact ``x % m = c`` is ``c`` in the rest (None when the rests
+    do not differ by a multiple of ``m``)."""
+    if not (isinstance(goal, k.App) and goal.head == "=" and isinstance(goal.args[0], k.App) and goal.args[0].head == "%"):
         return None
     lhs, rhs = goal.args
     m = k.poly(lhs.args[1]).constant()
-    if not m or k.poly(rhs.args[1]).constant() != m or k.poly(lhs) != k.Poly.atom(lhs) or k.poly(rhs) != k.Poly.atom(rhs):
+    if not m or m.denominator != 1 or k.poly(lhs) != k.Poly.atom(lhs):
         return None
-    sigma = {
-        x: k.Poly.atom(r).add(k.Poly.atom(k.App("/", r.args, r.sort)), m)  # type: ignore[union-attr]
-        for x, (r, _) in _mod_definitions(fs).items()
-        if k.poly(r.args[1]).constant() == m  # type: ignore[union-attr]
-    }
-    diff = k.poly(lhs.args[0]).add(k.poly(rhs.args[0]), -1)
-    total = k.Poly()
-    for mono, c in diff.items():
-        term = k.Poly.const(c)
-        for x, e in mono:
-            for _ in range(e):
-                term = term.mul(sigma.get(x, k.Poly.atom(x)))
-        total = total.add(term)
-    if any(v.denominator != 1 or int(v) % m for v in total.values()):
+    m = int(m)
+    defs = {x: r for x, (r, _) in _mod_definitions(fs).items() if k.poly(r.args[1]).constant() == m}  # type: ignore[union-attr]
+    pinned: dict[k.Term, Fraction] = {}
+    for f in fs.facts:
+        if isinstance(f, k.Lin) and f.eq and len([mo for mo in f.poly if mo != ()]) == 1:
+            ((mono, c),) = [(mo, c) for mo, c in f.poly.items() if mo != ()]
+            if len(mono) == 1 and mono[0][1] == 1 and c == 1:
+                pinned[mono[0][0]] = -f.poly.get((), Fraction(0))
+
+    def quot(x: k.Term) -> k.Poly:
+        return k.Poly.atom(k.App("/", defs[x].args, defs[x].sort))  # type: ignore[union-attr]
+
+    def rem(x: k.Term) -> k.Poly:
+        r = defs[x]
+        return k.Poly.const(pinned[r]) if r in pinned else k.Poly.atom(r)
+
+    def split(p: k.Poly) -> tuple[k.Poly, k.Poly] | None:  # p = m * w + rest
+        w, rest = k.Poly(), k.Poly()
+        for mono, c in p.items():
+            xs = [a for a, e in mono for _ in range(e)]
+            if not xs or not all(x in defs for x in xs):
+                rest = rest.add(k.Poly({mono: c}))
+                continue
+            if len(xs) == 1:
+                w, rest = w.add(quot(xs[0]), c), rest.add(rem(xs[0]), c)
+            elif len(xs) == 2:
+                x, y = xs
+                # pinned values only where a product makes them derivable: (x % m) ^ 2
+                w = w.add(quot(x).mul(k.Poly.atom(y)).add(k.Poly.atom(defs[x]).mul(quot(y))), c)
+                sq = rem(x).mul(rem(y)) if x == y else k.Poly.atom(defs[x]).mul(k.Poly.atom(defs[y]))
+                rest = rest.add(sq, c)
+            else:
+                return None
+        return w, rest
+
+    left = split(k.poly(lhs.args[0]))
+    if isinstance(rhs, k.App) and rhs.head == "%" and k.poly(rhs.args[1]).constant() == m and k.poly(rhs) == k.Poly.atom(rhs):
+        right = split(k.poly(rhs.args[0]))
+        q_right = k.Poly.atom(k.App("/", rhs.args, rhs.sort))
+    elif k.poly(rhs).constant() is not None:
+        right, q_right = (k.Poly(), k.poly(rhs)), None
+    else:
         return None
-    z = k.Poly().add(total, Fraction(1, int(m)))
-    z = z.add(k.Poly.atom(k.App("/", lhs.args, lhs.sort)), -1).add(k.Poly.atom(k.App("/", rhs.args, rhs.sort)))
+    if left is None or right is None:
+        return None
+    diff = left[1].add(right[1], -1)
+    if any(v.denominator != 1 or int(v) % m for v in diff.values()):
+        return None
+    z = left[0].add(right[0], -1).add(diff, Fraction(1, m))
+    z = z.add(k.Poly.atom(k.App("/", lhs.args, lhs.sort)), -1)
+    if q_right is not None:
+        z = z.add(q_right)
     return z
 
 
@@ -424,7 +469,15 @@ def _with_products(
         return _three_ways(fs, z, budget)
     (e, y), rest = todo[0], todo[1:]
     atom = k.Poly.atom(y)
-    nonneg = next((i for i, f in enumerate(fs.facts) if isinstance(f, k.Lin) and not f.eq and f.poly == atom), None)
+    neg = k.Poly().add(atom, -1)
+
+    def linear_in_atom(f: object) -> bool:  # ±y + c: y ≥ 0, or a side of an earlier cut on y
+        if not isinstance(f, k.Lin):
+            return False
+        rest = k.Poly({m: c for m, c in f.poly.items() if m != ()})
+        return rest in (atom, neg)
+
+    nonneg = next((i for i, f in enumerate(fs.facts) if linear_in_atom(f)), None)
 
     def times(side: k.FactSet, i: int) -> tuple[Any, ...] | None:
         a, b = side.facts[e], side.facts[i]
@@ -449,7 +502,9 @@ def prove_mod_product(
     """``goal`` by contradiction where the remainders of products by a numeral are involved
     (``x * y % m = (x % m) * (y % m) % m``): the certificate multiplies the definitions of
     the remainders by atoms (``_mod_products``) before the linear search. None if not found."""
-    budget = budget or Budget()
+    # each leaf of the product cuts runs its own linear search: more cuts than one search
+    deadline = budget.deadline if budget is not None else None
+    budget = Budget(nodes=1024, cuts=96, deadline=deadline, z3_ms=budget.z3_ms if budget else 2000)
     u = internal_uid()
     neg = k.App("→", (goal, k.FALSE), "Prop")
     ctx = seq.to(goal)
@@ -461,9 +516,10 @@ def prove_mod_product(
         z = _quotient(fs, goal)
         if not todo and z is None:
             return None
-        cert = _with_products(fs, todo, budget) if todo else None
-        if cert is None and z is not None:
-            cert = _with_products(fs, todo, Budget(deadline=budget.deadline, z3_ms=budget.z3_ms), z)
+        # the quotient's cuts first: with the right z each leaf is one Farkas combination
+        cert = None if z is None else _with_products(fs, todo, Budget(nodes=512, cuts=48, deadline=deadline, z3_ms=budget.z3_ms), z)
+        if cert is None and todo:
+            cert = _with_products(fs, todo, budget)
     except k.KernelError:
         return None
     if cert is None:

@@ -53,6 +53,9 @@ LEMMA_CASES = [
     ("simp_all-list-false", "theorem t (a b c : ℕ) (h : a * (b * c) = 5) : b * (a * c) = 6", "simp_all [mul_left_comm]", False),
     ("simp-star", "theorem t (a b : ℕ) (h : a = 2) (h' : b = a + 1) : b = 3", "simp [*]", True),
     ("simp-star-false", "theorem t (a b : ℕ) (h : a = 2) (h' : b = a + 1) : b = 4", "simp [*]", False),
+    ("sq-mod-pinned", "theorem t (a : ℤ) (h : a % 4 = 0) : a ^ 2 % 4 = 0", "simp [h, pow_two, Int.mul_emod, Int.add_emod]", True),
+    ("sq-mod-pinned-1", "theorem t (a : ℤ) (h : a % 4 = 1) : a ^ 2 % 4 = 1", "simp [h, pow_two, Int.mul_emod]", True),
+    ("sq-mod-pinned-false", "theorem t (a : ℤ) (h : a % 4 = 3) : a ^ 2 % 4 = 3", "simp [h, pow_two, Int.mul_emod, Int.add_emod]", False),
     ("sub_sq-int", "theorem t (a b : ℤ) : (a - b) ^ 2 = a ^ 2 - 2 * a * b + b ^ 2", "rw [sub_sq]", True),
 ]
 
@@ -90,6 +93,7 @@ def test_product_remainder_certificates_are_kernel_checked() -> None:
         ("Int", "a * b % 7 = a % 7 * (b % 7) % 7", True),
         ("Nat", "a * b % 10 = a % 10 * (b % 10) % 10 + 1", False),
         ("Nat", "a * b % 10 = a % 10 * (b % 9) % 10", False),
+        ("Int", "a * a % 4 = 2", False),
     ):
         st = kterm(elab_prop(parse_statement(f"∀ (a b : {sort}), {stmt}", Limits()), {}))
         ua, ub = internal_uid(), internal_uid()
