@@ -176,12 +176,15 @@ class ProofElab:
         if k_ == "proj":
             ty, b = self._infer(s.args[0], None)
             return self._proj(ty, b, s.value, s)
-        if k_ == "show":  # the stated type, checked against the proof (Lean's `show … from`)
+        if k_ in ("show", "ascribe"):
+            # the stated type, checked against the proof (Lean's `show T from e`, and the
+            # type ascription `(e : T)` of a proof)
+            ty_syn, body = (s.args[0], s.args[1]) if k_ == "show" else (s.args[1], s.args[0])
             try:
-                stated = elab_prop(s.args[0], goal_scope(self.goal))
+                stated = elab_prop(ty_syn, goal_scope(self.goal))
             except ElabError as exc:
                 raise TacticError(exc.message) from exc
-            return self._check(s.args[1], stated)
+            return self._check(body, stated)
         if k_ in ("anon", "by", "hole", "blank") or (k_ == "ident" and s.value == "rfl"):
             if expected is None:
                 raise TacticError(

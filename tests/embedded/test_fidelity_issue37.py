@@ -155,3 +155,11 @@ def test_nested_field_index_projection() -> None:
     assert _verdict(f"{hyp} : b = 2", "exact h.2.1") == "accepted"
     assert _verdict(f"{hyp} : c = 3", "exact h.2.1") != "accepted"
     assert _verdict(f"{hyp} : c = 3", "linarith [h.2.2]") == "accepted"
+
+
+def test_type_ascription_of_a_tactic_block() -> None:
+    # `(by tac : T)`: no tactic of the block takes the `:`, so Lean reads an ascription
+    hyp = "theorem t (x : ℕ) (h : x < 3) : x < 5"
+    assert _verdict(hyp, "exact Nat.lt_of_lt_of_le h (by norm_num : 3 ≤ 5)") == "accepted"
+    assert _verdict(hyp, "exact Nat.lt_of_lt_of_le h (by norm_num : 6 ≤ 5)") != "accepted"
+    assert _verdict(hyp, "exact Nat.lt_of_lt_of_le h (by omega : 3 ≤ 2)") != "accepted"
