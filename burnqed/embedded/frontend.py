@@ -35,7 +35,7 @@ from typing import Any, Protocol
 
 from burnqed.embedded.config import EmbeddedConfig
 from burnqed.embedded.engine import Engine, TacticContext, render
-from burnqed.embedded.lemmas import LEMMAS
+from burnqed.embedded.lemmas import LEMMAS, OPENED
 from burnqed.embedded.proofterm import TacticError
 from burnqed.embedded.answers import INTERRUPT, error_answer
 from burnqed.embedded.refusal import Refusal
@@ -145,6 +145,13 @@ class _Run:
     # ------------------------------------------------------------------ the snippet
     def units(self) -> list[CompilationUnit]:
         """One unit per command (the header, with readHeader, is none)."""
+        token = OPENED.set(())  # `open` commands last to the end of this file
+        try:
+            return self._units()
+        finally:
+            OPENED.reset(token)
+
+    def _units(self) -> list[CompilationUnit]:
         src = self.src
         starts = command_starts(src, 0)
         base = 0
@@ -224,7 +231,9 @@ class _Run:
 
     def _scope(self, scope: str, args: list[str]) -> None:
         """Follow namespaces and sections, for the names of declarations."""
-        if scope == "namespace" and args:
+        if scope == "open":
+            OPENED.set(OPENED.get() + tuple(a for a in args if a.isidentifier()))
+        elif scope == "namespace" and args:
             self.namespaces.append(args[0])
         elif scope in ("section", "noncomputable section"):
             self.namespaces.append("")

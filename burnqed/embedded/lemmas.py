@@ -6,13 +6,14 @@ Nat and Int (such lemmas cannot be copied with copyFrom: their Lean type is poly
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from functools import lru_cache
 
 from burnqed.embedded.elab import elab_prop
 from burnqed.embedded.syntax import Limits, parse_statement
 from burnqed.embedded.terms import Term
 
-__all__ = ["INSTANCE_LEMMAS", "LEMMAS", "copyable", "lemma_instances"]
+__all__ = ["INSTANCE_LEMMAS", "LEMMAS", "OPENED", "copyable", "lemma_instances", "resolve"]
 
 _NAT = "∀ "
 LEMMAS: dict[str, str] = {
@@ -171,6 +172,10 @@ LEMMAS.update(
         "add_sq": "∀ (a b : {α}), (a + b) ^ 2 = a ^ 2 + 2 * a * b + b ^ 2",
         "add_pow_two": "∀ (a b : {α}), (a + b) ^ 2 = a ^ 2 + 2 * a * b + b ^ 2",
         # Mathlib's sub_sq is stated for commutative rings: ℤ only (ℕ's - truncates)
+        "Nat.zero_lt_two": "0 < 2",
+        "Nat.pow_succ'": "∀ {b n : Nat}, b ^ (n + 1) = b * b ^ n",
+        "Nat.zero_lt_one": "0 < 1",
+        "Nat.one_lt_two": "1 < 2",
         "Nat.mod_two_eq_zero_or_one": "∀ (n : Nat), n % 2 = 0 ∨ n % 2 = 1",
         "Int.emod_two_eq_zero_or_one": "∀ (n : Int), n % 2 = 0 ∨ n % 2 = 1",
         "sub_sq": "∀ (a b : Int), (a - b) ^ 2 = a ^ 2 - 2 * a * b + b ^ 2",
@@ -214,6 +219,9 @@ INSTANCE_LEMMAS: dict[str, str] = {
     "Int.ediv_add_emod": "∀ (a b : Int), b * (a / b) + a % b = a",
     "Int.emod_add_ediv": "∀ (a b : Int), a % b + b * (a / b) = a",
     "Int.dvd_iff_emod_eq_zero": "∀ {a b : Int}, a ∣ b ↔ b % a = 0",
+    "Nat.pow_add": "∀ (a m n : Nat), a ^ (m + n) = a ^ m * a ^ n",
+    "pow_add": "∀ (a : {α}) (m n : Nat), a ^ (m + n) = a ^ m * a ^ n",
+    "Nat.pow_mul": "∀ (a m n : Nat), a ^ (m * n) = (a ^ m) ^ n",
     "mul_pow": "∀ (a b : {α}) (n : Nat), (a * b) ^ n = a ^ n * b ^ n",
     "pow_mul": "∀ (a : {α}) (m n : Nat), a ^ (m * n) = (a ^ m) ^ n",
 }
@@ -238,3 +246,20 @@ def lemma_instances(name: str) -> tuple[Term, ...]:
             for ty in ("Nat", "Int")
         )
     return (elab_prop(parse_statement(text, _LIMITS), {}),)
+
+
+OPENED: ContextVar[tuple[str, ...]] = ContextVar("burnqed_opened_namespaces", default=())
+"""The namespaces the file's ``open`` commands opened so far (set by the frontend)."""
+
+
+def resolve(name: str) -> str:
+    """The catalogue name ``name`` denotes: itself when the catalogue has it, else the first
+    ``N.name`` for an opened namespace ``N`` (``open Nat``: ``pow_mod`` is ``Nat.pow_mod``,
+    as Lean's name resolution finds it), else ``name``."""
+    if name in LEMMAS or name in INSTANCE_LEMMAS:
+        return name
+    for ns in OPENED.get():
+        full = f"{ns}.{name}"
+        if full in LEMMAS or full in INSTANCE_LEMMAS:
+            return full
+    return name

@@ -18,7 +18,7 @@ from burnqed.embedded.bridge import KernelReject, kterm, sequent
 from burnqed.embedded.certify import internal_uid, prove_fact, prove_mod_product
 from burnqed.embedded.elab import ElabError, Scope, elab_prop, elab_value
 from burnqed.embedded.lemma_proofs import lemma_proof
-from burnqed.embedded.lemmas import INSTANCE_LEMMAS, LEMMAS, lemma_instances
+from burnqed.embedded.lemmas import INSTANCE_LEMMAS, LEMMAS, lemma_instances, resolve
 from burnqed.embedded.state import Goal, display_names, goal_scope
 from burnqed.embedded.syntax import Syn
 from burnqed.embedded.terms import (
@@ -261,6 +261,7 @@ class ProofElab:
                 )
             uid = hyp.uid
             return hyp.ty, lambda: _p("hyp", uid)
+        name = resolve(name)
         if name in INSTANCE_LEMMAS:
             return self._instance_app(name, (), expected)
         inst = lemma_instances(name) if name in LEMMAS else ()
@@ -294,6 +295,8 @@ class ProofElab:
         head, args = s.args[0], s.args[1:]
         while head.kind == "paren":
             head = head.args[0]
+        if head.kind == "ident" and self.goal.hyp_named(head.value) is None:
+            head = Syn("ident", head.pos, resolve(head.value))
         if (
             head.kind == "ident"
             and head.value in LEMMAS

@@ -13,7 +13,7 @@ from burnqed.embedded.bridge import hole, kterm, proof, sequent
 from burnqed.embedded.certify import Budget, internal_uid, prove_fact, prove_mod_product
 from burnqed.embedded.engine import Engine, register, render
 from burnqed.embedded.lemma_proofs import lemma_proof, prove_iff
-from burnqed.embedded.lemmas import INSTANCE_LEMMAS, LEMMAS, lemma_instances
+from burnqed.embedded.lemmas import INSTANCE_LEMMAS, LEMMAS, lemma_instances, resolve
 from burnqed.embedded.proofterm import TacticError, fresh_mvar, instantiate_mvars, unify
 from burnqed.embedded.simp import Rule, SimpSet, rules_from_prop, simplify
 from burnqed.embedded.state import Goal, Hyp
@@ -105,6 +105,8 @@ def target_term(lhs: Term, rhs: Term, kind: str) -> Term:
 
 def _rule_props(eng: Engine, goal: Goal, s: Syn) -> list[tuple[Term, RuleProof]]:
     """The propositions a rule names, each with a builder of its kernel proof."""
+    if s.kind == "ident" and goal.hyp_named(s.value) is None:
+        s = Syn("ident", s.pos, resolve(s.value))
     if s.kind == "ident" and goal.hyp_named(s.value) is None and s.value in LEMMAS:
         return [(t, _lemma_builder(s.value, t)) for t in lemma_instances(s.value)]
     if s.kind == "ident" and goal.hyp_named(s.value) is None and s.value in INSTANCE_LEMMAS:

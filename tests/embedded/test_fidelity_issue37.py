@@ -163,3 +163,22 @@ def test_type_ascription_of_a_tactic_block() -> None:
     assert _verdict(hyp, "exact Nat.lt_of_lt_of_le h (by norm_num : 3 ≤ 5)") == "accepted"
     assert _verdict(hyp, "exact Nat.lt_of_lt_of_le h (by norm_num : 6 ≤ 5)") != "accepted"
     assert _verdict(hyp, "exact Nat.lt_of_lt_of_le h (by omega : 3 ≤ 2)") != "accepted"
+
+
+def test_open_namespace_resolves_catalogue_names() -> None:
+    # `open Nat` (the header of most released miniF2F proofs): `pow_mod` is `Nat.pow_mod`
+    text = "theorem t (n : ℕ) (h : n % 10 = 3) : n ^ 2 % 10 = 9"
+    script = "simp [pow_mod, h]"
+    body = "".join(f"  {line}\n" for line in script.splitlines())
+    opened = Checker().handle(
+        {"cmd": "frontend.process", "payload": {"file": f"import Mathlib\nopen Nat\n\n{text} := by\n{body}", "readHeader": True}}
+    )
+    plain = Checker().handle(
+        {"cmd": "frontend.process", "payload": {"file": f"import Mathlib\n\n{text} := by\n{body}", "readHeader": True}}
+    )
+
+    def errors(ans: dict) -> list[str]:
+        return [m["data"] for u in ans["units"] for m in u["messages"] if m["severity"] == "error"]
+
+    assert errors(opened) == []
+    assert any("pow_mod" in e for e in errors(plain))
