@@ -88,6 +88,17 @@ TACTIC_NAMES = frozenset(
         "calc",
     }
 )
+# Lean / Mathlib tactics outside the embedded checker: parsed (a script where they never run
+# is Lean's), refused when run
+_OPAQUE_TACTICS = frozenset(
+    {"aesop", "tauto", "norm_cast", "push_cast", "zify", "qify", "gcongr", "bound", "nlinarith!", "linarith!",
+     "field_simp!", "simp_arith!", "exact?", "apply?", "decide!", "native_decide", "norm_num!", "abel", "group",
+     "noncomm_ring", "linear_combination", "polyrith", "nofun", "contradiction!", "trivial!", "assumption'", "congr",
+     "ext", "funext", "conv", "split", "split_ifs", "unfold", "delta", "change", "norm_num1", "ring1", "ring_nf!",
+     "mod_cases", "fin_cases", "rel", "peel", "lift", "choose", "set", "let", "generalize", "induction'",
+     "cases'", "rcases'", "contrapose", "contrapose!", "push_neg!", "by_contra!", "revert", "suffices", "case",
+     "exfalso", "absurd", "exacts", "constructorm", "casesm", "rename_i", "next", "injection", "simp?", "aesop?"}
+)
 _TERM_STOP = frozenset({",", "|", "<;>", ";", "]", ")", ":=", "⟩"})
 
 
@@ -280,6 +291,25 @@ class _TacticParser(Parser):
             raise self.error("expected '|'")
         return alts
 
+    def _opaque(self, name: str, stop: frozenset[str]) -> Tac:
+        """A Lean tactic the checker does not run (its arguments skipped to the end of the
+        tactic): parsed so that a script where it never runs (``t <;> aesop`` after ``t``
+        closed every goal) is read as Lean reads it; run, it fails."""
+        pos = self.advance().pos
+        depth = 0
+        while self.tok.kind != "eof":
+            x = self.tok
+            if depth == 0 and (x.kind == "nl" or (x.kind == "sym" and (x.text in stop or x.text in ("<;>", ";")))):
+                break
+            if x.kind == "sym" and x.text in "([{⟨":
+                depth += 1
+            elif x.kind == "sym" and x.text in ")]}⟩":
+                if depth == 0:
+                    break
+                depth -= 1
+            self.advance()
+        return Tac(name, pos, {"opaque": True})
+
     def atomic(self, base: int, stop: frozenset[str]) -> Tac:
         # every nested tactic (blocks, focus, combinator bodies, alternatives) passes here
         self.enter()
@@ -307,6 +337,8 @@ class _TacticParser(Parser):
         if t.kind not in ("id", "kw"):
             raise self.error("expected tactic")
         name = t.text
+        if name in _OPAQUE_TACTICS and name not in TACTIC_NAMES:
+            return self._opaque(name, stop)
         if name not in TACTIC_NAMES:
             raise ParseError("unknown tactic", t.pos)
         self.advance()

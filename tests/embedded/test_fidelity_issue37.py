@@ -182,3 +182,11 @@ def test_open_namespace_resolves_catalogue_names() -> None:
 
     assert errors(opened) == []
     assert any("pow_mod" in e for e in errors(plain))
+
+
+def test_an_unsupported_lean_tactic_parses_and_fails_only_when_run() -> None:
+    # `t <;> aesop` after t closed every goal: aesop never runs, in Lean as here
+    hyp = "theorem t (a : ℕ) (h : a = 2) : a + 1 = 3"
+    assert _verdict(hyp, "simp_all\n<;> aesop") == "accepted"
+    assert "not supported" in _verdict(hyp, "aesop")
+    assert _verdict("theorem t (a : ℕ) (h : a = 2) : a + 1 = 4", "norm_num [h]\n<;> aesop") != "accepted"
