@@ -15,8 +15,9 @@ from typing import Any
 
 from burnqed.embedded import kernel as k
 from burnqed.embedded.bridge import KernelReject, kterm, sequent
-from burnqed.embedded.certify import internal_uid, prove_fact, prove_mod_product
-from burnqed.embedded.elab import ElabError, Scope, elab_prop, elab_value
+from burnqed.embedded.certify import internal_uid, prove_fact
+from burnqed.embedded.proofterm_base import TacticError, conclusion as _conclusion, elab_witness, instance_app
+from burnqed.embedded.elab import ElabError, elab_prop
 from burnqed.embedded.lemma_proofs import lemma_proof
 from burnqed.embedded.lemmas import INSTANCE_LEMMAS, LEMMAS, lemma_instances, resolve
 from burnqed.embedded.state import Goal, display_names, goal_scope
@@ -58,18 +59,6 @@ __all__ = [
     "unify",
 ]
 
-
-
-class TacticError(Exception):
-    """A tactic failed; the message is Lean-like text for a severity-error message."""
-
-
-def elab_witness(s: Syn, scope: Scope, ty: str) -> Term:
-    """Elaborate ``s`` as a value of binder type ``ty`` (a proposition for ``Prop``); failures are tactic errors."""
-    try:
-        return elab_prop(s, scope) if ty == "Prop" else elab_value(s, scope, ty)
-    except ElabError as exc:
-        raise TacticError(exc.message) from exc
 
 
 Builder = Callable[[], "k.Proof"]
@@ -321,56 +310,8 @@ class ProofElab:
         return self._apply_args(fty, b, args, expected)
 
     def _instance_app(self, name: str, args: tuple[Syn, ...], expected: Term | None) -> tuple[Term, Builder]:
-        """An INSTANCE_LEMMAS lemma applied to ``args``: the statement it then has is proved
-        as it stands, in the goal's context from the proofs of the premises given, by an
-        arithmetic certificate (its general statement is never trusted)."""
-        inst = lemma_instances(name)
-        errors: list[Exception] = []
-        for cand in inst:
-            saved = dict(self.sub), list(self.new_goals), list(self.postponed)
-            premises: list[tuple[Term, Builder]] = []
-
-            def fail() -> k.Proof:
-                raise TacticError(f"the kernel has no proof of {name} in general, only of its instances")
-
-            try:
-                fty, _ = self._peel_into(cand, fail)
-                scope = goal_scope(self.goal)
-                for arg in args:
-                    fty, _ = self._peel_into(instantiate_mvars(fty, self.sub), fail)
-                    if isinstance(fty, Binder) and fty.q == "∀":
-                        val: Term = fresh_mvar(fty.ty, fty.name) if arg.kind in ("blank", "hole") else elab_witness(arg, scope, fty.ty)
-                        fty = instantiate(fty.body, fty.name, val)
-                    elif isinstance(fty, Conn) and fty.op == "→":
-                        _, q = self._check(arg, fty.args[0])
-                        premises.append((fty.args[0], q))
-                        fty = fty.args[1]
-                    else:
-                        raise TacticError(f"function expected, the term has type\n  {self.show(fty)}")
-                fty, _ = self._peel_into(instantiate_mvars(fty, self.sub), fail)
-                if len(inst) > 1 and expected is not None and unify(_conclusion(fty), instantiate_mvars(expected, self.sub), self.sub) is None:
-                    raise TacticError(f"type mismatch: {name}")
-            except (TacticError, ElabError) as exc:
-                errors.append(exc)
-                self.sub, self.new_goals = dict(saved[0]), list(saved[1])
-                self.postponed = list(saved[2])
-                continue
-            final = fty
-
-            def build(final: Term = final, premises: list[tuple[Term, Builder]] = premises) -> k.Proof:
-                stmt = instantiate_mvars(final, self.sub)
-                if mvars(stmt):
-                    raise TacticError(f"could not synthesize the arguments of {name}")
-                g = self.kt(stmt)
-                facts = [(q(), self.kt(instantiate_mvars(t, self.sub))) for t, q in premises]
-                seq = sequent(self.goal).to(g)
-                pf = prove_fact(seq, facts, g) or prove_mod_product(seq, facts, g)
-                if pf is None:
-                    raise TacticError(f"the kernel found no proof of this instance of {name}: {self.show(stmt)}")
-                return _p("annot", pf, g)
-
-            return fty, build
-        raise TacticError(str(errors[0]) if errors else f"unknown identifier '{name}'")
+        """An INSTANCE_LEMMAS lemma applied to ``args`` (proofterm_base.instance_app)."""
+        return instance_app(self, name, args, expected)
 
     def _apply_args(
         self, fty: Term, b: Builder, args: tuple[Syn, ...], expected: Term | None
@@ -522,13 +463,3 @@ def dvd_exists(t: Rel) -> Term:
     """``a ∣ b`` unfolded: ``∃ c, b = a * c``."""
     ty = type_of(t.lhs)
     return Binder("∃", "c", ty, Rel("=", t.rhs, Op("*", (t.lhs, BVar("c", ty)), ty)))
-
-
-def _conclusion(t: Term) -> Term:
-    while True:
-        if isinstance(t, Binder) and t.q == "∀":
-            t = instantiate(t.body, t.name, fresh_mvar(t.ty, t.name))
-        elif isinstance(t, Conn) and t.op == "→":
-            t = t.args[1]
-        else:
-            return t

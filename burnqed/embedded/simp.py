@@ -181,6 +181,10 @@ def _arith(t: Op, ss: SimpSet) -> Term:
         if op == "neg" and isinstance(a, Op) and a.op == "neg":
             return a.args[0]
         return t
+    if not ss.use_poly:
+        # `simp only [...]`: Lean applies no unit law it is not given (`mul_one`, `add_zero`
+        # are simp lemmas, not simprocs); only ground arithmetic (Nat.reduceMul, …) above
+        return t
     a, b = t.args
     zero, one = Num(0, ty), Num(1, ty)
     if op == "+":

@@ -3,24 +3,24 @@ simp_all / norm_num (with ``at``), each step proved by congruence and certificat
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from burnqed.embedded import kernel as k
-from burnqed.embedded.bridge import hole, kterm, proof, sequent
-from burnqed.embedded.certify import Budget, internal_uid, prove_fact, prove_mod_product
+from burnqed.embedded.bridge import hole, kterm, proof
+from burnqed.embedded.certify import internal_uid
+from burnqed.embedded.lemma_use import PerUse, instance_proof
+from burnqed.embedded.simp_prover import SimpProver
 from burnqed.embedded.engine import Engine, register, render
-from burnqed.embedded.lemma_proofs import lemma_proof, prove_iff
+from burnqed.embedded.lemma_proofs import lemma_proof
 from burnqed.embedded.lemmas import INSTANCE_LEMMAS, LEMMAS, lemma_instances, resolve
 from burnqed.embedded.proofterm import TacticError, fresh_mvar, instantiate_mvars, unify
 from burnqed.embedded.simp import Rule, SimpSet, rules_from_prop, simplify
 from burnqed.embedded.state import Goal, Hyp
 from burnqed.embedded.syntax import Syn
 from burnqed.embedded.tactic_syntax import Tac
-from burnqed.embedded.tactics_basic import add_hyp, elab_in_goal, show
-from burnqed.embedded.arith import try_eval
+from burnqed.embedded.tactics_basic import elab_in_goal, show
 from burnqed.embedded.unify import closes_by_reducible_rfl, reducible_normal
 from burnqed.embedded.terms import (
     Binder,
@@ -32,7 +32,6 @@ from burnqed.embedded.terms import (
     Rel,
     Term,
     alpha_key,
-    defeq_key,
     instantiate,
     mvars,
     replace,
@@ -61,48 +60,6 @@ def _lemma_builder(name: str, statement: Term) -> RuleProof:
     return build
 
 
-class _PerUse:
-    """The builder of an INSTANCE_LEMMAS rule: its general statement has no kernel proof,
-    so only an instance can be proved (``_instance_proof``); asked for the general proof, it
-    fails the tactic."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __call__(self) -> k.Proof:
-        raise TacticError(f"the kernel has no proof of {self.name} in general, only of its instances")
-
-
-def _instance_proof(
-    eng: Engine, goal: Goal, eq: Equation, sub: dict[int, Term], premises: list[tuple[k.Proof, Term]], name: str
-) -> k.Proof:
-    """A kernel proof of one instance of an INSTANCE_LEMMAS equation, ``lhs = rhs`` (or ↔)
-    with its arguments filled in, by an arithmetic certificate from the instance's premises
-    in ``goal``'s context; the tactic fails when none is found."""
-    lhs, rhs = instantiate_mvars(eq.lhs, sub), instantiate_mvars(eq.rhs, sub)
-    if mvars(lhs) or mvars(rhs) or eq.kind not in ("eq", "iff"):
-        raise TacticError("tactic 'rewrite' failed, could not synthesize the equation's arguments")
-    l, r = kterm(lhs), kterm(rhs)
-    target = k.App("↔" if eq.kind == "iff" else "=", (l, r), "Prop")
-    cfg = eng.ctx.config
-    deadline = time.monotonic() + cfg.z3_cert_timeout_ms / 1000
-    if eng.ctx.deadline is not None:
-        deadline = min(deadline, eng.ctx.deadline)
-    facts = [(pf, kterm(t)) for pf, t in premises]
-    seq = sequent(goal).to(target)
-    pf = prove_fact(seq, facts, target, budget=Budget(deadline=deadline, z3_ms=cfg.z3_timeout_ms))
-    if pf is None:
-        pf = prove_mod_product(seq, facts, target, budget=Budget(deadline=deadline, z3_ms=cfg.z3_timeout_ms))
-    if pf is None:
-        raise TacticError(f"the kernel found no proof of this instance of {name}: {show(goal, target_term(lhs, rhs, eq.kind))}")
-    return proof("annot", pf, target)
-
-
-def target_term(lhs: Term, rhs: Term, kind: str) -> Term:
-    """``lhs = rhs`` or ``lhs ↔ rhs`` as an elaborator term (for messages)."""
-    return Rel("=", lhs, rhs) if kind == "eq" else Conn("↔", (lhs, rhs))
-
-
 def _rule_props(eng: Engine, goal: Goal, s: Syn) -> list[tuple[Term, RuleProof]]:
     """The propositions a rule names, each with a builder of its kernel proof."""
     if s.kind == "ident" and goal.hyp_named(s.value) is None:
@@ -110,7 +67,7 @@ def _rule_props(eng: Engine, goal: Goal, s: Syn) -> list[tuple[Term, RuleProof]]
     if s.kind == "ident" and goal.hyp_named(s.value) is None and s.value in LEMMAS:
         return [(t, _lemma_builder(s.value, t)) for t in lemma_instances(s.value)]
     if s.kind == "ident" and goal.hyp_named(s.value) is None and s.value in INSTANCE_LEMMAS:
-        return [(t, _PerUse(s.value)) for t in lemma_instances(s.value)]
+        return [(t, PerUse(s.value)) for t in lemma_instances(s.value)]
     prop, pe = elab_in_goal(eng, goal, s, None)
     return [(prop, pe.proof)]
 
@@ -339,8 +296,8 @@ def _rw(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
                     if not eng.kernel_on:
                         continue
                     args = [proof("annot", hole(g), kterm(g.target)) for g in goals]
-                    if isinstance(build, _PerUse):
-                        eq_pf = _instance_proof(
+                    if isinstance(build, PerUse):
+                        eq_pf = instance_proof(
                             eng, before, eq, subs, [(a, g.target) for a, g in zip(args, goals, strict=True)], build.name
                         )
                     else:
@@ -408,59 +365,6 @@ def _simp_rules(
     return out, sources
 
 
-class _SimpProver:
-    """Kernel proofs of simp's steps: certificates from the hypotheses and the named rules
-    for quantifier-free steps, congruence (certify.prove_iff) under binders."""
-
-    def __init__(self, eng: Engine, sources: list[tuple[Term, RuleProof]]) -> None:
-        self.eng = eng
-        self.raw = sources
-        self._sources: list[tuple[k.Proof, k.Term]] | None = None
-
-    def sources(self) -> list[tuple[k.Proof, k.Term]]:
-        if self._sources is None:
-            # an INSTANCE_LEMMAS rule has no general proof: its steps are proved by the
-            # certificates of `fact` alone
-            self._sources = [(build(), kterm(prop)) for prop, build in self.raw if not isinstance(build, _PerUse)]
-        return self._sources
-
-    def budget(self) -> Budget:
-        cfg = self.eng.ctx.config
-        deadline = time.monotonic() + cfg.z3_cert_timeout_ms / 1000
-        if self.eng.ctx.deadline is not None:
-            deadline = min(deadline, self.eng.ctx.deadline)
-        return Budget(deadline=deadline, z3_ms=cfg.z3_timeout_ms)
-
-    def fact(self, goal: Goal, target: k.Term, extra: list[tuple[k.Proof, k.Term]] = ()) -> k.Proof | None:  # type: ignore[assignment]
-        """``target`` from the goal's hypotheses, the rules and ``extra`` (quantifier-free)."""
-        seq = sequent(goal).to(target)
-        premises = [(proof("hyp", e.uid), e.ty) for e in seq.ctx if not isinstance(e.ty, str)]
-        premises += [(p, t) for p, t in self.sources() if not isinstance(t, k.Bind)]
-        got = prove_fact(seq, [*premises, *extra], target, budget=self.budget())
-        if got is None:  # remainders of products (a step of `simp [Nat.mul_mod]`)
-            got = prove_mod_product(seq, [*premises, *extra], target, budget=self.budget())
-        return got
-
-    def iff(self, goal: Goal, a: k.Term, b: k.Term) -> k.Proof:
-        """``a ↔ b`` in the goal's context, or a failure of the tactic."""
-        pf = prove_iff(sequent(goal), a, b, self.sources(), budget=self.budget())
-        if pf is None:
-            raise TacticError("simp: the kernel found no proof of this simplification step")
-        return proof("annot", pf, k.App("↔", (a, b), "Prop"))
-
-    def hyp(self, goal: Goal, old: Hyp, new: Term) -> k.Proof:
-        """The simplified hypothesis from the old one."""
-        h, n = kterm(old.ty), kterm(new)  # type: ignore[arg-type]
-        return self.fact(goal, n) or proof("app", proof("iff_mp", self.iff(goal, h, n)), proof("hyp", old.uid))
-
-    def target(self, goal: Goal, new: Term, child: Goal | None) -> k.Proof:
-        """The goal's target from the simplified one (``child``: the goal holding it; None: True)."""
-        t, n = kterm(goal.target), kterm(new)
-        arg = proof("true_i") if child is None else proof("annot", hole(child), n)
-        got = self.fact(goal, t, [] if child is None else [(arg, n)])
-        return got or proof("app", proof("iff_mpr", self.iff(goal, t, n)), arg)
-
-
 def _all_hyp_rules(goal: Goal, skip: int | None) -> list[Rule]:
     out: list[Rule] = []
     for h in goal.hyps:
@@ -481,7 +385,7 @@ def _simp(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         # simp_all rewrote it
         named = [(rev, s) for rev, s in named if not (s.kind == "ident" and goal.hyp_named(s.value) is not None)]
     rules, sources = _simp_rules(eng, goal, named)
-    prover = _SimpProver(eng, sources)
+    prover = SimpProver(eng, sources)
     on = eng.kernel_on
     star = any(s.kind == "ident" and s.value == "*" for _, s in d.get("rules", []))
     if name == "simp_all":
@@ -552,57 +456,3 @@ def _simp(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
             )
         raise TacticError("simp made no progress")
     return [goal]
-
-
-def _simp_quiet(eng: Engine, goal: Goal, data: dict[str, Any], pos: int) -> list[Goal]:
-    """``simp`` with ``failIfUnchanged := false`` (what simpa runs): no progress leaves the goal."""
-    try:
-        return _simp(eng, goal, Tac("simp", pos, data))
-    except TacticError as exc:
-        if str(exc) == "simp made no progress":
-            return [goal]
-        raise
-
-
-_SIMPA_HYP = "this✝simpa"
-
-
-@register("simpa")
-def _simpa(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
-    """``simpa [rules] using e`` as lean4 src/Lean/Elab/Tactic/Simpa.lean: simp the goal
-    (failIfUnchanged false); with ``using e`` (or a hypothesis ``this``) simp e's type the
-    same way and close the goal with it (as ``exact``, here up to the key ``assumption``
-    compares); else ``assumption``. Every step is simp's or assumption's, kernel-checked."""
-    d = tac.data
-    if d.get("at") is not None:
-        raise TacticError("simpa does not take a location")
-    base = {"rules": d.get("rules", []), "only": d.get("only", False), "at": None}
-    goals = _simp_quiet(eng, goal, base, tac.pos)
-    if not goals:
-        return []
-    (g,) = goals
-    if "using" in d:
-        prop, pe = elab_in_goal(eng, g, d["using"], None)
-        if mvars(prop) or pe.new_goals:
-            raise TacticError("simpa: don't know how to synthesize placeholder in the term after `using`")
-        new, h = add_hyp(eng, g, _SIMPA_HYP, prop)
-        eng.justify(g, proof("have", h.uid, kterm(prop), pe.proof() if eng.kernel_on else proof("sorry"), hole(new)))
-        g, name = new, _SIMPA_HYP
-    elif g.hyp_named("this") is not None:
-        name = "this"
-    else:
-        return _assume(eng, g)
-    at = next(i for i, x in enumerate(g.hyps) if x.uid == g.hyp_named(name).uid)  # type: ignore[union-attr]
-    out = _simp_quiet(eng, g, {**base, "at": [name]}, tac.pos)
-    if not out:
-        return []
-    (g2,) = out
-    if len(g2.hyps) != len(g.hyps):  # simp made the term's type True: nothing closes the goal
-        raise TacticError(f"simpa: the term's type simplified to True\n{render([g2])}")
-    h2 = g2.hyps[at]
-    if isinstance(h2.ty, str) or defeq_key(h2.ty, try_eval) != defeq_key(g2.target, try_eval):
-        raise TacticError(
-            f"type mismatch\n  h\nhas type\n  {show(g2, h2.ty)}\nbut is expected to have type\n  {show(g2, g2.target)}"  # type: ignore[arg-type]
-        )
-    eng.justify(g2, proof("hyp", h2.uid))
-    return []

@@ -83,7 +83,8 @@ def test_product_remainder_certificates_are_kernel_checked() -> None:
     # variant has none
     from burnqed.embedded import kernel as k
     from burnqed.embedded.bridge import kterm
-    from burnqed.embedded.certify import internal_uid, prove_mod_product
+    from burnqed.embedded.certify import internal_uid
+    from burnqed.embedded.certify_mod import prove_mod_product
     from burnqed.embedded.elab import elab_prop
     from burnqed.embedded.syntax import Limits, parse_statement
 
