@@ -191,3 +191,9 @@ def test_an_unsupported_lean_tactic_parses_and_fails_only_when_run() -> None:
     assert _verdict(hyp, "simp_all\n<;> aesop") == "accepted"
     assert "not supported" in _verdict(hyp, "aesop")
     assert _verdict("theorem t (a : ℕ) (h : a = 2) : a + 1 = 4", "norm_num [h]\n<;> aesop") != "accepted"
+
+
+def test_simp_only_applies_no_unit_law_it_is_not_given() -> None:
+    assert _verdict("theorem t (a : ℕ) : a * 1 = a", "simp only []") != "accepted"
+    assert _verdict("theorem t (a : ℕ) : a * 1 = a", "simp only [mul_one]") == "accepted"
+    assert _verdict("theorem t : (2 : ℕ) * 3 = 6", "simp only []") == "accepted"
