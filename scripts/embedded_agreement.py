@@ -2,7 +2,7 @@
 
 Usage::
 
-    PYTHONPATH=$PWD python scripts/embedded_agreement.py PROOFS [--timeout-ms 60000] [--json]
+    PYTHONPATH=$PWD python scripts/embedded_agreement.py PROOFS [--timeout-ms 60000] [--json] [--prefixes]
 
 ``PROOFS`` is a JSON Lines file of proofs that real Lean 4 + Mathlib accepted (one record per
 theorem, the whole file text under ``correct_proof``, ``proof``, ``formal_proof`` or
@@ -66,6 +66,25 @@ def check(checker: Checker, text: str) -> tuple[str, str]:
     return "accepted", ""
 
 
+def prefixes(text: str) -> list[str]:
+    """The strict prefixes of a ``:= by`` proof: the file cut before each later tactic line
+    (blank and comment lines are no cut points, nor a line starting with ``<;>``, which
+    continues the tactic before it). Lean refuses each one (issue 37's over-credit check)."""
+    lines = text.split("\n")
+    start = next((i for i, line in enumerate(lines) if re.search(r":=\s*by\b", line)), None)
+    if start is None:
+        return []
+    out = []
+    for j in range(start + 1, len(lines)):
+        rest = [x for x in lines[j:] if x.strip() and not x.strip().startswith("--")]
+        if not rest:
+            break
+        head = lines[j].strip()
+        if head and not head.startswith(("--", "<;>")):
+            out.append("\n".join(lines[:j]))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the acceptance rate of the in-fragment proofs and the refusals by cause."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -73,6 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout-ms", type=int, default=60000, help="per file, the checker's request timeout")
     ap.add_argument("--only", default=None, help="a regular expression the theorem name must match")
     ap.add_argument("--json", action="store_true", help="one JSON object instead of text")
+    ap.add_argument("--prefixes", action="store_true", help="also check that every strict prefix of an accepted proof is refused")
     args = ap.parse_args(argv)
     try:
         proofs = load(args.proofs)
@@ -87,7 +107,14 @@ def main(argv: list[str] | None = None) -> int:
             continue
         verdict, why = check(checker, text)
         checker.handle({"cmd": "reset", "payload": {}})
-        rows.append({"name": name, "verdict": verdict, "why": why})
+        row: dict = {"name": name, "verdict": verdict, "why": why}
+        if args.prefixes and verdict == "accepted":
+            cuts = prefixes(text)
+            row["prefixes"], row["prefixes_accepted"] = len(cuts), 0
+            for cut in cuts:
+                row["prefixes_accepted"] += check(checker, cut)[0] == "accepted"
+                checker.handle({"cmd": "reset", "payload": {}})
+        rows.append(row)
     inside = [r for r in rows if r["verdict"] != "outside"]
     accepted = [r for r in inside if r["verdict"] == "accepted"]
     causes = Counter(r["why"] for r in inside if r["verdict"] == "refused")
@@ -99,10 +126,15 @@ def main(argv: list[str] | None = None) -> int:
         "refused": [r for r in inside if r["verdict"] == "refused"],
         "refusal_causes": dict(causes.most_common()),
     }
+    if args.prefixes:
+        summary["prefixes"] = sum(r.get("prefixes", 0) for r in rows)
+        summary["prefixes_accepted"] = sum(r.get("prefixes_accepted", 0) for r in rows)
     if args.json:
         print(json.dumps(summary, ensure_ascii=False, indent=1))
         return 0
     print(f"{len(accepted)}/{len(inside)} in-fragment proofs accepted ({len(rows)} files)")
+    if args.prefixes:
+        print(f"{summary['prefixes_accepted']} of {summary['prefixes']} strict prefixes accepted (Lean refuses each)")
     for r in summary["refused"]:
         print(f"  refused {r['name']}: {r['why']}")
     return 0

@@ -33,6 +33,7 @@ from burnqed.embedded import (  # noqa: F401 - importing a tactic module registe
     tactics_interval,
     tactics_push_neg,
     tactics_rewrite,
+    tactics_simpa,
 )
 from burnqed.embedded.answers import INTERRUPT, error_answer, tactic_message
 from burnqed.embedded.bridge import (

@@ -35,7 +35,7 @@ from typing import Any, Protocol
 
 from burnqed.embedded.config import EmbeddedConfig
 from burnqed.embedded.engine import Engine, TacticContext, render
-from burnqed.embedded.lemmas import LEMMAS
+from burnqed.embedded.lemmas import LEMMAS, OPENED
 from burnqed.embedded.proofterm import TacticError
 from burnqed.embedded.answers import INTERRUPT, error_answer
 from burnqed.embedded.refusal import Refusal
@@ -48,7 +48,8 @@ from burnqed.embedded.snippet import (
     is_header_command,
 )
 from burnqed.embedded.state import Goal, ProofState, to_wire
-from burnqed.embedded.syntax import Limits, parse_statement
+from burnqed.embedded.syntax import Limits, ParseError, parse_statement
+from burnqed.embedded.tactic_syntax import parse_tactic
 from burnqed.embedded.tactics_basic import intro_one
 from burnqed.embedded.terms import Term
 from burnqed.lean.errors import OUTSIDE_FRAGMENT
@@ -144,6 +145,13 @@ class _Run:
     # ------------------------------------------------------------------ the snippet
     def units(self) -> list[CompilationUnit]:
         """One unit per command (the header, with readHeader, is none)."""
+        token = OPENED.set(())  # `open` commands last to the end of this file
+        try:
+            return self._units()
+        finally:
+            OPENED.reset(token)
+
+    def _units(self) -> list[CompilationUnit]:
         src = self.src
         starts = command_starts(src, 0)
         base = 0
@@ -223,7 +231,9 @@ class _Run:
 
     def _scope(self, scope: str, args: list[str]) -> None:
         """Follow namespaces and sections, for the names of declarations."""
-        if scope == "namespace" and args:
+        if scope == "open":
+            OPENED.set(OPENED.get() + tuple(a for a in args if a.isidentifier()))
+        elif scope == "namespace" and args:
             self.namespaces.append(args[0])
         elif scope in ("section", "noncomputable section"):
             self.namespaces.append("")
@@ -374,6 +384,15 @@ class _Run:
                 self.created.add(sid)
                 sorries.append((state.goals[0], at + sorry.start(1)))
                 continue
+            if not state.goals:
+                # Lean runs a tactic on an empty goal list: combinators that loop over the
+                # goals succeed (`all_goals`, `try`, `repeat`, `skip`, `done`), a basic
+                # tactic fails on getMainGoal (lean4 src/Lean/Elab/Tactic/BuiltinTactic.lean
+                # evalAllGoals / evalAnyGoals); the Pantograph goal.tactic refuses instead
+                why = self._on_no_goals(tactic)
+                if why is None:
+                    continue
+                raise _TacticFailed(why, at)
             answer = self._tactic(sid, tactic)
             if "nextStateId" in answer:
                 sid = answer["nextStateId"]
@@ -384,6 +403,23 @@ class _Run:
             )
             raise _TacticFailed(_REPL_PREFIX.sub("", why or "the tactic failed"), at)
         return checker.states[sid], sorries
+
+    def _on_no_goals(self, tactic: str) -> str | None:
+        """Run ``tactic`` on no goals with Lean's combinator semantics: None when it
+        succeeds (leaving no goals), else the error."""
+        checker = self.checker
+        try:
+            tac = parse_tactic(tactic, checker.limits)
+        except ParseError as exc:
+            return exc.message
+        ctx = TacticContext(checker.fresh, checker.config)
+        try:
+            left = Engine(ctx).run(tac, [])
+        except TacticError as exc:
+            return str(exc)
+        except RecursionError:
+            return "maximum recursion depth has been reached"
+        return None if not left else "no goals to be proved"
 
     def _tactic(self, sid: int, tactic: str) -> dict[str, Any]:
         """goal.tactic on the first goal, within what is left of the request's timeout."""

@@ -6,13 +6,14 @@ Nat and Int (such lemmas cannot be copied with copyFrom: their Lean type is poly
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from functools import lru_cache
 
 from burnqed.embedded.elab import elab_prop
 from burnqed.embedded.syntax import Limits, parse_statement
 from burnqed.embedded.terms import Term
 
-__all__ = ["LEMMAS", "copyable", "lemma_instances"]
+__all__ = ["INSTANCE_LEMMAS", "LEMMAS", "OPENED", "copyable", "lemma_instances", "resolve"]
 
 _NAT = "∀ "
 LEMMAS: dict[str, str] = {
@@ -155,6 +156,76 @@ LEMMAS: dict[str, str] = {
     "dvd_trans": "∀ {a b c : {α}}, a ∣ b → b ∣ c → a ∣ c",
 }
 
+# Ring rearrangements (Mathlib/Algebra/Group/Basic.lean mul_left_comm, mul_right_comm,
+# add_left_comm, add_right_comm; Mathlib/Algebra/GroupPower/Basic.lean add_sq, add_pow_two):
+# the kernel proves each once, like every entry of LEMMAS
+LEMMAS.update(
+    {
+        "mul_left_comm": "∀ (a b c : {α}), a * (b * c) = b * (a * c)",
+        "mul_right_comm": "∀ (a b c : {α}), a * b * c = a * c * b",
+        "add_left_comm": "∀ (a b c : {α}), a + (b + c) = b + (a + c)",
+        "add_right_comm": "∀ (a b c : {α}), a + b + c = a + c + b",
+        "Nat.mul_left_comm": "∀ (n m k : Nat), n * (m * k) = m * (n * k)",
+        "Nat.add_left_comm": "∀ (n m k : Nat), n + (m + k) = m + (n + k)",
+        "Nat.add_right_comm": "∀ (n m k : Nat), n + m + k = n + k + m",
+        "Nat.mul_right_comm": "∀ (n m k : Nat), n * m * k = n * k * m",
+        "add_sq": "∀ (a b : {α}), (a + b) ^ 2 = a ^ 2 + 2 * a * b + b ^ 2",
+        "add_pow_two": "∀ (a b : {α}), (a + b) ^ 2 = a ^ 2 + 2 * a * b + b ^ 2",
+        # Mathlib's sub_sq is stated for commutative rings: ℤ only (ℕ's - truncates)
+        "Nat.zero_lt_two": "0 < 2",
+        "Nat.pow_succ'": "∀ {b n : Nat}, b ^ (n + 1) = b * b ^ n",
+        "Nat.zero_lt_one": "0 < 1",
+        "Nat.one_lt_two": "1 < 2",
+        "Nat.mod_two_eq_zero_or_one": "∀ (n : Nat), n % 2 = 0 ∨ n % 2 = 1",
+        "Int.emod_two_eq_zero_or_one": "∀ (n : Int), n % 2 = 0 ∨ n % 2 = 1",
+        "sub_sq": "∀ (a b : Int), (a - b) ^ 2 = a ^ 2 - 2 * a * b + b ^ 2",
+        "sub_pow_two": "∀ (a b : Int), (a - b) ^ 2 = a ^ 2 - 2 * a * b + b ^ 2",
+    }
+)
+
+# Division and remainder lemmas whose general statement is beyond the kernel's certificates
+# (the divisor, or an exponent, is a variable): such a statement is never proved once and
+# trusted. Each use is an instance (the divisor a numeral, as in `% 10`) whose equation the
+# kernel proves by an arithmetic certificate in the goal's context (tactics_rewrite
+# `_instance_proof`); where no certificate is found the tactic fails. A statement copied
+# wrong can therefore only make a rewrite fail, never prove something false. Statements as in
+# Lean core (lean4 src/Init/Data/Nat/Basic.lean, src/Init/Data/Nat/Lemmas.lean,
+# src/Init/Data/Nat/Dvd.lean, src/Init/Data/Int/DivModLemmas.lean) and Mathlib
+# (Mathlib/Algebra/GroupPower/Basic.lean pow_mul).
+INSTANCE_LEMMAS: dict[str, str] = {
+    "Nat.mod_eq_of_lt": "∀ {a b : Nat}, a < b → a % b = a",
+    "Nat.mul_mod": "∀ (a b n : Nat), a * b % n = a % n * (b % n) % n",
+    "Nat.add_mod": "∀ (a b n : Nat), (a + b) % n = (a % n + b % n) % n",
+    "Nat.pow_mod": "∀ (a b n : Nat), a ^ b % n = (a % n) ^ b % n",
+    "Nat.mod_mod": "∀ (a n : Nat), a % n % n = a % n",
+    "Nat.mod_self": "∀ (n : Nat), n % n = 0",
+    "Nat.div_add_mod": "∀ (m k : Nat), k * (m / k) + m % k = m",
+    "Nat.mod_add_div": "∀ (m k : Nat), m % k + k * (m / k) = m",
+    "Nat.div_add_mod'": "∀ (m k : Nat), m / k * k + m % k = m",
+    "Nat.mod_add_div'": "∀ (m k : Nat), m % k + m / k * k = m",
+    "Nat.add_mul_mod_self_left": "∀ (a b n : Nat), (a + b * n) % b = a % b",
+    "Nat.add_mul_mod_self_right": "∀ (a b n : Nat), (a + b * n) % n = a % n",
+    "Nat.mul_mod_right": "∀ (n k : Nat), n * k % n = 0",
+    "Nat.mul_mod_left": "∀ (m n : Nat), m * n % n = 0",
+    "Nat.dvd_of_mod_eq_zero": "∀ {k n : Nat}, n % k = 0 → k ∣ n",
+    "Nat.mod_eq_zero_of_dvd": "∀ {k n : Nat}, k ∣ n → n % k = 0",
+    "Nat.dvd_iff_mod_eq_zero": "∀ {k n : Nat}, k ∣ n ↔ n % k = 0",
+    "Int.add_emod": "∀ (a b n : Int), (a + b) % n = (a % n + b % n) % n",
+    "Int.sub_emod": "∀ (a b n : Int), (a - b) % n = (a % n - b % n) % n",
+    "Int.mul_emod": "∀ (a b n : Int), a * b % n = a % n * (b % n) % n",
+    "Int.emod_emod_of_dvd": "∀ (n : Int) {m k : Int}, m ∣ k → n % k % m = n % m",
+    "Int.emod_emod": "∀ (a b : Int), a % b % b = a % b",
+    "Int.emod_eq_of_lt": "∀ {a b : Int}, 0 ≤ a → a < b → a % b = a",
+    "Int.ediv_add_emod": "∀ (a b : Int), b * (a / b) + a % b = a",
+    "Int.emod_add_ediv": "∀ (a b : Int), a % b + b * (a / b) = a",
+    "Int.dvd_iff_emod_eq_zero": "∀ {a b : Int}, a ∣ b ↔ b % a = 0",
+    "Nat.pow_add": "∀ (a m n : Nat), a ^ (m + n) = a ^ m * a ^ n",
+    "pow_add": "∀ (a : {α}) (m n : Nat), a ^ (m + n) = a ^ m * a ^ n",
+    "Nat.pow_mul": "∀ (a m n : Nat), a ^ (m * n) = (a ^ m) ^ n",
+    "mul_pow": "∀ (a b : {α}) (n : Nat), (a * b) ^ n = a ^ n * b ^ n",
+    "pow_mul": "∀ (a : {α}) (m n : Nat), a ^ (m * n) = (a ^ m) ^ n",
+}
+
 _LIMITS = Limits()
 
 
@@ -166,7 +237,7 @@ def copyable(name: str) -> bool:
 @lru_cache(maxsize=512)
 def lemma_instances(name: str) -> tuple[Term, ...]:
     """The elaborated statement(s) of a lemma: one, or one per type for a generic lemma."""
-    text = LEMMAS.get(name)
+    text = LEMMAS.get(name) or INSTANCE_LEMMAS.get(name)
     if text is None:
         return ()
     if "{α}" in text:
@@ -175,3 +246,20 @@ def lemma_instances(name: str) -> tuple[Term, ...]:
             for ty in ("Nat", "Int")
         )
     return (elab_prop(parse_statement(text, _LIMITS), {}),)
+
+
+OPENED: ContextVar[tuple[str, ...]] = ContextVar("burnqed_opened_namespaces", default=())
+"""The namespaces the file's ``open`` commands opened so far (set by the frontend)."""
+
+
+def resolve(name: str) -> str:
+    """The catalogue name ``name`` denotes: itself when the catalogue has it, else the first
+    ``N.name`` for an opened namespace ``N`` (``open Nat``: ``pow_mod`` is ``Nat.pow_mod``,
+    as Lean's name resolution finds it), else ``name``."""
+    if name in LEMMAS or name in INSTANCE_LEMMAS:
+        return name
+    for ns in OPENED.get():
+        full = f"{ns}.{name}"
+        if full in LEMMAS or full in INSTANCE_LEMMAS:
+            return full
+    return name

@@ -16,9 +16,10 @@ from typing import Any
 from burnqed.embedded import kernel as k
 from burnqed.embedded.bridge import KernelReject, kterm, sequent
 from burnqed.embedded.certify import internal_uid, prove_fact
-from burnqed.embedded.elab import ElabError, Scope, elab_prop, elab_value
+from burnqed.embedded.proofterm_base import TacticError, conclusion as _conclusion, elab_witness, instance_app
+from burnqed.embedded.elab import ElabError, elab_prop
 from burnqed.embedded.lemma_proofs import lemma_proof
-from burnqed.embedded.lemmas import LEMMAS, lemma_instances
+from burnqed.embedded.lemmas import INSTANCE_LEMMAS, LEMMAS, lemma_instances, resolve
 from burnqed.embedded.state import Goal, display_names, goal_scope
 from burnqed.embedded.syntax import Syn
 from burnqed.embedded.terms import (
@@ -60,18 +61,6 @@ __all__ = [
 
 
 
-class TacticError(Exception):
-    """A tactic failed; the message is Lean-like text for a severity-error message."""
-
-
-def elab_witness(s: Syn, scope: Scope, ty: str) -> Term:
-    """Elaborate ``s`` as a value of binder type ``ty`` (a proposition for ``Prop``); failures are tactic errors."""
-    try:
-        return elab_prop(s, scope) if ty == "Prop" else elab_value(s, scope, ty)
-    except ElabError as exc:
-        raise TacticError(exc.message) from exc
-
-
 Builder = Callable[[], "k.Proof"]
 
 
@@ -89,6 +78,7 @@ class ProofElab:
     fresh: Callable[[], int]
     run_block: Callable[[str, Goal], list[Goal]]
     allow_holes: bool = False
+    blank_holes: bool = False
     sub: dict[int, Term] = field(default_factory=dict)
     new_goals: list[Goal] = field(default_factory=list)
     builder: Builder | None = None
@@ -175,12 +165,15 @@ class ProofElab:
         if k_ == "proj":
             ty, b = self._infer(s.args[0], None)
             return self._proj(ty, b, s.value, s)
-        if k_ == "show":  # the stated type, checked against the proof (Lean's `show … from`)
+        if k_ in ("show", "ascribe"):
+            # the stated type, checked against the proof (Lean's `show T from e`, and the
+            # type ascription `(e : T)` of a proof)
+            ty_syn, body = (s.args[0], s.args[1]) if k_ == "show" else (s.args[1], s.args[0])
             try:
-                stated = elab_prop(s.args[0], goal_scope(self.goal))
+                stated = elab_prop(ty_syn, goal_scope(self.goal))
             except ElabError as exc:
                 raise TacticError(exc.message) from exc
-            return self._check(s.args[1], stated)
+            return self._check(body, stated)
         if k_ in ("anon", "by", "hole", "blank") or (k_ == "ident" and s.value == "rfl"):
             if expected is None:
                 raise TacticError(
@@ -194,7 +187,7 @@ class ProofElab:
                 cell: list[Goal] = []
                 self.postponed.append((s.value, exp, cell))
                 return exp, self._annot(lambda: _p("hole", cell[0]), exp)
-            if k_ == "hole" and self.allow_holes:
+            if (k_ == "hole" or (k_ == "blank" and self.blank_holes)) and self.allow_holes:
                 new = self.goal.with_(self.fresh(), target=exp, tag=None)
                 self.new_goals.append(new)
                 uid = new.uid
@@ -257,6 +250,9 @@ class ProofElab:
                 )
             uid = hyp.uid
             return hyp.ty, lambda: _p("hyp", uid)
+        name = resolve(name)
+        if name in INSTANCE_LEMMAS:
+            return self._instance_app(name, (), expected)
         inst = lemma_instances(name) if name in LEMMAS else ()
         if inst:
             ty = inst[0]
@@ -288,6 +284,8 @@ class ProofElab:
         head, args = s.args[0], s.args[1:]
         while head.kind == "paren":
             head = head.args[0]
+        if head.kind == "ident" and self.goal.hyp_named(head.value) is None:
+            head = Syn("ident", head.pos, resolve(head.value))
         if (
             head.kind == "ident"
             and head.value in LEMMAS
@@ -306,8 +304,14 @@ class ProofElab:
                         self.sub, self.new_goals = dict(saved[0]), list(saved[1])
                         self.postponed = list(saved[2])
                 raise TacticError(str(errors[0]))
+        if head.kind == "ident" and head.value in INSTANCE_LEMMAS and self.goal.hyp_named(head.value) is None:
+            return self._instance_app(head.value, args, expected)
         fty, b = self._infer(head, None)
         return self._apply_args(fty, b, args, expected)
+
+    def _instance_app(self, name: str, args: tuple[Syn, ...], expected: Term | None) -> tuple[Term, Builder]:
+        """An INSTANCE_LEMMAS lemma applied to ``args`` (proofterm_base.instance_app)."""
+        return instance_app(self, name, args, expected)
 
     def _apply_args(
         self, fty: Term, b: Builder, args: tuple[Syn, ...], expected: Term | None
@@ -459,13 +463,3 @@ def dvd_exists(t: Rel) -> Term:
     """``a ∣ b`` unfolded: ``∃ c, b = a * c``."""
     ty = type_of(t.lhs)
     return Binder("∃", "c", ty, Rel("=", t.rhs, Op("*", (t.lhs, BVar("c", ty)), ty)))
-
-
-def _conclusion(t: Term) -> Term:
-    while True:
-        if isinstance(t, Binder) and t.q == "∀":
-            t = instantiate(t.body, t.name, fresh_mvar(t.ty, t.name))
-        elif isinstance(t, Conn) and t.op == "→":
-            t = t.args[1]
-        else:
-            return t

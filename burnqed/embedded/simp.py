@@ -73,13 +73,11 @@ def rules_from_prop(prop: Term) -> list[Rule]:
             unify(t.lhs, t.rhs, {}, False) is not None
             and unify(t.rhs, t.lhs, {}, False) is not None
         )
-        return [
-            Rule(
-                t.lhs,
-                t.rhs,
-                perm or bool(mvars(t.lhs) and mvars(t.lhs) == mvars(t.rhs)),
-            )
-        ]
+        # a rule is permutative when each side is an instance of the other (Lean's
+        # `isPerm`, Lean/Meta/Tactic/Simp/SimpTheorems.lean), then used only where it makes
+        # the term smaller; `Nat.add_mod`'s sides have the same variables but are no
+        # permutation, and Lean's simp rewrites with it
+        return [Rule(t.lhs, t.rhs, perm)]
     if isinstance(t, Conn) and t.op == "↔":
         return [Rule(t.args[0], t.args[1])]
     if isinstance(t, Conn) and t.op == "¬":
@@ -182,6 +180,10 @@ def _arith(t: Op, ss: SimpSet) -> Term:
         a = t.args[0]
         if op == "neg" and isinstance(a, Op) and a.op == "neg":
             return a.args[0]
+        return t
+    if not ss.use_poly:
+        # `simp only [...]`: Lean applies no unit law it is not given (`mul_one`, `add_zero`
+        # are simp lemmas, not simprocs); only ground arithmetic (Nat.reduceMul, …) above
         return t
     a, b = t.args
     zero, one = Num(0, ty), Num(1, ty)

@@ -64,6 +64,22 @@ _ARG_SYMS = {"(", "⟨", "?_", "↑"}
 MAX_PREC = 1024
 
 
+# tactics whose syntax has a `:` of its own (a by-block holding one may contain a `:`)
+_COLON_TACTICS = frozenset(
+    {"have", "show", "obtain", "suffices", "let", "set", "by_cases", "rcases", "cases", "induction",
+     "generalize", "interval_cases", "calc", "specialize", "exists", "use", "refine", "exact", "intro", "fun"}
+)
+
+
+def _projections(node: Syn, pos: int, field: Token) -> Syn:
+    """``node.f``; the lexer reads ``h.2.1``'s ``2.1`` as one decimal, which Lean's parser
+    reads as the field indices ``2`` then ``1`` (``fieldIdx``): one projection each."""
+    parts = field.text.split(".") if field.kind == "num" else [field.text]
+    for part in parts:
+        node = Syn("proj", pos, part, (node,))
+    return node
+
+
 class Parser:
     """Pratt parser over a token list.
 
@@ -171,7 +187,7 @@ class Parser:
                 ):
                     self.advance()
                     f = self.advance()
-                    lhs = Syn("proj", t.pos, f.text, (lhs,))
+                    lhs = _projections(lhs, t.pos, f)
                     continue
                 if (
                     MAX_PREC >= min_prec
@@ -205,7 +221,7 @@ class Parser:
             and self.peek().pos == self.tok.pos + 1
         ):
             p = self.advance().pos
-            node = Syn("proj", p, self.advance().text, (node,))
+            node = _projections(node, p, self.advance())
         return node
 
     def _leading(self, min_prec: int) -> Syn:
@@ -232,11 +248,18 @@ class Parser:
             self.advance()
             start = self.tok.pos
             depth = 0
+            binds_colon = False  # a tactic of the block so far reads its own `:` (have h : T)
             while self.tok.kind != "eof":
                 x = self.tok
                 if depth == 0 and (
                     x.kind == "nl" or (x.kind == "sym" and x.text in self.stop)
                 ):
+                    break
+                if x.text in _COLON_TACTICS:
+                    binds_colon = True
+                # `(by norm_num : 17 < 33819)`: no tactic of the block takes the `:`, so
+                # Lean's parser ends the block there and reads a type ascription
+                if depth == 0 and x.kind == "sym" and x.text == ":" and not binds_colon:
                     break
                 if x.kind == "sym" and x.text in "([{⟨":
                     depth += 1

@@ -26,6 +26,7 @@ class Tac:
 
 
 _NO_ARGS = {
+    "subst_vars",
     "exfalso",
     "constructor",
     "left",
@@ -43,10 +44,9 @@ _NO_ARGS = {
     "admit",
     "skip",
     "done",
-    "simp_all",
 }
 _TERM_LIST = {"linarith", "nlinarith"}
-_SIMP = {"simp", "norm_num", "simp_arith", "field_simp"}
+_SIMP = {"simp", "norm_num", "simp_arith", "field_simp", "simp_all"}
 TACTIC_NAMES = frozenset(
     _NO_ARGS
     | _TERM_LIST
@@ -58,6 +58,8 @@ TACTIC_NAMES = frozenset(
         "exact",
         "apply",
         "refine",
+        "refine'",
+        "simpa",
         "use",
         "exists",
         "specialize",
@@ -85,6 +87,17 @@ TACTIC_NAMES = frozenset(
         "interval_cases",
         "calc",
     }
+)
+# Lean / Mathlib tactics outside the embedded checker: parsed (a script where they never run
+# is Lean's), refused when run
+_OPAQUE_TACTICS = frozenset(
+    {"aesop", "tauto", "norm_cast", "push_cast", "zify", "qify", "gcongr", "bound", "nlinarith!", "linarith!",
+     "field_simp!", "simp_arith!", "exact?", "apply?", "decide!", "native_decide", "norm_num!", "abel", "group",
+     "noncomm_ring", "linear_combination", "polyrith", "nofun", "contradiction!", "trivial!", "assumption'", "congr",
+     "ext", "funext", "conv", "split", "split_ifs", "unfold", "delta", "change", "norm_num1", "ring1", "ring_nf!",
+     "mod_cases", "fin_cases", "rel", "peel", "lift", "choose", "set", "let", "generalize", "induction'",
+     "cases'", "rcases'", "contrapose", "contrapose!", "push_neg!", "by_contra!", "revert", "suffices", "case",
+     "exfalso", "absurd", "exacts", "constructorm", "casesm", "rename_i", "next", "injection", "simp?", "aesop?"}
 )
 _TERM_STOP = frozenset({",", "|", "<;>", ";", "]", ")", ":=", "⟩"})
 
@@ -192,7 +205,10 @@ class _TacticParser(Parser):
             if allow_rev and self.at("←"):
                 self.advance()
                 rev = True
-            out.append((rev, self.term_()))
+            if allow_rev and self.at("*"):  # `simp [*]`: every hypothesis is a rule
+                out.append((False, Syn("ident", self.advance().pos, "*")))
+            else:
+                out.append((rev, self.term_()))
             self.skip_nl()
             if self.at(","):
                 self.advance()
@@ -275,6 +291,25 @@ class _TacticParser(Parser):
             raise self.error("expected '|'")
         return alts
 
+    def _opaque(self, name: str, stop: frozenset[str]) -> Tac:
+        """A Lean tactic the checker does not run (its arguments skipped to the end of the
+        tactic): parsed so that a script where it never runs (``t <;> aesop`` after ``t``
+        closed every goal) is read as Lean reads it; run, it fails."""
+        pos = self.advance().pos
+        depth = 0
+        while self.tok.kind != "eof":
+            x = self.tok
+            if depth == 0 and (x.kind == "nl" or (x.kind == "sym" and (x.text in stop or x.text in ("<;>", ";")))):
+                break
+            if x.kind == "sym" and x.text in "([{⟨":
+                depth += 1
+            elif x.kind == "sym" and x.text in ")]}⟩":
+                if depth == 0:
+                    break
+                depth -= 1
+            self.advance()
+        return Tac(name, pos, {"opaque": True})
+
     def atomic(self, base: int, stop: frozenset[str]) -> Tac:
         # every nested tactic (blocks, focus, combinator bodies, alternatives) passes here
         self.enter()
@@ -302,6 +337,8 @@ class _TacticParser(Parser):
         if t.kind not in ("id", "kw"):
             raise self.error("expected tactic")
         name = t.text
+        if name in _OPAQUE_TACTICS and name not in TACTIC_NAMES:
+            return self._opaque(name, stop)
         if name not in TACTIC_NAMES:
             raise ParseError("unknown tactic", t.pos)
         self.advance()
@@ -315,7 +352,7 @@ class _TacticParser(Parser):
             while self.tok.kind == "id" or self.at("⟨") or self.at("("):
                 pats.append(self.pattern_one())
             d["patterns"] = pats
-        elif name in ("exact", "apply", "refine", "specialize", "exact_mod_cast"):
+        elif name in ("exact", "apply", "refine", "refine'", "specialize", "exact_mod_cast"):
             d["term"] = self.term_()
         elif name in ("use", "exists"):
             items = [self.term_()]
@@ -327,12 +364,15 @@ class _TacticParser(Parser):
             d["terms"] = (
                 [s for _, s in self.bracket_terms(False)] if self.at("[") else []
             )
-        elif name in _SIMP:
+        elif name in _SIMP or name == "simpa":
             if self.at("only"):
                 self.advance()
                 d["only"] = True
             d["rules"] = self.bracket_terms(True) if self.at("[") else []
             d["at"] = self.location()
+            if name == "simpa" and self.at("using"):
+                self.advance()
+                d["using"] = self.term_()
         elif name in ("rw", "rewrite", "rwa"):
             d["rules"] = self.bracket_terms(True)
             d["at"] = self.location()

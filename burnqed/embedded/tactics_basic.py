@@ -54,10 +54,11 @@ def prop_in_goal(goal: Goal, s: Syn) -> Term:
 
 
 def elab_in_goal(
-    eng: Engine, goal: Goal, s: Syn, expected: Term | None, holes: bool = False
+    eng: Engine, goal: Goal, s: Syn, expected: Term | None, holes: bool = False, blanks: bool = False
 ) -> tuple[Term, ProofElab]:
-    """Elaborate a proof term at this goal (returns its proposition and the elaborator)."""
-    pe = ProofElab(goal, eng.fresh, eng.run_text, allow_holes=holes)
+    """Elaborate a proof term at this goal (returns its proposition and the elaborator);
+    ``holes``: ``?_`` become new goals, ``blanks``: so do ``_`` (refine')."""
+    pe = ProofElab(goal, eng.fresh, eng.run_text, allow_holes=holes, blank_holes=blanks)
     try:
         if expected is not None:
             prop = pe.check(s, expected)
@@ -448,3 +449,18 @@ def _sorry(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     eng.ctx.used_sorry = True
     eng.justify(goal, proof("sorry"))
     return []
+
+
+@register("refine'")
+def _refine_prime(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    """``refine'`` (lean4 src/Lean/Elab/Tactic/BuiltinTactic.lean, ``refine'`` elaborates
+    with ``allowNaturalHoles := true``): ``refine`` where a ``_`` left unassigned is a new
+    goal too; here a ``_`` in a proposition's place is one, as ``?_`` is."""
+    _prop, pe = elab_in_goal(eng, goal, tac.data["term"], goal.target, holes=True, blanks=True)
+    goals = [g.with_(g.uid, target=instantiate_mvars(g.target, pe.sub)) for g in pe.new_goals]
+    if any(mvars(g.target) for g in goals):
+        raise TacticError("don't know how to synthesize placeholder: a new goal mentions an unknown argument")
+    pe.new_goals = goals
+    if eng.kernel_on:
+        eng.justify(goal, pe.proof())
+    return goals

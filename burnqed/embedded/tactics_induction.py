@@ -125,3 +125,20 @@ def _abstract(t: Term, uid: int, name: str, ty: str) -> Term:
     from burnqed.embedded.terms import BVar
 
     return replace_fvar(t, uid, BVar(name, ty))
+
+
+@register("subst_vars")
+def _subst_vars(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    """Lean's ``subst_vars`` (lean4 src/Lean/Elab/Tactic/BuiltinTactic.lean, ``substVars``):
+    ``subst`` every hypothesis ``x = e`` / ``e = x`` with ``x`` a variable not in ``e``,
+    until there is none; each one as ``subst`` does it, kernel-checked."""
+    while True:
+        for h in goal.hyps:
+            eq = h.ty
+            if isinstance(eq, str) or not (isinstance(eq, Rel) and eq.op == "=") or goal.hyp_named(h.user) is not h:
+                continue
+            if any(isinstance(v, FVar) and v.uid not in fvars(e) for v, e in ((eq.lhs, eq.rhs), (eq.rhs, eq.lhs))):
+                (goal,) = _subst(eng, goal, Tac("subst", tac.pos, {"names": [h.user]}))
+                break
+        else:
+            return [goal]

@@ -3,17 +3,18 @@ simp_all / norm_num (with ``at``), each step proved by congruence and certificat
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from burnqed.embedded import kernel as k
-from burnqed.embedded.bridge import hole, kterm, proof, sequent
-from burnqed.embedded.certify import Budget, internal_uid, prove_fact
+from burnqed.embedded.bridge import hole, kterm, proof
+from burnqed.embedded.certify import internal_uid
+from burnqed.embedded.lemma_use import PerUse, instance_proof
+from burnqed.embedded.simp_prover import SimpProver
 from burnqed.embedded.engine import Engine, register, render
-from burnqed.embedded.lemma_proofs import lemma_proof, prove_iff
-from burnqed.embedded.lemmas import LEMMAS, lemma_instances
+from burnqed.embedded.lemma_proofs import lemma_proof
+from burnqed.embedded.lemmas import INSTANCE_LEMMAS, LEMMAS, lemma_instances, resolve
 from burnqed.embedded.proofterm import TacticError, fresh_mvar, instantiate_mvars, unify
 from burnqed.embedded.simp import Rule, SimpSet, rules_from_prop, simplify
 from burnqed.embedded.state import Goal, Hyp
@@ -61,8 +62,12 @@ def _lemma_builder(name: str, statement: Term) -> RuleProof:
 
 def _rule_props(eng: Engine, goal: Goal, s: Syn) -> list[tuple[Term, RuleProof]]:
     """The propositions a rule names, each with a builder of its kernel proof."""
+    if s.kind == "ident" and goal.hyp_named(s.value) is None:
+        s = Syn("ident", s.pos, resolve(s.value))
     if s.kind == "ident" and goal.hyp_named(s.value) is None and s.value in LEMMAS:
         return [(t, _lemma_builder(s.value, t)) for t in lemma_instances(s.value)]
+    if s.kind == "ident" and goal.hyp_named(s.value) is None and s.value in INSTANCE_LEMMAS:
+        return [(t, PerUse(s.value)) for t in lemma_instances(s.value)]
     prop, pe = elab_in_goal(eng, goal, s, None)
     return [(prop, pe.proof)]
 
@@ -291,7 +296,12 @@ def _rw(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
                     if not eng.kernel_on:
                         continue
                     args = [proof("annot", hole(g), kterm(g.target)) for g in goals]
-                    eq_pf = eq.proof(build(), subs, args)
+                    if isinstance(build, PerUse):
+                        eq_pf = instance_proof(
+                            eng, before, eq, subs, [(a, g.target) for a, g in zip(args, goals, strict=True)], build.name
+                        )
+                    else:
+                        eq_pf = eq.proof(build(), subs, args)
                     motive = k.abstract(kterm(old), kterm(pat))
                     if at is None:
                         eng.justify(before, proof("rw", eq_pf, motive, rev, hole(after)))
@@ -355,54 +365,6 @@ def _simp_rules(
     return out, sources
 
 
-class _SimpProver:
-    """Kernel proofs of simp's steps: certificates from the hypotheses and the named rules
-    for quantifier-free steps, congruence (certify.prove_iff) under binders."""
-
-    def __init__(self, eng: Engine, sources: list[tuple[Term, RuleProof]]) -> None:
-        self.eng = eng
-        self.raw = sources
-        self._sources: list[tuple[k.Proof, k.Term]] | None = None
-
-    def sources(self) -> list[tuple[k.Proof, k.Term]]:
-        if self._sources is None:
-            self._sources = [(build(), kterm(prop)) for prop, build in self.raw]
-        return self._sources
-
-    def budget(self) -> Budget:
-        cfg = self.eng.ctx.config
-        deadline = time.monotonic() + cfg.z3_cert_timeout_ms / 1000
-        if self.eng.ctx.deadline is not None:
-            deadline = min(deadline, self.eng.ctx.deadline)
-        return Budget(deadline=deadline, z3_ms=cfg.z3_timeout_ms)
-
-    def fact(self, goal: Goal, target: k.Term, extra: list[tuple[k.Proof, k.Term]] = ()) -> k.Proof | None:  # type: ignore[assignment]
-        """``target`` from the goal's hypotheses, the rules and ``extra`` (quantifier-free)."""
-        seq = sequent(goal).to(target)
-        premises = [(proof("hyp", e.uid), e.ty) for e in seq.ctx if not isinstance(e.ty, str)]
-        premises += [(p, t) for p, t in self.sources() if not isinstance(t, k.Bind)]
-        return prove_fact(seq, [*premises, *extra], target, budget=self.budget())
-
-    def iff(self, goal: Goal, a: k.Term, b: k.Term) -> k.Proof:
-        """``a ↔ b`` in the goal's context, or a failure of the tactic."""
-        pf = prove_iff(sequent(goal), a, b, self.sources(), budget=self.budget())
-        if pf is None:
-            raise TacticError("simp: the kernel found no proof of this simplification step")
-        return proof("annot", pf, k.App("↔", (a, b), "Prop"))
-
-    def hyp(self, goal: Goal, old: Hyp, new: Term) -> k.Proof:
-        """The simplified hypothesis from the old one."""
-        h, n = kterm(old.ty), kterm(new)  # type: ignore[arg-type]
-        return self.fact(goal, n) or proof("app", proof("iff_mp", self.iff(goal, h, n)), proof("hyp", old.uid))
-
-    def target(self, goal: Goal, new: Term, child: Goal | None) -> k.Proof:
-        """The goal's target from the simplified one (``child``: the goal holding it; None: True)."""
-        t, n = kterm(goal.target), kterm(new)
-        arg = proof("true_i") if child is None else proof("annot", hole(child), n)
-        got = self.fact(goal, t, [] if child is None else [(arg, n)])
-        return got or proof("app", proof("iff_mpr", self.iff(goal, t, n)), arg)
-
-
 def _all_hyp_rules(goal: Goal, skip: int | None) -> list[Rule]:
     out: list[Rule] = []
     for h in goal.hyps:
@@ -416,11 +378,19 @@ def _simp(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     d = tac.data
     name = tac.name
     cfg = eng.ctx.config
-    rules, sources = _simp_rules(eng, goal, d.get("rules", []))
-    prover = _SimpProver(eng, sources)
+    named = d.get("rules", [])
+    if name == "simp_all":
+        # simp_all simplifies with every hypothesis already, each in the context it is in
+        # then; a hypothesis named again would be the proof of its first form, gone once
+        # simp_all rewrote it
+        named = [(rev, s) for rev, s in named if not (s.kind == "ident" and goal.hyp_named(s.value) is not None)]
+    rules, sources = _simp_rules(eng, goal, named)
+    prover = SimpProver(eng, sources)
     on = eng.kernel_on
     star = any(s.kind == "ident" and s.value == "*" for _, s in d.get("rules", []))
     if name == "simp_all":
+        if d.get("at") is not None:  # Lean's simp_all syntax has no location
+            raise TacticError("unexpected token 'at'; expected simp_all arguments")
         hyps, at_target = [h for h in goal.hyps if not isinstance(h.ty, str)], True
     else:
         hyps, at_target = _locations(goal, d.get("at"))

@@ -237,6 +237,19 @@ def test_agreement_script_counts_accepted_refused_and_outside(tmp_path: Path) ->
     assert [r["name"] for r in got["refused"]] == ["bad"]
 
 
+def test_agreement_script_checks_strict_prefixes(tmp_path: Path) -> None:
+    proof = "theorem p (x : ℕ) (h : x = 2) : x + 1 = 3 := by\n  subst h\n  -- done\n  rfl\n"
+    path = tmp_path / "proofs.jsonl"
+    path.write_text(json.dumps({"name": "p", "formal_proof": proof}) + "\n", encoding="utf-8")
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "embedded_agreement.py"), str(path), "--json", "--prefixes"],
+        capture_output=True, text=True, check=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT)},
+    )
+    got = json.loads(out.stdout)
+    # cut before `subst h` and before `rfl` (the comment line is no cut point): both refused
+    assert (got["accepted"], got["prefixes"], got["prefixes_accepted"]) == (1, 2, 0)
+
+
 def test_an_alarm_inside_a_z3_call_is_the_interrupt_answer(monkeypatch: pytest.MonkeyPatch) -> None:
     # ctypes turns the Interrupted raised by the SIGALRM handler during a z3 foreign call into
     # ctypes.ArgumentError (seen in `bench soundness` under load): still the timeout answer

@@ -1,0 +1,62 @@
+"""Rules from INSTANCE_LEMMAS (lemmas.py): their general statement has no kernel proof, so
+each use is proved as the instance it is, by an arithmetic certificate in the goal's context
+(issue 37). A statement copied wrong can only make the rewrite fail."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from burnqed.embedded import kernel as k
+from burnqed.embedded.bridge import kterm, proof, sequent
+from burnqed.embedded.certify import Budget, prove_fact
+from burnqed.embedded.certify_mod import prove_mod_product
+from burnqed.embedded.engine import Engine
+from burnqed.embedded.proofterm import TacticError, instantiate_mvars
+from burnqed.embedded.state import Goal
+from burnqed.embedded.tactics_basic import show
+from burnqed.embedded.terms import Conn, Rel, Term, mvars
+
+__all__ = ["PerUse", "instance_proof"]
+
+
+class PerUse:
+    """The builder of an INSTANCE_LEMMAS rule: its general statement has no kernel proof,
+    so only an instance can be proved (``_instance_proof``); asked for the general proof, it
+    fails the tactic."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self) -> k.Proof:
+        raise TacticError(f"the kernel has no proof of {self.name} in general, only of its instances")
+
+
+def instance_proof(
+    eng: Engine, goal: Goal, eq: Any, sub: dict[int, Term], premises: list[tuple[k.Proof, Term]], name: str
+) -> k.Proof:
+    """A kernel proof of one instance of an INSTANCE_LEMMAS equation, ``lhs = rhs`` (or ↔)
+    with its arguments filled in, by an arithmetic certificate from the instance's premises
+    in ``goal``'s context; the tactic fails when none is found."""
+    lhs, rhs = instantiate_mvars(eq.lhs, sub), instantiate_mvars(eq.rhs, sub)
+    if mvars(lhs) or mvars(rhs) or eq.kind not in ("eq", "iff"):
+        raise TacticError("tactic 'rewrite' failed, could not synthesize the equation's arguments")
+    l, r = kterm(lhs), kterm(rhs)
+    target = k.App("↔" if eq.kind == "iff" else "=", (l, r), "Prop")
+    cfg = eng.ctx.config
+    deadline = time.monotonic() + cfg.z3_cert_timeout_ms / 1000
+    if eng.ctx.deadline is not None:
+        deadline = min(deadline, eng.ctx.deadline)
+    facts = [(pf, kterm(t)) for pf, t in premises]
+    seq = sequent(goal).to(target)
+    pf = prove_fact(seq, facts, target, budget=Budget(deadline=deadline, z3_ms=cfg.z3_timeout_ms))
+    if pf is None:
+        pf = prove_mod_product(seq, facts, target, budget=Budget(deadline=deadline, z3_ms=cfg.z3_timeout_ms))
+    if pf is None:
+        raise TacticError(f"the kernel found no proof of this instance of {name}: {show(goal, target_term(lhs, rhs, eq.kind))}")
+    return proof("annot", pf, target)
+
+
+def target_term(lhs: Term, rhs: Term, kind: str) -> Term:
+    """``lhs = rhs`` or ``lhs ↔ rhs`` as an elaborator term (for messages)."""
+    return Rel("=", lhs, rhs) if kind == "eq" else Conn("↔", (lhs, rhs))

@@ -1,0 +1,73 @@
+"""Kernel proofs of simp's steps (tactics_rewrite): certificates from the hypotheses and the
+named rules for quantifier-free steps, congruence (lemma_proofs.prove_iff) under binders."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from burnqed.embedded import kernel as k
+from burnqed.embedded.bridge import hole, kterm, proof, sequent
+from burnqed.embedded.certify import Budget, prove_fact
+from burnqed.embedded.certify_mod import prove_mod_product
+from burnqed.embedded.engine import Engine
+from burnqed.embedded.lemma_proofs import prove_iff
+from burnqed.embedded.lemma_use import PerUse
+from burnqed.embedded.proofterm import TacticError
+from burnqed.embedded.state import Goal, Hyp
+from burnqed.embedded.terms import Term
+
+__all__ = ["SimpProver"]
+
+
+class SimpProver:
+    """Kernel proofs of simp's steps: certificates from the hypotheses and the named rules
+    for quantifier-free steps, congruence (certify.prove_iff) under binders."""
+
+    def __init__(self, eng: Engine, sources: list[tuple[Term, Callable[[], k.Proof]]]) -> None:
+        self.eng = eng
+        self.raw = sources
+        self._sources: list[tuple[k.Proof, k.Term]] | None = None
+
+    def sources(self) -> list[tuple[k.Proof, k.Term]]:
+        if self._sources is None:
+            # an INSTANCE_LEMMAS rule has no general proof: its steps are proved by the
+            # certificates of `fact` alone
+            self._sources = [(build(), kterm(prop)) for prop, build in self.raw if not isinstance(build, PerUse)]
+        return self._sources
+
+    def budget(self) -> Budget:
+        cfg = self.eng.ctx.config
+        deadline = time.monotonic() + cfg.z3_cert_timeout_ms / 1000
+        if self.eng.ctx.deadline is not None:
+            deadline = min(deadline, self.eng.ctx.deadline)
+        return Budget(deadline=deadline, z3_ms=cfg.z3_timeout_ms)
+
+    def fact(self, goal: Goal, target: k.Term, extra: list[tuple[k.Proof, k.Term]] = ()) -> k.Proof | None:  # type: ignore[assignment]
+        """``target`` from the goal's hypotheses, the rules and ``extra`` (quantifier-free)."""
+        seq = sequent(goal).to(target)
+        premises = [(proof("hyp", e.uid), e.ty) for e in seq.ctx if not isinstance(e.ty, str)]
+        premises += [(p, t) for p, t in self.sources() if not isinstance(t, k.Bind)]
+        got = prove_fact(seq, [*premises, *extra], target, budget=self.budget())
+        if got is None:  # remainders of products (a step of `simp [Nat.mul_mod]`)
+            got = prove_mod_product(seq, [*premises, *extra], target, budget=self.budget())
+        return got
+
+    def iff(self, goal: Goal, a: k.Term, b: k.Term) -> k.Proof:
+        """``a ↔ b`` in the goal's context, or a failure of the tactic."""
+        pf = prove_iff(sequent(goal), a, b, self.sources(), budget=self.budget())
+        if pf is None:
+            raise TacticError("simp: the kernel found no proof of this simplification step")
+        return proof("annot", pf, k.App("↔", (a, b), "Prop"))
+
+    def hyp(self, goal: Goal, old: Hyp, new: Term) -> k.Proof:
+        """The simplified hypothesis from the old one."""
+        h, n = kterm(old.ty), kterm(new)  # type: ignore[arg-type]
+        return self.fact(goal, n) or proof("app", proof("iff_mp", self.iff(goal, h, n)), proof("hyp", old.uid))
+
+    def target(self, goal: Goal, new: Term, child: Goal | None) -> k.Proof:
+        """The goal's target from the simplified one (``child``: the goal holding it; None: True)."""
+        t, n = kterm(goal.target), kterm(new)
+        arg = proof("true_i") if child is None else proof("annot", hole(child), n)
+        got = self.fact(goal, t, [] if child is None else [(arg, n)])
+        return got or proof("app", proof("iff_mpr", self.iff(goal, t, n)), arg)
