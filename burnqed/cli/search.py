@@ -256,6 +256,31 @@ async def _run_set(
     return ran
 
 
+def _finished_already(report_path: Path, theorems: list[Theorem]) -> int:
+    """``eval --resume`` of a finished evaluation (its report written, its store gone): the
+    report stands untouched. 0 when it covers every statement given; else a refusal (2)."""
+    from pydantic import ValidationError
+
+    from burnqed.search.evaluation import EvalReport
+
+    try:
+        report = EvalReport.model_validate_json(report_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValidationError):
+        print(f"burnqed: {report_path} is not a readable evaluation report and nothing is left to resume; "
+              "--force searches every statement again into it", file=sys.stderr)
+        return 2
+    covered = {(o.name, o.statement_sha) for o in report.outcomes}
+    missing = [t.name for t in theorems if (t.name, t.sha) not in covered]
+    if missing:
+        print(f"burnqed: {report_path} is a finished evaluation of {report.total} statement(s); "
+              f"{len(missing)} of the statements given are not in it (first: {missing[0]}); it is left as it is: "
+              "write to another --output, or --force to search them all again", file=sys.stderr)
+        return 2
+    print(f"{report.label}: solved {report.solved}/{report.total} ({report.solve_rate:.1%}) on {report.backend}; "
+          f"finished already, nothing to resume; report {report_path} unchanged")
+    return 0
+
+
 def _failed(args: argparse.Namespace, exc: Exception) -> int:
     """A Lean or cluster failure as one line, exit 1."""
     what = "cluster run failed" if args.cluster else "Lean failed"
@@ -426,6 +451,8 @@ async def _eval_locked(args: argparse.Namespace, config: BurnqedConfig, theorems
             print(f"burnqed: {path} exists; use --resume to continue the evaluation or --force to replace it",
                   file=sys.stderr)
             return 2
+    if args.resume and not args.force and args.output.exists() and not store.exists():
+        return _finished_already(args.output, theorems)
     started = anyio.current_time()
     try:
         ran = await _run_set(args, config, theorems, store, args.trajectories, finalize=False)
