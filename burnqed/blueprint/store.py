@@ -444,6 +444,9 @@ def _check_statement_locks(before: Mapping[str, Entry], blueprint: Blueprint) ->
             continue
         locked = old.statement_sha or (statement_sha(old.statement) if old.statement is not None else None)
         new_sha = statement_sha(entry.statement) if entry.statement is not None else None
+        if locked is not None and old.statement is not None and not matches_lock(old.statement, locked):
+            # the file on disk already differs from the lock: an edit by hand, not this change
+            raise StatementLocked(entry.label, locked, statement_sha(old.statement), field="edited", new=old.statement)
         if locked is not None and (
             entry.statement is None or not matches_lock(entry.statement, locked, locked_text=old.statement)
         ):
