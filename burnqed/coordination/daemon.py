@@ -253,6 +253,30 @@ class Daemon:
             async with ray_session(self.config.cluster, enabled=self.config.iteration.cluster):
                 return [_iteration_summary(await runner.run_entry(entry)) for entry in entries]
 
+    def _finished_unrecorded(self, phase: _BrainPhase) -> list[IterationSummary]:
+        """The done iterations from ``phase``'s first label on that no session record names."""
+        from burnqed.blueprint import BlueprintStore, iteration_index
+        from burnqed.iteration.runner import IterationReport
+        from burnqed.iteration.summaries import read_summaries
+
+        recorded = {
+            str(it.get("label"))
+            for r in read_jsonl(self.paths.sessions_file)
+            for it in (r.get("iterations") or [])
+            if isinstance(it, dict)
+        }
+        layout = RunLayout(self.paths.run_dir)
+        out: list[IterationSummary] = []
+        for entry in BlueprintStore(self.config.blueprint.path, self.config.blueprint).list_entries(kind="iteration"):
+            index = iteration_index(entry.label)
+            if entry.status != "done" or index is None or index < phase.next_iteration or entry.label in recorded:
+                continue
+            steps = read_summaries(layout, index)
+            report = IterationReport(index=index, label=entry.label, executed=[], skipped=steps.finished(),
+                                     steps=steps, seconds=0.0)
+            out.append(_iteration_summary(report))
+        return out
+
     def _check_blueprint(self) -> None:
         """Refuse (BlueprintDamaged) to run a session on a blueprint that fails validation or
         whose locked statements were changed by hand: the daemon would build on a target that
@@ -300,7 +324,10 @@ class Daemon:
                                "it to start a new blueprint (burnqed demo registers the benchmark's targets)")
         self._check_blueprint()
         pending = self._pending_brain(session)
-        resumed = await self._execute_iterations()
+        # a kill after an iteration's last step and before this session's record: those
+        # iterations are done, not pending, and still this session's
+        finished = self._finished_unrecorded(pending) if pending is not None else []
+        resumed = finished + await self._execute_iterations()
         if pending is None:
             pending = await self._brain_phase(session)
         iterations = resumed + await self._execute_iterations()

@@ -19,7 +19,7 @@ from burnqed.coordination.control import DaemonPaths, read_state
 from burnqed.coordination.daemon import Daemon, IterationSummary, prepare_run_config
 from burnqed.coordination.log import read_jsonl
 from burnqed.config import load_config
-from tests.coordinator.test_session_resume import CountingBrain
+from tests.coordinator.test_session_resume import CountingBrain, Crash, _crashes
 
 pytestmark = pytest.mark.anyio
 
@@ -91,3 +91,27 @@ async def test_a_blueprint_edited_by_hand_stops_the_daemon_before_any_session(tm
     state = read_state(DaemonPaths(run_dir=run_dir.resolve()))
     assert state.status == "failed" and str(config.blueprint.path) in (state.last_error or "")
     assert "thm_a" in (state.last_error or "") and "burnqed blueprint audit" in (state.last_error or "")
+
+
+class KilledAfterIterations(DiskDaemon):
+    """Finishes the iterations, then is killed before the session's record is written."""
+
+    async def _run_entries(self, entries: list[Any]) -> list[IterationSummary]:
+        await super()._run_entries(entries)
+        raise Crash("killed after the iteration's last step")
+
+
+async def test_a_kill_after_the_last_step_keeps_the_iteration_in_the_sessions_record(tmp_path: Path) -> None:
+    CountingBrain.runs = []
+    run_dir = tmp_path / "run"
+    config = _config(tmp_path, run_dir)
+    paths = DaemonPaths(run_dir=run_dir.resolve())
+    with anyio.fail_after(240):
+        await _crashes(KilledAfterIterations(config, run_dir, brain_factory=CountingBrain))
+        assert BlueprintStore(config.blueprint.path).get("iter_0").status == "done"
+        again = DiskDaemon(config, run_dir, brain_factory=CountingBrain)
+        assert await again.run(handle_signals=False) == 0
+    assert again.executed == [] and CountingBrain.runs == [0]
+    [record] = read_jsonl(paths.sessions_file)
+    assert [it["label"] for it in record["iterations"]] == ["iter_0"]  # was []: "last iteration -"
+    assert read_state(paths).last_iteration == "iter_0"
