@@ -33,6 +33,7 @@ from burnqed.coordination.brain import (
 )
 from burnqed.coordination.config import CoordinationRunConfig
 from burnqed.coordination.control import (
+    BlueprintDamaged,
     ControlError,
     DaemonPaths,
     read_state,
@@ -69,10 +70,6 @@ BrainFactory = Callable[[CoordinationRunConfig], Brain]
 
 # settings the coordinator's servers always run with (the toolbox also passes them as --set)
 AGENT_TOOLS_SETTINGS: dict[str, Any] = {"show_held_out": False, "allow_cluster_jobs": False}
-
-
-class BlueprintDamaged(ControlError):
-    """BLUEPRINT.md fails validation or its statement locks (a hand edit): the daemon stops (exit 2)."""
 
 
 class IterationSummary(BaseModel):
