@@ -21,6 +21,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -186,7 +187,10 @@ async def serve_http(server: Any, config: ToolsConfig, *, host: str, port: int, 
     except OSError as exc:
         sock.close()
         raise HttpServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
-    uv = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on"))
+    watch = _StartupWatch(app)
+    uv = uvicorn.Server(uvicorn.Config(watch, host=host, port=port, log_level="warning", lifespan="on"))
+    # the start-up failure is raised below, as stdio raises it (one line, exit 2): not uvicorn's three lines
+    logging.getLogger("uvicorn.error").addFilter(_quiet_startup_failure)
 
     async def announce() -> None:
         while not uv.started:
@@ -199,7 +203,43 @@ async def serve_http(server: Any, config: ToolsConfig, *, host: str, port: int, 
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(announce)
-            await uv.serve(sockets=[sock])
+            try:
+                await uv.serve(sockets=[sock])
+            except SystemExit:
+                if watch.error is None:  # uvicorn exits on a failed start-up; the error itself is ours to raise
+                    raise
             tg.cancel_scope.cancel()
     finally:
         sock.close()
+    if watch.error is not None:
+        raise watch.error
+
+
+class _StartupWatch:
+    """ASGI wrapper: an error of the server's lifespan (a held run directory, a Lean backend
+    that cannot start) is kept to be raised by serve_http, instead of printed by uvicorn as a
+    traceback; everything else passes through."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.error: BaseException | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "lifespan":
+            await self.app(scope, receive, send)
+            return
+
+        async def quiet(message: Any) -> None:
+            if message.get("type") in ("lifespan.startup.failed", "lifespan.shutdown.failed"):
+                message = {**message, "message": ""}  # the traceback text: the error is raised instead
+            await send(message)
+
+        try:
+            await self.app(scope, receive, quiet)
+        except Exception as exc:  # noqa: BLE001 - kept, and raised by serve_http once uvicorn stopped
+            self.error = exc
+
+
+def _quiet_startup_failure(record: logging.LogRecord) -> bool:
+    """Drop uvicorn's own 'Application startup failed' line (serve_http raises the cause)."""
+    return "startup failed" not in record.getMessage()

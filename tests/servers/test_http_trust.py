@@ -167,3 +167,19 @@ def test_coordinator_status_shows_the_live_pid(tmp_path: Path) -> None:
     shown = subprocess.run([sys.executable, "-m", "burnqed.cli", "coordinator", "status", "--run-dir", str(tmp_path)],
                            capture_output=True, text=True, timeout=60)
     assert f"yes (pid {os.getpid()})" in shown.stdout and "pid None" not in shown.stdout
+
+
+def test_a_server_that_cannot_start_over_http_says_so_in_one_line_exit_2(tools_overrides: dict[str, Any]) -> None:
+    """Issue 41: 77-80 lines with 3 tracebacks and exit 1, where stdio printed one line and exit 2."""
+    broken = {**tools_overrides, "lean.backend": "command", "lean.command": ["/nonexistent/repl"]}
+    outputs = []
+    for transport in (["--transport", "streamable-http", "--no-auth", "--port", "0"], []):
+        done = subprocess.run(
+            [sys.executable, "-m", "burnqed.cli", "serve", "lean", *transport, *as_set_flags(broken)],
+            capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+        )
+        assert done.returncode == 2, done.stderr
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and "/nonexistent/repl" in lines[0] and "Traceback" not in done.stderr, done.stderr
+        outputs.append(lines[0])
+    assert outputs[0] == outputs[1]  # the same line either way
