@@ -335,7 +335,7 @@ class Daemon:
             session=session,
             brain=pending.brain,
             started=pending.started,
-            seconds=round(time.time() - pending.started, 2),
+            seconds=round(max(0.0, time.time() - pending.started), 2),  # a clock set back is not negative time
             stop_reason=outcome.stop_reason if outcome else "time_limit",
             turns=outcome.turns if outcome else 0,
             tool_calls=pending.tool_calls,
