@@ -14,7 +14,15 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from burnqed.cli.compare import add_bootstrap_flags, compare_command
-from burnqed.cli.outputs import check_output, count, guard_output, resume_conflicts, write_proofs
+from burnqed.cli.outputs import (
+    check_output,
+    count,
+    disk_error,
+    finished_report,
+    guard_output,
+    resume_conflicts,
+    write_proofs,
+)
 from burnqed.config import BurnqedConfig
 from burnqed.interrupt import INTERRUPTED_EXIT, SignalInterrupt, cancel_on_signal
 from burnqed.data.theorems import Theorem, TheoremSetError, load_theorems
@@ -256,31 +264,6 @@ async def _run_set(
     return ran
 
 
-def _finished_already(report_path: Path, theorems: list[Theorem]) -> int:
-    """``eval --resume`` of a finished evaluation (its report written, its store gone): the
-    report stands untouched. 0 when it covers every statement given; else a refusal (2)."""
-    from pydantic import ValidationError
-
-    from burnqed.search.evaluation import EvalReport
-
-    try:
-        report = EvalReport.model_validate_json(report_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValidationError):
-        print(f"burnqed: {report_path} is not a readable evaluation report and nothing is left to resume; "
-              "--force searches every statement again into it", file=sys.stderr)
-        return 2
-    covered = {(o.name, o.statement_sha) for o in report.outcomes}
-    missing = [t.name for t in theorems if (t.name, t.sha) not in covered]
-    if missing:
-        print(f"burnqed: {report_path} is a finished evaluation of {report.total} statement(s); "
-              f"{len(missing)} of the statements given are not in it (first: {missing[0]}); it is left as it is: "
-              "write to another --output, or --force to search them all again", file=sys.stderr)
-        return 2
-    print(f"{report.label}: solved {report.solved}/{report.total} ({report.solve_rate:.1%}) on {report.backend}; "
-          f"finished already, nothing to resume; report {report_path} unchanged")
-    return 0
-
-
 def _failed(args: argparse.Namespace, exc: Exception) -> int:
     """A Lean or cluster failure as one line, exit 1."""
     what = "cluster run failed" if args.cluster else "Lean failed"
@@ -433,7 +416,18 @@ async def _eval(args: argparse.Namespace, config: BurnqedConfig) -> int:
         check_output(args.trajectories)
     outputs = [args.output] + ([args.trajectories] if args.trajectories is not None else [])
     with guard_output(outputs, "burnqed eval"):
-        return await _eval_locked(args, config, theorems)
+        try:
+            return await _eval_locked(args, config, theorems)
+        except (OSError, BaseExceptionGroup) as exc:
+            full = disk_error(exc)
+            if full is None:
+                raise
+            from burnqed.search.store import store_dir
+
+            where = full.filename or args.output
+            print(f"burnqed eval: {full.strerror or full}: {where}; the finished statements are kept in "
+                  f"{store_dir(args.output)}: free space and run the same command with --resume", file=sys.stderr)
+            return 1
 
 
 async def _eval_locked(args: argparse.Namespace, config: BurnqedConfig, theorems: list[Theorem]) -> int:
@@ -452,7 +446,7 @@ async def _eval_locked(args: argparse.Namespace, config: BurnqedConfig, theorems
                   file=sys.stderr)
             return 2
     if args.resume and not args.force and args.output.exists() and not store.exists():
-        return _finished_already(args.output, theorems)
+        return finished_report(args.output, theorems)
     started = anyio.current_time()
     try:
         ran = await _run_set(args, config, theorems, store, args.trajectories, finalize=False)

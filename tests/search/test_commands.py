@@ -144,3 +144,27 @@ def test_resume_of_a_finished_evaluation_keeps_its_report(
                  *extra, *LEAN]) == 2
     assert "1 of the statements given are not in it" in capsys.readouterr().err
     assert report.read_text(encoding="utf-8") == before
+
+
+def test_a_full_disk_during_eval_names_the_path_and_resume(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 41: the disk-full line named no path and no --resume."""
+    import errno
+
+    import burnqed.files
+
+    def full(path: Path, text: str) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(burnqed.files, "write_text_atomic", full)
+    report = tmp_path / "r.json"
+    code = main(["eval", "--theorems", str(_theorem_file(tmp_path, 2)), "--output", str(report), "--policy", "none",
+                 *LEAN])
+    err = capsys.readouterr().err.strip()
+    assert code == 1 and len(err.splitlines()) == 1, err
+    assert str(report) in err and "--resume" in err and str(store_dir(report)) in err
+    monkeypatch.undo()
+    assert main(["eval", "--theorems", str(_theorem_file(tmp_path, 2)), "--output", str(report), "--policy", "none",
+                 "--resume", *LEAN]) == 0  # space freed: the kept statements are not searched again
+    assert json.loads(report.read_text(encoding="utf-8"))["total"] == 2
