@@ -199,6 +199,9 @@ class BlueprintStore:
             os.fsync(fh.fileno())
         os.replace(tmp, self.path)
         self.written_path.write_text(_digest(text) + "\n", encoding="utf-8")
+        # a write killed before its rename (another pid) left its temp file; writes hold the lock
+        for stale in self.path.parent.glob(f".{self.path.name}.*.tmp"):
+            stale.unlink(missing_ok=True)
 
     def _last_written(self) -> str | None:
         try:

@@ -232,4 +232,7 @@ def sft_policy(
     if output_dir.exists():
         shutil.rmtree(output_dir)
     os.replace(tmp, output_dir)
+    # a save killed earlier (another pid) left its temp folder: the finished checkpoint supersedes it
+    for stale in output_dir.parent.glob(f".{output_dir.name}.saving-*"):
+        shutil.rmtree(stale, ignore_errors=True)
     return report

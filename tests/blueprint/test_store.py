@@ -277,3 +277,12 @@ def test_a_statement_edited_by_hand_is_named_as_such_not_as_a_change_to_itself(s
     text = str(caught.value)
     assert "'False' cannot become 'False'" not in text  # issue 41: the garbled message
     assert "edited by hand" in text and "'False'" in text and "burnqed blueprint audit" in text
+
+
+def test_a_write_clears_the_temp_file_a_killed_write_left(store: BlueprintStore) -> None:
+    """Issue 41: `.BLUEPRINT.md.PID.tmp` stayed after a successful resume."""
+    store.register_target("theorem", "thm_tmp", "1 = 1")
+    left = store.path.with_name(f".{store.path.name}.999999.tmp")
+    left.write_text("half a blueprint", encoding="utf-8")
+    store.update_status("thm_tmp", "running")
+    assert not left.exists()
