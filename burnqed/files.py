@@ -1,15 +1,59 @@
 """Durable small writes every floor shares: a line appended to a log or ledger, a JSON file
-replaced whole (imports nothing of ours)."""
+replaced whole, a checkpoint's content hashes (imports nothing of ours)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import secrets
 from pathlib import Path
 from typing import Any
 
-__all__ = ["append_line", "write_json_atomic", "write_text_atomic"]
+__all__ = ["CHECKSUMS_FILE", "append_line", "checksum_mismatches", "write_checksums", "write_json_atomic", "write_text_atomic"]
+
+CHECKSUMS_FILE = "checksums.sha256"
+"""A checkpoint's content hashes, in ``sha256sum`` format (``sha256sum -c`` checks them too)."""
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def write_checksums(directory: Path, names: list[str]) -> Path:
+    """Record the SHA-256 of ``directory``'s files ``names`` in its CHECKSUMS_FILE (atomically)."""
+    lines = [f"{_sha256(directory / name)}  {name}" for name in sorted(names)]
+    path = directory / CHECKSUMS_FILE
+    write_text_atomic(path, "\n".join(lines) + "\n")
+    return path
+
+
+def checksum_mismatches(directory: Path) -> list[str]:
+    """The files of ``directory`` whose content no longer matches its CHECKSUMS_FILE (a missing
+    or unreadable one included); empty when they all match or no hashes were recorded (an older
+    checkpoint)."""
+    path = directory / CHECKSUMS_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    except (OSError, UnicodeDecodeError):
+        return [CHECKSUMS_FILE]
+    bad: list[str] = []
+    for line in text.splitlines():
+        expected, _, name = line.partition("  ")
+        if not name:
+            continue
+        try:
+            if _sha256(directory / name) != expected:
+                bad.append(name)
+        except OSError:
+            bad.append(name)
+    return bad
 
 
 def append_line(path: Path, text: str) -> None:

@@ -2,13 +2,14 @@
 
 A ``burnqed serve lean`` and a ``burnqed serve stats`` subprocess serve 127.0.0.1 behind two
 bearer tokens, ``good`` and ``hostile``, over one run directory that holds a held-out
-evaluation and an operator's held-out search job. Four HTTP clients share them:
+evaluation and an operator's held-out search job. Five HTTP clients share them:
 
 - ``good/verify``: ``verify_proof`` in a loop — alone first (the idle latency), then under load;
 - ``good/prover``: start_proof → run_tactic → close_proof cycles, and statistics calls;
 - ``hostile/deep``: fills its handle cap, grows chains of ``have hI : True := trivial`` as deep as
   the server allows and alternates tactics on the deepest states (cold calls replay the chain),
   and tries the other token's handles;
+- ``hostile/flood``: FLOOD_CALLS verify_proof calls in flight at once, all the time;
 - ``hostile/garbage``: opens sessions without ever closing them, calls with unknown and huge
   arguments, asks for the held-out evaluation and the held-out job.
 
@@ -212,6 +213,24 @@ async def _prover(lean: Any, stats: Any, seen: _Seen, until: float) -> int:
     return cycles
 
 
+FLOOD_CALLS = 32  # concurrent calls the flooding token keeps in flight (issue 41's figure)
+
+
+async def _hostile_flood(lean: Any, seen: _Seen, until: float) -> dict[str, int]:
+    """FLOOD_CALLS verify_proof calls of the hostile token in flight at once, until ``until``."""
+    done = [0]
+
+    async def one() -> None:
+        while time.monotonic() < until:
+            await seen.call("hostile/flood", lean, "verify_proof", {"statement": VERIFY_STATEMENT, "tactics": VERIFY_TACTICS})
+            done[0] += 1
+
+    async with anyio.create_task_group() as tg:
+        for _ in range(FLOOD_CALLS):
+            tg.start_soon(one)
+    return {"concurrent": FLOOD_CALLS, "calls": done[0]}
+
+
 async def _hostile_deep(lean: Any, seen: _Seen, until: float, victim: list[str]) -> dict[str, int]:
     handles: list[str] = []
     while time.monotonic() < until:
@@ -302,7 +321,8 @@ async def bench(config: BurnqedConfig, quick: bool) -> dict[str, Any]:
                 _Server("stats", flags, tokens, root / "stats.log") as stats_srv:
             async with _client(lean_srv.url, good) as g1, _client(lean_srv.url, good) as g2, \
                     _client(stats_srv.url, good) as g_stats, _client(lean_srv.url, hostile) as h1, \
-                    _client(lean_srv.url, hostile) as h2, _client(stats_srv.url, hostile) as h_stats:
+                    _client(lean_srv.url, hostile) as h2, _client(stats_srv.url, hostile) as h_stats, \
+                    _client(lean_srv.url, hostile) as h_flood:
                 await _verify_loop(g1, seen, time.monotonic() + 120, [], limit=3)  # workers up, caches warm
                 idle: list[float] = []
                 await _verify_loop(g1, seen, time.monotonic() + 120, idle, limit=idle_calls)
@@ -320,6 +340,7 @@ async def bench(config: BurnqedConfig, quick: bool) -> dict[str, Any]:
                     tg.start_soon(run, "prover", _prover(g2, g_stats, seen, until))
                     tg.start_soon(run, "deep", _hostile_deep(h1, seen, until, victim))
                     tg.start_soon(run, "garbage", _hostile_garbage(h2, h_stats, seen, until, lean_srv.url, hostile, job))
+                    tg.start_soon(run, "flood", _hostile_flood(h_flood, seen, until))
                 # the good token's handle outlived the hostile client's attempts on it
                 kept = await seen.call("good/prover", g2, "run_tactic", {"handle": victim[0], "state_id": 0, "tactic": "trivial"}) if victim else None
                 status = (await g1.call_tool("pool_status", {})).structured_content
@@ -340,6 +361,7 @@ async def bench(config: BurnqedConfig, quick: bool) -> dict[str, Any]:
             "good_prover_cycles": results.get("prover"),
             "hostile_deep": results.get("deep"),
             "hostile_garbage": results.get("garbage"),
+            "hostile_flood": results.get("flood"),
             "hostile_refusals": dict(seen.refusals),
             "hostile_protocol_errors": seen.protocol_errors,
             "held_out_leaks": sum(seen.leaks.values()),

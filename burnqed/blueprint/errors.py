@@ -83,7 +83,10 @@ class StatementLocked(BlueprintError):
         # name the field that changed and show both values (texts when known, else hashes)
         before = repr(old) if old is not None else f"sha {locked_sha[:12]}…"
         after = repr(new) if new is not None else f"sha {new_sha[:12]}…"
-        if field == "statement_sha":
+        if field == "edited":
+            text = (f"{label!r}: its statement in the file ({after}) no longer matches its lock ({before}): it was "
+                    "edited by hand; restore the registered statement (`burnqed blueprint audit` names it)")
+        elif field == "statement_sha":
             text = f"{label!r}: field statement_sha is locked: {before} cannot become {after} (the statement is unchanged)"
         else:
             text = f"{label!r}: field statement is locked: {before} cannot become {after}"

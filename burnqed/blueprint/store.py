@@ -199,6 +199,9 @@ class BlueprintStore:
             os.fsync(fh.fileno())
         os.replace(tmp, self.path)
         self.written_path.write_text(_digest(text) + "\n", encoding="utf-8")
+        # a write killed before its rename (another pid) left its temp file; writes hold the lock
+        for stale in self.path.parent.glob(f".{self.path.name}.*.tmp"):
+            stale.unlink(missing_ok=True)
 
     def _last_written(self) -> str | None:
         try:
@@ -444,6 +447,9 @@ def _check_statement_locks(before: Mapping[str, Entry], blueprint: Blueprint) ->
             continue
         locked = old.statement_sha or (statement_sha(old.statement) if old.statement is not None else None)
         new_sha = statement_sha(entry.statement) if entry.statement is not None else None
+        if locked is not None and old.statement is not None and not matches_lock(old.statement, locked):
+            # the file on disk already differs from the lock: an edit by hand, not this change
+            raise StatementLocked(entry.label, locked, statement_sha(old.statement), field="edited", new=old.statement)
         if locked is not None and (
             entry.statement is None or not matches_lock(entry.statement, locked, locked_text=old.statement)
         ):

@@ -44,11 +44,11 @@ def _start(args: argparse.Namespace, config: BurnqedConfig) -> int:
     running = read_pid(paths)
     if running is not None:  # refused before anything is written (the config snapshot stays)
         print(f"burnqed: a coordinator is already running for {paths.run_dir} (pid {running})", file=sys.stderr)
-        return 1
+        return 2
     current = lock_holder(paths)
     if current is not None:  # a foreground run-once or an iterate: its config.toml stays too
         print(f"burnqed: run directory {paths.run_dir} is in use by {current.describe()}", file=sys.stderr)
-        return 1
+        return 2
     snapshot = write_config_snapshot(prepare_run_config(config, paths.run_dir), paths.config_file)
     try:
         pid = start_detached(paths, ["--config", str(snapshot), "coordinator", "run", "--run-dir", str(paths.run_dir)])
@@ -118,9 +118,9 @@ async def _run(args: argparse.Namespace, config: BurnqedConfig) -> int:
 
     try:
         return await Daemon(config, _paths(args, config).run_dir).run()
-    except ControlError as exc:
+    except ControlError as exc:  # refused: held run directory, damaged state (exit-code scheme: README)
         print(f"burnqed: {exc}", file=sys.stderr)
-        return 1
+        return 2
 
 
 async def _run_once(args: argparse.Namespace, config: BurnqedConfig) -> int:
@@ -133,9 +133,9 @@ async def _run_once(args: argparse.Namespace, config: BurnqedConfig) -> int:
         with run_lock(paths, "burnqed coordinator run-once"):
             daemon = Daemon(config, paths.run_dir)
             record = await daemon.run_session()
-    except (ControlError, BlueprintError) as exc:
+    except (ControlError, BlueprintError) as exc:  # refused, as every command's refusals: exit 2
         print(f"burnqed: {exc}", file=sys.stderr)
-        return 1
+        return 2
     print(json.dumps(record.model_dump(exclude={"handover"}), indent=2, default=str))
     print(record.handover)
     return 0

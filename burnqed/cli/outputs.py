@@ -1,10 +1,11 @@
 """What the search commands write, guarded: argument counts, output checks before any work,
-resume matching by statement, and the proof files (beside ``search`` / ``eval`` outputs)."""
+resume matching by statement, a finished evaluation kept on --resume, a full disk named, and the proof files (beside ``search`` / ``eval`` outputs)."""
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -15,7 +16,7 @@ from burnqed.data.theorems import Theorem
 if TYPE_CHECKING:
     from burnqed.search.results import SearchResult
 
-__all__ = ["check_output", "count", "guard_output", "resume_conflicts", "write_proofs"]
+__all__ = ["check_output", "count", "disk_error", "finished_report", "guard_output", "resume_conflicts", "write_proofs"]
 
 
 def count(text: str) -> int:
@@ -90,3 +91,42 @@ def guard_output(paths: list[Path], role: str) -> Iterator[None]:
         for path in paths:
             stack.enter_context(hold(lock_file_for(path), role, what=str(path), reentrant=True))
         yield
+
+
+def disk_error(exc: BaseException) -> OSError | None:
+    """A full disk, a quota or a read-only filesystem in ``exc`` (or its exception group)."""
+    import errno
+
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            found = disk_error(inner)
+            if found is not None:
+                return found
+    return None
+
+
+def finished_report(report_path: Path, theorems: list[Theorem]) -> int:
+    """``eval --resume`` of a finished evaluation (its report written, its store gone): the
+    report stands untouched. 0 when it covers every statement given; else a refusal (2)."""
+    from pydantic import ValidationError
+
+    from burnqed.search.evaluation import EvalReport
+
+    try:
+        report = EvalReport.model_validate_json(report_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValidationError):
+        print(f"burnqed: {report_path} is not a readable evaluation report and nothing is left to resume; "
+              "--force searches every statement again into it", file=sys.stderr)
+        return 2
+    covered = {(o.name, o.statement_sha) for o in report.outcomes}
+    missing = [t.name for t in theorems if (t.name, t.sha) not in covered]
+    if missing:
+        print(f"burnqed: {report_path} is a finished evaluation of {report.total} statement(s); "
+              f"{len(missing)} of the statements given are not in it (first: {missing[0]}); it is left as it is: "
+              "write to another --output, or --force to search them all again", file=sys.stderr)
+        return 2
+    print(f"{report.label}: solved {report.solved}/{report.total} ({report.solve_rate:.1%}) on {report.backend}; "
+          f"finished already, nothing to resume; report {report_path} unchanged")
+    return 0

@@ -26,8 +26,16 @@ def _report(args: argparse.Namespace, config: BurnqedConfig) -> int:
     except ReportError as exc:
         print(f"burnqed report: {exc}", file=sys.stderr)
         return 2
-    chart = write_chart(report, Path(args.chart) if args.chart else RunLayout(args.run).report_chart)
-    report = report.model_copy(update={"chart": str(chart)})
+    target = Path(args.chart) if args.chart else RunLayout(args.run).report_chart
+    chart: Path | None
+    try:
+        chart = write_chart(report, target)
+    except OSError as exc:
+        # a read-only run directory still gets its report: the chart is the only thing lost
+        chart = None
+        print(f"burnqed report: chart not written: {target}: {exc.strerror or exc} (give --chart PATH elsewhere)",
+              file=sys.stderr)
+    report = report.model_copy(update={"chart": str(chart) if chart is not None else None})
     if args.json:
         print(report.model_dump_json(indent=2))
         return 0
@@ -36,7 +44,8 @@ def _report(args: argparse.Namespace, config: BurnqedConfig) -> int:
         console = Console(width=220)  # piped: keep each row on one line
     for table in render_tables(report):
         console.print(table)
-    console.print(f"chart: {chart}")
+    if chart is not None:
+        console.print(f"chart: {chart}")
     return 0
 
 

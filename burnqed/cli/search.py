@@ -14,7 +14,15 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from burnqed.cli.compare import add_bootstrap_flags, compare_command
-from burnqed.cli.outputs import check_output, count, guard_output, resume_conflicts, write_proofs
+from burnqed.cli.outputs import (
+    check_output,
+    count,
+    disk_error,
+    finished_report,
+    guard_output,
+    resume_conflicts,
+    write_proofs,
+)
 from burnqed.config import BurnqedConfig
 from burnqed.interrupt import INTERRUPTED_EXIT, SignalInterrupt, cancel_on_signal
 from burnqed.data.theorems import Theorem, TheoremSetError, load_theorems
@@ -408,7 +416,18 @@ async def _eval(args: argparse.Namespace, config: BurnqedConfig) -> int:
         check_output(args.trajectories)
     outputs = [args.output] + ([args.trajectories] if args.trajectories is not None else [])
     with guard_output(outputs, "burnqed eval"):
-        return await _eval_locked(args, config, theorems)
+        try:
+            return await _eval_locked(args, config, theorems)
+        except (OSError, BaseExceptionGroup) as exc:
+            full = disk_error(exc)
+            if full is None:
+                raise
+            from burnqed.search.store import store_dir
+
+            where = full.filename or args.output
+            print(f"burnqed eval: {full.strerror or full}: {where}; the finished statements are kept in "
+                  f"{store_dir(args.output)}: free space and run the same command with --resume", file=sys.stderr)
+            return 1
 
 
 async def _eval_locked(args: argparse.Namespace, config: BurnqedConfig, theorems: list[Theorem]) -> int:
@@ -426,6 +445,8 @@ async def _eval_locked(args: argparse.Namespace, config: BurnqedConfig, theorems
             print(f"burnqed: {path} exists; use --resume to continue the evaluation or --force to replace it",
                   file=sys.stderr)
             return 2
+    if args.resume and not args.force and args.output.exists() and not store.exists():
+        return finished_report(args.output, theorems)
     started = anyio.current_time()
     try:
         ran = await _run_set(args, config, theorems, store, args.trajectories, finalize=False)

@@ -25,6 +25,7 @@ from burnqed.iteration.layout import RunLayout
 from burnqed.writelock import Holder, LockHeld, holder, process_token
 
 __all__ = [
+    "BlueprintDamaged",
     "ControlError",
     "DaemonPaths",
     "DaemonState",
@@ -43,6 +44,10 @@ __all__ = [
 
 class ControlError(RuntimeError):
     """The daemon could not be started, stopped or found."""
+
+
+class BlueprintDamaged(ControlError):
+    """BLUEPRINT.md fails validation or its statement locks (a hand edit): the daemon stops (exit 2)."""
 
 
 class DaemonPaths(BaseModel):

@@ -33,6 +33,7 @@ from burnqed.coordination.brain import (
 )
 from burnqed.coordination.config import CoordinationRunConfig
 from burnqed.coordination.control import (
+    BlueprintDamaged,
     ControlError,
     DaemonPaths,
     read_state,
@@ -49,10 +50,12 @@ from burnqed.interrupt import STOP_SIGNALS, shield_cleanup
 from burnqed.iteration.layout import RunLayout
 
 if TYPE_CHECKING:
+    from burnqed.blueprint import Entry
     from burnqed.iteration.runner import IterationReport
 
 __all__ = [
     "AGENT_TOOLS_SETTINGS",
+    "BlueprintDamaged",
     "Daemon",
     "IterationSummary",
     "SessionRecord",
@@ -217,21 +220,86 @@ class Daemon:
 
         return BlueprintStore(self.config.blueprint.path, self.config.blueprint).read().next_iteration_index()
 
-    async def _execute_iterations(self) -> list[IterationSummary]:
-        """Run the blueprint's pending iterations (none pending: no Lean pool is started)."""
+    def _iterations_to_run(self) -> list[Entry]:
+        """The blueprint's pending iterations and its failed ones, in file order: a failed
+        iteration (a full disk mid-step) is retried, as ``burnqed iterate --pending`` does, so a
+        session never counts as done while its work failed (one over its crash budget raises
+        in the runner, naming the way out)."""
         from burnqed.blueprint import BlueprintStore
-        from burnqed.iteration.runner import IterationRunner
-        from burnqed.lean import LeanPool
+        from burnqed.blueprint.store import PENDING_ITERATION_STATUSES
 
-        if not BlueprintStore(self.config.blueprint.path, self.config.blueprint).pending_iterations():
+        store = BlueprintStore(self.config.blueprint.path, self.config.blueprint)
+        runnable = PENDING_ITERATION_STATUSES | {"failed"}
+        return [e for e in store.list_entries(kind="iteration") if e.status in runnable]
+
+    async def _execute_iterations(self) -> list[IterationSummary]:
+        """Run the iterations of _iterations_to_run (none: no Lean pool is started)."""
+        entries = self._iterations_to_run()
+        if not entries:
             return []
         self._save(status="iteration")
+        return await self._run_entries(entries)
+
+    async def _run_entries(self, entries: list[Entry]) -> list[IterationSummary]:
+        """Run ``entries`` on one Lean pool; an iteration's failure raises (its entry is marked failed)."""
+        from burnqed.iteration.runner import IterationRunner
+        from burnqed.lean import LeanPool
+        from burnqed.runs.ray import ray_session
+
         async with LeanPool(self.config.lean) as pool:
             runner = IterationRunner(self.config, self.paths.run_dir, pool, progress=self._progress)
-            reports = await runner.run_pending()
+            # one Ray session for all of them (each iteration joins it), as run_pending does
+            async with ray_session(self.config.cluster, enabled=self.config.iteration.cluster):
+                summaries = [_iteration_summary(await runner.run_entry(entry)) for entry in entries]
         # the proofs the iterations found become the user's targets' proofs, through the agent's gate
         await record_found_proofs(self.config, self.paths.run_dir)
-        return [_iteration_summary(r) for r in reports]
+        return summaries
+
+    def _finished_unrecorded(self, phase: _BrainPhase) -> list[IterationSummary]:
+        """The done iterations from ``phase``'s first label on that no session record names."""
+        from burnqed.blueprint import BlueprintStore, iteration_index
+        from burnqed.iteration.runner import IterationReport
+        from burnqed.iteration.summaries import read_summaries
+
+        recorded = {
+            str(it.get("label"))
+            for r in read_jsonl(self.paths.sessions_file)
+            for it in (r.get("iterations") or [])
+            if isinstance(it, dict)
+        }
+        layout = RunLayout(self.paths.run_dir)
+        out: list[IterationSummary] = []
+        for entry in BlueprintStore(self.config.blueprint.path, self.config.blueprint).list_entries(kind="iteration"):
+            index = iteration_index(entry.label)
+            if entry.status != "done" or index is None or index < phase.next_iteration or entry.label in recorded:
+                continue
+            steps = read_summaries(layout, index)
+            report = IterationReport(index=index, label=entry.label, executed=[], skipped=steps.finished(),
+                                     steps=steps, seconds=0.0)
+            out.append(_iteration_summary(report))
+        return out
+
+    def _check_blueprint(self) -> None:
+        """Refuse (BlueprintDamaged) to run a session on a blueprint that fails validation or
+        whose locked statements were changed by hand: the daemon would build on a target that
+        is not the one registered."""
+        from burnqed.blueprint import BlueprintError, BlueprintStore
+
+        path = self.config.blueprint.path
+        if not path.is_file():
+            return
+        store = BlueprintStore(path, self.config.blueprint)
+        try:
+            problems = [str(issue) for issue in store.validate()]
+            problems += [f"{v.label}: {v.message}" for v in store.audit_locks()]
+        except BlueprintError as exc:
+            problems = [str(exc)]
+        if problems:
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            raise BlueprintDamaged(
+                f"{path} fails its checks: {problems[0]}{more}; restore it by hand (`burnqed blueprint validate` "
+                "and `burnqed blueprint audit` list every problem), then start the coordinator again"
+            )
 
     def _previous_probe_rate(self) -> float | None:
         for raw in reversed(read_jsonl(self.paths.sessions_file)):
@@ -256,8 +324,12 @@ class Daemon:
             # a session could neither pick a target nor schedule work: refused, not counted
             raise ControlError(f"{blueprint} is empty: nothing for a session to work on; restore it, or remove "
                                "it to start a new blueprint (burnqed demo registers the benchmark's targets)")
+        self._check_blueprint()
         pending = self._pending_brain(session)
-        resumed = await self._execute_iterations()
+        # a kill after an iteration's last step and before this session's record: those
+        # iterations are done, not pending, and still this session's
+        finished = self._finished_unrecorded(pending) if pending is not None else []
+        resumed = finished + await self._execute_iterations()
         if pending is None:
             pending = await self._brain_phase(session)
         iterations = resumed + await self._execute_iterations()
@@ -268,7 +340,7 @@ class Daemon:
             session=session,
             brain=pending.brain,
             started=pending.started,
-            seconds=round(time.time() - pending.started, 2),
+            seconds=round(max(0.0, time.time() - pending.started), 2),  # a clock set back is not negative time
             stop_reason=outcome.stop_reason if outcome else "time_limit",
             turns=outcome.turns if outcome else 0,
             tool_calls=pending.tool_calls,
@@ -404,6 +476,11 @@ class Daemon:
                     self._save(last_error=str(exc)[:500])
                     log.error("fatal brain error, stopping: %s", exc)
                     return 3
+                except BlueprintDamaged as exc:
+                    # no retry can help: the operator must restore the file
+                    self._save(last_error=str(exc)[:500])
+                    log.error("%s", exc)
+                    return 2
                 except Exception as exc:
                     log.exception("session %d failed", self.state.sessions_done)
                     failures += 1

@@ -5,7 +5,9 @@ A checkpoint folder holds
 - ``head.safetensors``: the head's state dict (spectral-norm vectors included, so a loaded
   head in eval mode gives exactly the saved energies);
 - ``head.json``: ``HeadCheckpointMeta`` (head arguments, encoder fingerprint, step, config);
-- ``trainer_state.pt``: optimizer, schedule, position and RNG state, for resuming.
+- ``trainer_state.pt``: optimizer, schedule, position and RNG state, for resuming;
+- ``checksums.sha256``: the weights' SHA-256, checked before they are used (a garbled file
+  is named, never scored with).
 
 Every file is written under a temporary name and renamed into place.
 """
@@ -22,6 +24,7 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 
 from burnqed.ebm.errors import EBMCheckpointError
+from burnqed.files import CHECKSUMS_FILE, checksum_mismatches, write_checksums
 from burnqed.ebm.head import EnergyHead, EnergyHeadConfig
 
 __all__ = [
@@ -69,6 +72,7 @@ def save_head(head: EnergyHead, directory: str | Path, meta: HeadCheckpointMeta)
     _replace_atomically(out / HEAD_WEIGHTS_FILE, lambda p: save_file(state, str(p)))
     text = meta.model_dump_json(indent=2)
     _replace_atomically(out / HEAD_CONFIG_FILE, lambda p: p.write_text(text, encoding="utf-8"))
+    write_checksums(out, [HEAD_WEIGHTS_FILE, HEAD_CONFIG_FILE])
 
 
 def check_head_dir(directory: str | Path) -> HeadCheckpointMeta:
@@ -83,6 +87,12 @@ def check_head_dir(directory: str | Path) -> HeadCheckpointMeta:
         raise EBMCheckpointError(
             f"{src} is not an energy-head checkpoint: expected {HEAD_CONFIG_FILE} and {HEAD_WEIGHTS_FILE} "
             "(written by `burnqed train-ebm --output DIR`)"
+        )
+    damaged = checksum_mismatches(src)
+    if damaged:
+        raise EBMCheckpointError(
+            f"{src / damaged[0]} does not match its hash in {src / CHECKSUMS_FILE}: it was damaged after it "
+            "was written; restore it from a copy or retrain the head (`burnqed train-ebm --output DIR`)"
         )
     try:
         meta = HeadCheckpointMeta.model_validate_json(config_path.read_text(encoding="utf-8"))

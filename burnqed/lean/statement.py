@@ -149,6 +149,22 @@ def _check_definition(command: str) -> None:
         raise StatementError(f"header: `{head[:80]}` has no body (`:=` or match arms): a definition must give its value")
 
 
+# a module name: dotted Lean identifiers, a part in «guillemets» only as a plain word (no path,
+# no shell): each new import set starts a worker group, so a name is checked before any starts
+_MODULE_PART = r"(?:[^\W\d][\w'!?]*|«[\w'-]+»)"
+_MODULE = re.compile(rf"{_MODULE_PART}(?:\.{_MODULE_PART})*")
+
+
+def _module_name(module: str) -> str:
+    """``module`` if it is a Lean module name; else StatementError."""
+    if _MODULE.fullmatch(module) is None:
+        raise StatementError(
+            f"header: `import {module[:80]}` is not a module name; an import names a module as dotted "
+            "Lean identifiers (`import Mathlib.Tactic`), never a path or a command"
+        )
+    return module
+
+
 def parse_header(text: str | None) -> LeanHeader:
     """Split a header into imports and commands; StatementError naming the first command not allowed.
 
@@ -164,7 +180,8 @@ def parse_header(text: str | None) -> LeanHeader:
         if line.startswith("import "):
             if commands:
                 raise StatementError(f"header: `{line}` comes after a command; imports must come first")
-            imports.extend(line.split()[1:])
+            for module in line.split()[1:]:
+                imports.append(_module_name(module))
             continue
         if line.startswith("set_option "):
             option = line.split()[1] if len(line.split()) > 1 else ""

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from burnqed.files import CHECKSUMS_FILE, checksum_mismatches
 from burnqed.policy.config import PolicyConfig
 from burnqed.policy.decode import StaticDecoder, cache_kwargs, cache_of
 from burnqed.policy.errors import PolicyGenerationError, PolicyLoadError
@@ -29,11 +30,12 @@ from burnqed.policy.types import TacticCandidate
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["PolicyModel", "checkpoint_fingerprint", "row_seed"]
+__all__ = ["WEIGHT_SUFFIXES", "PolicyModel", "checkpoint_fingerprint", "row_seed"]
 
 log = logging.getLogger(__name__)
 
 _WEIGHT_SUFFIXES = (".safetensors", ".bin")
+WEIGHT_SUFFIXES = _WEIGHT_SUFFIXES  # what counts as a weight file (sft records their hashes)
 _TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "tokenizer.model")
 _FULL_HASH_LIMIT = 256 * 1024 * 1024  # bigger checkpoints are fingerprinted by size + sampled bytes
 _SAMPLE_BYTES = 1024 * 1024
@@ -65,6 +67,12 @@ def check_model_dir(path: Path) -> None:
         ) else ""
         raise PolicyLoadError(
             f"{path} has config.json but no weights: copy model*.safetensors or pytorch_model*.bin beside it{hint}"
+        )
+    damaged = checksum_mismatches(path)
+    if damaged:
+        raise PolicyLoadError(
+            f"{path / damaged[0]} does not match its hash in {path / CHECKSUMS_FILE}: it was damaged after it was "
+            "written; restore it from a copy or train it again (the run's earlier checkpoints are untouched)"
         )
     if not any((path / name).is_file() for name in _TOKENIZER_FILES):
         raise PolicyLoadError(

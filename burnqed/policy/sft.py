@@ -20,9 +20,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from burnqed.files import write_checksums
 from burnqed.policy.config import PolicyConfig, SFTConfig
 from burnqed.policy.errors import PolicyLoadError, SFTError
-from burnqed.policy.model import PolicyModel
+from burnqed.policy.model import WEIGHT_SUFFIXES, PolicyModel
 from burnqed.policy.prompts import completion_text, format_prompt
 
 __all__ = ["SFTConfig", "SFTReport", "load_pairs", "sft_policy"]
@@ -226,7 +227,12 @@ def sft_policy(
     model.save_pretrained(tmp)
     tok.save_pretrained(tmp)
     (tmp / "sft_report.json").write_text(report.model_dump_json(indent=2), encoding="utf-8")
+    # the weights' hashes: a checkpoint garbled later is named on load, never generated with
+    write_checksums(tmp, [p.name for p in tmp.iterdir() if p.is_file() and p.name.endswith(WEIGHT_SUFFIXES)])
     if output_dir.exists():
         shutil.rmtree(output_dir)
     os.replace(tmp, output_dir)
+    # a save killed earlier (another pid) left its temp folder: the finished checkpoint supersedes it
+    for stale in output_dir.parent.glob(f".{output_dir.name}.saving-*"):
+        shutil.rmtree(stale, ignore_errors=True)
     return report

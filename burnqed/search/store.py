@@ -240,10 +240,14 @@ class StatementStore:
         pending: list[pa.Table] = []  # small shards gathered into row groups of row_group_rows
         with pq.ParquetWriter(tmp, SCHEMA, compression=self.compression) as out:
             for source in sources:
-                pf = pq.ParquetFile(source)
+                try:
+                    pf = pq.ParquetFile(source)
+                    groups = [pf.read_row_group(i).cast(SCHEMA) for i in range(pf.num_row_groups)]
+                except (OSError, pa.ArrowException) as exc:
+                    tmp.unlink(missing_ok=True)
+                    raise TrajectoryWriteError(_damaged(source, output, exc)) from exc
                 new: set[str] = set()
-                for i in range(pf.num_row_groups):
-                    group = pf.read_row_group(i).cast(SCHEMA)
+                for group in groups:
                     if seen:
                         group = group.filter(pc.invert(pc.is_in(group.column("theorem"), pa.array(sorted(seen)))))
                     if group.num_rows:
@@ -262,10 +266,22 @@ class StatementStore:
         log.info("trajectories finalised: %s (%d rows)", output, total)
 
 
+def _damaged(source: Path, output: Path, exc: BaseException) -> str:
+    """One line naming a file a merge cannot read, and the way out that keeps the other work."""
+    why = " ".join(str(exc).split())[:200]
+    if source == output:
+        return (f"{source} is damaged ({why}); nothing was changed: move it aside and --resume searches its "
+                f"statements again (the store's committed work is kept), or --force starts over")
+    return (f"{source} is damaged ({why}); nothing was changed: remove it and --resume searches its statement "
+            "again (the other statements are kept)")
+
+
 def _readable(shard: Path) -> bool:
-    """Whether a shard is there with a Parquet footer (a damaged one is searched again, not merged)."""
+    """Whether a shard is there and reads whole (a damaged one is searched again, not merged):
+    its pages are read, not only its footer, since garbled pages under an intact footer
+    would otherwise fail every merge."""
     try:
-        pq.read_metadata(shard)
-    except (OSError, pa.ArrowInvalid):
+        pq.read_table(shard)
+    except (OSError, pa.ArrowException):
         return False
     return True

@@ -5,7 +5,8 @@ Modules: ``servers`` (the four servers by name) and their factories ``lean_serve
 ``lean_tools``, ``search_tools``, ``stats``, ``blueprint_tools`` (what each server's tools
 do; ``search_models`` the search server's typed results; a search job's statements go
 through ``burnqed.runs.run_statements``); ``serving`` (what every server shares), ``http`` (serving
-over streamable HTTP behind bearer tokens), ``host`` (a task that owns context managers
+over streamable HTTP behind bearer tokens), ``sessions`` (HTTP session caps that reclaim
+abandoned sessions, and each token's share of requests in flight), ``host`` (a task that owns context managers
 opened on demand); ``leases`` (proof handles as leases with idle expiry), ``policy`` (the
 tactic policy), ``held_out`` (what an agent may never search or read), ``proof_gate`` (the
 verification gate before a target counts as done), ``jobs`` (background jobs recorded on

@@ -186,6 +186,11 @@ class BlueprintTools:
             raise InvalidInput(
                 f"{label} is {_article(entry.kind)} {entry.kind}: its status is set by the daemon that runs it"
             )
+        if self.hide and entry.kind == "theorem_set" and (
+            entry.label in self.held_out_sets or entry.meta.get("file") in self.held_out_sets
+        ):
+            # the held-out set is the daemon's yardstick: the agent neither reads nor steers it
+            raise Refused("held_out", f"{label} is the held-out set: its status is the daemon's, never the agent's")
         if status == "done":
             raise InvalidInput(
                 f"{label}: done is not set by hand; call record_proof(label, job_id) with the search job "

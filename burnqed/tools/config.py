@@ -100,10 +100,21 @@ class ToolsConfig(BaseModel):
     http_port: int = Field(default=8765, ge=1, le=65535)
     http_token_env: str = Field(default="BURNQED_MCP_TOKEN", description="env var holding the bearer token")
     http_token_file: Path | None = Field(default=None, description="file holding the bearer token (wins over the env var)")
-    http_session_idle_timeout_s: float = Field(default=3600.0, gt=0, description="an idle HTTP session is closed")
-    http_max_sessions: int = Field(default=32, ge=1, description="concurrent HTTP clients")
+    http_session_idle_timeout_s: float = Field(
+        default=600.0, gt=0, description="an HTTP session with no request in flight this long is closed"
+    )
+    http_max_sessions: int = Field(
+        default=32, ge=1, description="open HTTP sessions; at the cap the least recently used idle one is ended"
+    )
     http_max_sessions_per_client: int = Field(
-        default=8, ge=1, description="concurrent HTTP sessions of one token (so one token cannot lock the others out)"
+        default=8, ge=1,
+        description="open HTTP sessions of one token; at the cap its least recently used idle one is ended "
+        "(so abandoned sessions never lock the token out, and one token cannot fill the table)",
+    )
+    http_requests_per_client: int | None = Field(
+        default=4, ge=1,
+        description="HTTP requests of one token served at once; the rest wait their turn (one token's flood "
+        "queues behind itself, not in front of the others); null: no cap",
     )
     # stats and logging
     show_held_out: bool = Field(

@@ -11,7 +11,9 @@ loopback address and the operator said so explicitly (``--no-auth``).
 A token is one client: its name is the client every cap and owner check uses (handles,
 jobs), a session can only be used with the token that opened it, and one token holds at
 most ToolsConfig.http_max_sessions_per_client sessions, so no token can fill the server's
-session table and lock the others out.
+session table and lock the others out. Sessions their clients abandoned (no DELETE) are
+reclaimed by burnqed.tools.sessions.SessionGate: at a cap, the least recently used idle
+session is ended to make room.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +30,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from burnqed.env import env
 from burnqed.tools.calllog import CLIENT_HEADER, ToolCallLog
 from burnqed.tools.config import ToolsConfig
+from burnqed.tools.sessions import SessionGate
 
 __all__ = [
     "CLIENT_HEADER",
@@ -83,38 +87,11 @@ def resolve_tokens(config: ToolsConfig, token_file: Path | None = None) -> dict[
 class BearerAuth:
     """ASGI middleware: HTTP requests without a known bearer token get 401; the others carry
     their token's client name in the ``x-burnqed-client`` header and as the request's
-    authenticated user (the SDK binds each session to it). A request that would open a new
-    session for a token that already holds ``max_sessions_per_client`` gets 503."""
+    authenticated user (the SDK binds each session to it)."""
 
-    def __init__(
-        self,
-        app: ASGIApp,
-        tokens: dict[str, str],
-        *,
-        sessions: Any = None,
-        max_sessions_per_client: int | None = None,
-        on_refused: Any = None,
-    ) -> None:
+    def __init__(self, app: ASGIApp, tokens: dict[str, str]) -> None:
         self.app = app
         self._tokens = [(f"Bearer {token}".encode(), name.encode()) for token, name in tokens.items()]
-        self._sessions = sessions  # the SDK's StreamableHTTPSessionManager
-        self._max_sessions = max_sessions_per_client
-        self._on_refused = on_refused  # (client name, rule, message): the call log records the refusal
-
-    @staticmethod
-    def _opens_session(scope: Scope, headers: dict[bytes, bytes]) -> bool:
-        """A POST without a session id under a handshake protocol version (or none yet) opens a
-        session; a request of the session-less protocol era opens none."""
-        from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
-
-        if scope.get("method") != "POST" or b"mcp-session-id" in headers:
-            return False
-        version = headers.get(b"mcp-protocol-version")
-        return version is None or version.decode("latin-1") in HANDSHAKE_PROTOCOL_VERSIONS
-
-    def _open_sessions(self, name: str) -> int:
-        owners = getattr(self._sessions, "_session_owners", None) or {}
-        return sum(1 for owner in list(owners.values()) if isinstance(owner, dict) and owner.get("client_id") == name)
 
     def _client(self, given: bytes) -> bytes | None:
         found = None
@@ -131,18 +108,10 @@ class BearerAuth:
         headers = [(k, v) for k, v in scope.get("headers") or [] if k != header]
         client = self._client(dict(headers).get(b"authorization", b""))
         if client is not None:
-            name = client.decode()
-            if self._max_sessions is not None and self._opens_session(scope, dict(headers)):
-                if self._open_sessions(name) >= self._max_sessions:
-                    message = (f"this token holds {self._max_sessions} open sessions (the cap per token); "
-                               "end one (HTTP DELETE) or reuse it")
-                    if self._on_refused is not None:
-                        self._on_refused(name, "sessions", message)
-                    await _json_response(send, 503, {"error": "too_many_sessions", "message": message})
-                    return
             from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
             from mcp.server.auth.provider import AccessToken
 
+            name = client.decode()
             # the token itself never leaves this middleware: the user carries its name only
             user = AuthenticatedUser(AccessToken(token=f"<{name}>", client_id=name, scopes=[]))
             await self.app({**scope, "headers": [*headers, (header, client)], "user": user}, receive, send)
@@ -191,21 +160,25 @@ async def serve_http(server: Any, config: ToolsConfig, *, host: str, port: int, 
         session_idle_timeout=config.http_session_idle_timeout_s,
         max_sessions=config.http_max_sessions,
     )
+    log = ToolCallLog(call_log) if call_log is not None else None
+    server_name = str(server.name).removeprefix("burnqed-")
+
+    def refused(client: str, rule: str, message: str) -> None:
+        if log is not None:
+            try:
+                log.record(server_name, "initialize", {}, False, 0.0, f"refused [{rule}]: {message}", client=client)
+            except OSError:
+                pass  # the refusal itself stands; only its record is lost
+
+    app = SessionGate(
+        app, server.session_manager,
+        max_sessions=config.http_max_sessions,
+        max_sessions_per_client=config.http_max_sessions_per_client,
+        requests_per_client=config.http_requests_per_client,
+        on_refused=refused,
+    )
     if tokens:
-        log = ToolCallLog(call_log) if call_log is not None else None
-        server_name = str(server.name).removeprefix("burnqed-")
-
-        def refused(client: str, rule: str, message: str) -> None:
-            if log is not None:
-                try:
-                    log.record(server_name, "initialize", {}, False, 0.0, f"refused [{rule}]: {message}", client=client)
-                except OSError:
-                    pass  # the refusal itself stands; only its record is lost
-
-        app = BearerAuth(
-            app, tokens, sessions=server.session_manager,
-            max_sessions_per_client=config.http_max_sessions_per_client, on_refused=refused,
-        )
+        app = BearerAuth(app, tokens)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
@@ -214,7 +187,10 @@ async def serve_http(server: Any, config: ToolsConfig, *, host: str, port: int, 
     except OSError as exc:
         sock.close()
         raise HttpServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
-    uv = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on"))
+    watch = _StartupWatch(app)
+    uv = uvicorn.Server(uvicorn.Config(watch, host=host, port=port, log_level="warning", lifespan="on"))
+    # the start-up failure is raised below, as stdio raises it (one line, exit 2): not uvicorn's three lines
+    logging.getLogger("uvicorn.error").addFilter(_quiet_startup_failure)
 
     async def announce() -> None:
         while not uv.started:
@@ -227,7 +203,43 @@ async def serve_http(server: Any, config: ToolsConfig, *, host: str, port: int, 
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(announce)
-            await uv.serve(sockets=[sock])
+            try:
+                await uv.serve(sockets=[sock])
+            except SystemExit:
+                if watch.error is None:  # uvicorn exits on a failed start-up; the error itself is ours to raise
+                    raise
             tg.cancel_scope.cancel()
     finally:
         sock.close()
+    if watch.error is not None:
+        raise watch.error
+
+
+class _StartupWatch:
+    """ASGI wrapper: an error of the server's lifespan (a held run directory, a Lean backend
+    that cannot start) is kept to be raised by serve_http, instead of printed by uvicorn as a
+    traceback; everything else passes through."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.error: BaseException | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "lifespan":
+            await self.app(scope, receive, send)
+            return
+
+        async def quiet(message: Any) -> None:
+            if message.get("type") in ("lifespan.startup.failed", "lifespan.shutdown.failed"):
+                message = {**message, "message": ""}  # the traceback text: the error is raised instead
+            await send(message)
+
+        try:
+            await self.app(scope, receive, quiet)
+        except Exception as exc:  # noqa: BLE001 - kept, and raised by serve_http once uvicorn stopped
+            self.error = exc
+
+
+def _quiet_startup_failure(record: logging.LogRecord) -> bool:
+    """Drop uvicorn's own 'Application startup failed' line (serve_http raises the cause)."""
+    return "startup failed" not in record.getMessage()

@@ -244,6 +244,9 @@ class SearchTools:
         """
         if (theorem_set is None) == (statements is None):
             raise InvalidInput("give exactly one of theorem_set and statements")
+        if use_ebm and policy == "none":
+            # the energy head scores the policy's candidates: with no policy there is nothing to score
+            raise InvalidInput("use_ebm needs a policy: policy='none' runs the automation tactics alone")
         given: list[Theorem] | None = None
         held = False
         if cluster and not self.config.tools.allow_cluster_jobs:

@@ -98,16 +98,34 @@ def _refuse_unknown_arguments(server: MCPServer[Any]) -> Any:
                 unknown = sorted(str(k) for k in arguments if k not in known)
                 if unknown:
                     shown = ", ".join(repr(k[:40]) for k in unknown[:5])
-                    return CallToolResult(
-                        content=[TextContent(
-                            type="text",
-                            text=f"{REFUSED_PREFIX}unknown_argument]: {tool.name} takes no argument {shown}",
-                        )],
-                        is_error=True,
-                    )
+                    return _refusal(f"{REFUSED_PREFIX}unknown_argument]: {tool.name} takes no argument {shown}")
+                problem = _argument_problem(tool, dict(arguments))
+                if problem is not None:
+                    return _refusal(f"invalid input: {tool.name}: {problem}")  # a mistake to correct, not a refusal
         return await call_next(ctx)
 
     return check
+
+
+def _refusal(text: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+
+
+def _argument_problem(tool: Any, arguments: dict[str, Any]) -> str | None:
+    """What is wrong with ``arguments`` for ``tool``'s schema, in the tool's own words (argument
+    names and what each needs), or None. The SDK would say it with its internal model's name
+    (``verify_proofArguments``) and a pydantic URL."""
+    from pydantic import ValidationError
+
+    try:
+        tool.fn_metadata.validate_arguments(arguments)
+    except ValidationError as exc:
+        parts = []
+        for error in exc.errors(include_url=False)[:3]:
+            where = ".".join(str(x) for x in error.get("loc", ())) or "arguments"
+            parts.append(f"{where}: {error.get('msg')}")
+        return "; ".join(parts)
+    return None
 
 
 def _version() -> str:

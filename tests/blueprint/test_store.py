@@ -267,3 +267,22 @@ def test_ledgers_written_with_the_legacy_hash_still_lock(store: BlueprintStore) 
     assert store.register_target("theorem", "t", statement="∀ (x : ℕ), 10 ∣ x → 5 ∣ x").label == "t"
     with pytest.raises(StatementLocked):
         store.register_target("theorem", "t", statement="∀ (x : ℕ), 10 ∣ x → 2 ∣ x")
+
+
+def test_a_statement_edited_by_hand_is_named_as_such_not_as_a_change_to_itself(store: BlueprintStore) -> None:
+    store.register_target("theorem", "thm_edit", "1 = 1")
+    store.path.write_text(store.path.read_text(encoding="utf-8").replace("1 = 1", "False"), encoding="utf-8")
+    with pytest.raises(StatementLocked) as caught:
+        store.update_status("thm_edit", "running")
+    text = str(caught.value)
+    assert "'False' cannot become 'False'" not in text  # issue 41: the garbled message
+    assert "edited by hand" in text and "'False'" in text and "burnqed blueprint audit" in text
+
+
+def test_a_write_clears_the_temp_file_a_killed_write_left(store: BlueprintStore) -> None:
+    """Issue 41: `.BLUEPRINT.md.PID.tmp` stayed after a successful resume."""
+    store.register_target("theorem", "thm_tmp", "1 = 1")
+    left = store.path.with_name(f".{store.path.name}.999999.tmp")
+    left.write_text("half a blueprint", encoding="utf-8")
+    store.update_status("thm_tmp", "running")
+    assert not left.exists()

@@ -61,9 +61,9 @@ def test_start_status_stop_in_a_temporary_directory(
         assert status["consecutive_failures"] == 1
         assert "APIConnectionError" in status["last_error"] or "Connection" in status["last_error"]
         snapshot = paths.config_file.read_text(encoding="utf-8")
-        assert main(["coordinator", "start", *flags, "--set", "coordinator.max_tokens=777"]) == 1  # one per run dir
+        assert main(["coordinator", "start", *flags, "--set", "coordinator.max_tokens=777"]) == 2  # one per run dir
         assert paths.config_file.read_text(encoding="utf-8") == snapshot  # a refused start changes nothing
-        assert main(["coordinator", "run-once", "--run-dir", str(run_dir)]) == 1  # nor a second daemon in the foreground
+        assert main(["coordinator", "run-once", "--run-dir", str(run_dir)]) == 2  # nor a second daemon in the foreground
     finally:
         assert main(["coordinator", "stop", "--run-dir", str(run_dir), "--wait", "30"]) == 0
     assert not pid_alive(pid)
@@ -152,7 +152,7 @@ def test_run_once_on_an_empty_blueprint_is_refused_and_counts_no_session(
     run_dir = tmp_path / "run"
     run_dir.mkdir()
     (run_dir / "BLUEPRINT.md").write_text("\n", encoding="utf-8")
-    assert main(["coordinator", "run-once", "--run-dir", str(run_dir)]) == 1
+    assert main(["coordinator", "run-once", "--run-dir", str(run_dir)]) == 2
     err = capsys.readouterr().err
     assert "is empty" in err and err.count("\n") == 1
     paths = DaemonPaths(run_dir=run_dir.resolve())

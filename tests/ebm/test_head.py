@@ -76,3 +76,19 @@ def test_nce_weight_zero_trains_the_remaining_depth_regression_alone() -> None:
     assert torch.allclose(loss.total, loss.depth)
     with pytest.raises(ValueError, match="nce_weight"):
         EBMConfig(nce_weight=0.0, depth_weight=0.0)
+
+
+def test_garbled_head_weights_are_named_by_their_hash_before_use(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 41: a garbled checkpoint was scored with (exit 0) or blamed on the encoder."""
+    from burnqed.ebm.checkpoint import HeadCheckpointMeta, load_head, save_head
+    from burnqed.ebm.errors import EBMCheckpointError
+
+    head = EnergyHead(6, hidden=[10])
+    save_head(head, tmp_path, HeadCheckpointMeta(head=head.config, encoder_fingerprint="enc"))
+    load_head(tmp_path)  # whole: it loads
+    weights = tmp_path / "head.safetensors"
+    data = bytearray(weights.read_bytes())
+    data[-4] ^= 0xFF  # a tensor byte: the safetensors header still reads
+    weights.write_bytes(bytes(data))
+    with pytest.raises(EBMCheckpointError, match=r"head\.safetensors does not match its hash"):
+        load_head(tmp_path)

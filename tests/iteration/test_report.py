@@ -279,3 +279,22 @@ def test_the_last_iteration_is_paired_with_every_baseline_and_the_best_is_marked
     out = _wide(report)
     assert "* reference (fine-tuned on every reference proof available)" in out
     assert "rules (the rule policy alone)" in out
+
+
+def test_a_read_only_run_directory_still_gets_its_report(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Issue 41: it printed nothing and exited 1 (the chart was written first, even with --json)."""
+    import json
+    import os
+
+    run = _run(tmp_path / "a")
+    if os.geteuid() == 0:  # root writes anywhere: a chart path under a file stands in for a read-only dir
+        chart_args = ["--chart", str(run / "eval_results" / "iter_0.json" / "report.png")]
+    else:
+        run.chmod(0o555)
+        chart_args = []
+    try:
+        assert main(["report", str(run), "--json", "--resamples", "200", *chart_args]) == 0
+    finally:
+        run.chmod(0o755)
+    out = capsys.readouterr()
+    assert json.loads(out.out)["chart"] is None and "chart not written" in out.err

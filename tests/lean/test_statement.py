@@ -120,3 +120,12 @@ def test_a_header_may_define_terms_over_several_lines() -> None:
     )
     assert header.scope == "open Real\nset_option checkBinderAnnotations false"
     assert parse_header(header.render()) == header
+
+
+def test_an_import_is_a_module_name_never_a_path_or_a_command() -> None:
+    assert parse_header("import Mathlib.Tactic.Ring «my_pkg».Foo Aesop\n").imports == (
+        "Mathlib.Tactic.Ring", "«my_pkg».Foo", "Aesop")
+    for bad in ("../../etc/passwd", "«/etc/passwd»", "$(touch", "Mathlib/Tactic", "Mathlib..Tactic", ".Foo", "1Foo",
+                "`rm`", "«a b»"):
+        with pytest.raises(StatementError, match="is not a module name"):
+            parse_header(f"import {bad}\n")

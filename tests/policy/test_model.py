@@ -185,3 +185,17 @@ def test_states_longer_than_the_context_are_fitted_not_overflowing(tiny_policy: 
     assert prompt.endswith("⊢ x1 = x1[PROOFSTEP]")
     assert len(tiny_policy.generate([huge], 2)) == 1
     assert tiny_policy.encode([huge]).shape == (1, 128)
+
+
+def test_garbled_weights_of_a_hashed_checkpoint_are_named_before_use(tiny_model_dir: Path, tmp_path: Path) -> None:
+    """Issue 41: garbled weights that still load were used by `eval --model` with exit 0."""
+    from burnqed.files import write_checksums
+
+    copy = Path(shutil.copytree(tiny_model_dir, tmp_path / "m"))
+    write_checksums(copy, ["model.safetensors"])  # what sft writes beside the weights it saves
+    PolicyModel.load(copy, PolicyConfig(device="cpu"))
+    data = bytearray((copy / "model.safetensors").read_bytes())
+    data[-8] ^= 0xFF  # a weight byte: it would load and generate garbage
+    (copy / "model.safetensors").write_bytes(bytes(data))
+    with pytest.raises(PolicyLoadError, match=r"model\.safetensors does not match its hash"):
+        PolicyModel.load(copy, PolicyConfig(device="cpu"))

@@ -139,3 +139,18 @@ def test_pairs_load_from_trajectory_parquet_proof_paths(tmp_path: Path) -> None:
     pq.write_table(table, tmp_path / "iter_0.parquet")
     assert load_pairs(tmp_path / "iter_0.parquet") == [("⊢ P ∧ Q", "constructor"), ("case left\n⊢ P", "exact hp")]
     (tmp_path / "pairs.json").write_text(json.dumps([]))
+
+
+def test_a_finished_save_clears_a_killed_saves_temp_folder_and_records_hashes(
+    tiny_model_dir: Path, tmp_path: Path
+) -> None:
+    """Issue 41: `.iter_N.saving-PID/` stayed beside a checkpoint after a successful resume."""
+    from burnqed.files import CHECKSUMS_FILE, checksum_mismatches
+
+    out = tmp_path / "iter_1"
+    left = tmp_path / ".iter_1.saving-999999"
+    left.mkdir()
+    (left / "model.safetensors").write_bytes(b"half")
+    sft_policy(tiny_model_dir, _template_pairs(20, seed=1), out, SFTConfig(epochs=1, batch_size=8, seed=0))
+    assert not left.exists()
+    assert (out / CHECKSUMS_FILE).is_file() and checksum_mismatches(out) == []

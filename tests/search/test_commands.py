@@ -122,3 +122,49 @@ def test_a_backend_that_cannot_start_is_reported(tmp_path: Path, capsys: pytest.
     broken = ["--set", 'lean.backend="command"', "--set", f'lean.command=["{tmp_path / "missing"}"]']
     assert main(["prove", "True", "--policy", "none", *broken]) == 1
     assert "Lean failed" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("trajectories", [False, True])
+def test_resume_of_a_finished_evaluation_keeps_its_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], trajectories: bool
+) -> None:
+    file = _theorem_file(tmp_path, 4)
+    report = tmp_path / "r.json"
+    extra = ["--trajectories", str(tmp_path / "t.parquet")] if trajectories else []
+    args = ["eval", "--theorems", str(file), "--output", str(report), "--policy", "none", *extra, *LEAN]
+    assert main(args) == 0
+    before = report.read_text(encoding="utf-8")
+    capsys.readouterr()
+    assert main([*args, "--resume"]) == 0  # issue 41: was "solved 0/0", the outcomes replaced by none
+    assert "nothing to resume" in capsys.readouterr().out
+    assert report.read_text(encoding="utf-8") == before
+    # a statement the finished report lacks is refused, the report left alone
+    bigger = _theorem_file(tmp_path, 5)
+    assert main(["eval", "--theorems", str(bigger), "--output", str(report), "--policy", "none", "--resume",
+                 *extra, *LEAN]) == 2
+    assert "1 of the statements given are not in it" in capsys.readouterr().err
+    assert report.read_text(encoding="utf-8") == before
+
+
+def test_a_full_disk_during_eval_names_the_path_and_resume(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 41: the disk-full line named no path and no --resume."""
+    import errno
+
+    import burnqed.files
+
+    def full(path: Path, text: str) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(burnqed.files, "write_text_atomic", full)
+    report = tmp_path / "r.json"
+    code = main(["eval", "--theorems", str(_theorem_file(tmp_path, 2)), "--output", str(report), "--policy", "none",
+                 *LEAN])
+    err = capsys.readouterr().err.strip().splitlines()[-1]  # after the progress bar's line
+    assert code == 1 and err.startswith("burnqed eval: No space left on device"), err
+    assert str(report) in err and "--resume" in err and str(store_dir(report)) in err
+    monkeypatch.undo()
+    assert main(["eval", "--theorems", str(_theorem_file(tmp_path, 2)), "--output", str(report), "--policy", "none",
+                 "--resume", *LEAN]) == 0  # space freed: the kept statements are not searched again
+    assert json.loads(report.read_text(encoding="utf-8"))["total"] == 2

@@ -137,3 +137,42 @@ def test_a_store_kept_elsewhere_merges_into_a_new_directory_and_one_without_outp
     again = StatementStore(tmp_path / "r.json.shards", resume=True)
     assert [r.theorem.name for r in again.results(_theorems("c"))] == ["c"]
     assert again.finalize() is None and not (tmp_path / "r.json.shards").exists()
+
+
+def _garble_pages(path: Path) -> None:
+    """Overwrite the bytes between the magic and the footer: the footer still reads."""
+    data = bytearray(path.read_bytes())
+    footer = int.from_bytes(data[-8:-4], "little") + 8
+    for i in range(4, len(data) - footer):
+        data[i] = 0xA5
+    path.write_bytes(bytes(data))
+
+
+def test_a_garbled_shard_with_an_intact_footer_is_searched_again_not_merged(tmp_path: Path) -> None:
+    """Issue 41: it passed the readability check and every resume failed with `Couldn't deserialize thrift`."""
+    import pytest
+
+    from burnqed.trajectory.writer import TrajectoryWriteError
+
+    out = tmp_path / "run.parquet"
+    first = StatementStore(store_dir(out), output=out)
+    first.commit(*_result("a", 50))
+    first.commit(*_result("b", 50))
+    first.close()
+    shard = next(p for p in store_dir(out).glob("*.parquet") if "b" in pq.read_table(p).column("theorem").to_pylist())
+    _garble_pages(shard)
+    pq.read_metadata(shard)  # the footer is intact
+    resumed = StatementStore(store_dir(out), output=out, resume=True)
+    assert resumed.done(_theorems("a", "b")) == {"a"}  # a's work kept, b searched again
+    assert resumed.commit(*_result("b", 3))
+    resumed.finalize()
+    counts = pq.read_table(out).to_pandas().groupby("theorem").size().to_dict()
+    assert counts == {"a": 50, "b": 3}
+    # a finalised output garbled the same way: the resume names it and the way out, in one line
+    _garble_pages(out)
+    with pytest.raises(TrajectoryWriteError) as caught:  # on opening (its names) or on merging (its rows)
+        again = StatementStore(store_dir(out), output=out, resume=True)
+        again.commit(*_result("c", 2))
+        again.finalize()
+    text = str(caught.value)
+    assert str(out) in text and "\n" not in text and "--force" in text

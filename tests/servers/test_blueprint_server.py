@@ -131,3 +131,25 @@ async def test_held_out_figures_never_reach_the_agent(tools_config: BurnqedConfi
         assert not {"solve_rate", "solve_rate_no_ebm", "held_out"} & set(results)
     assert got["results"] == {"train_proved": 140, "train_total": 150}
     assert store.get("iter_0").results["solve_rate"] == 0.61  # the operator's file keeps them
+
+
+async def test_the_agent_cannot_steer_the_held_out_target(tools_config: BurnqedConfig, store: BlueprintStore) -> None:
+    """Issue 41: the coordinator could update_status the held-out target itself."""
+    store.register_target("theorem_set", "held_out_eval", file="benchmark-test")
+    async with Client(build_server(tools_config)) as client:
+        for label in ("held_out_eval",):
+            refused = await call(client, "update_status", label=label, status="running")
+            assert refused.is_error and "refused [held_out]" in refused.content[0].text, refused.content[0].text
+        assert not (await call(client, "update_status", label="core", status="running")).is_error
+    assert store.get("held_out_eval").status == "todo"
+
+
+async def test_a_wrong_argument_type_is_said_in_the_tools_own_words(
+    tools_config: BurnqedConfig, store: BlueprintStore
+) -> None:
+    """Issue 41: the SDK's text named its internal model (update_statusArguments) and a pydantic URL."""
+    async with Client(build_server(tools_config)) as client:
+        wrong = await call(client, "update_status", label=["add_zero"], status="running")
+    text = wrong.content[0].text
+    assert wrong.is_error and text.startswith("invalid input: update_status: label:"), text
+    assert "Arguments" not in text and "pydantic" not in text and "http" not in text

@@ -96,14 +96,23 @@ async def test_one_token_cannot_fill_the_session_table(tools_overrides: dict[str
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "hostile", "version": "0"}}}
     headers = {"Authorization": f"Bearer {ALICE}", "Accept": "application/json, text/event-stream",
                "Content-Type": "application/json"}
+    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
     with http_server("stats", overrides, "--token-file", token_file(tmp_path), token=None) as url:
-        async with httpx2.AsyncClient(timeout=30) as http:
-            codes = [(await http.post(url, json=initialize, headers=headers)).status_code for _ in range(6)]
-        assert codes[:2] == [200, 200] and set(codes[2:]) == {503}  # initialize without DELETE, over and over
-        async with client(url, BOB) as b:  # another token still gets in
-            assert (await b.list_tools()).tools
-    records = [json.loads(line) for line in (tmp_path / "logs" / "tool_calls.jsonl").read_text().splitlines()]
-    assert [(r["tool"], r["client"], r["refusal"]) for r in records] == [("initialize", "alice", "sessions")] * 4
+        async with client(url, BOB) as b:  # bob holds a live session throughout
+            async with httpx2.AsyncClient(timeout=30) as http:
+                # initialize without DELETE, over and over: each new session ends alice's oldest idle one
+                answers = [await http.post(url, json=initialize, headers=headers) for _ in range(6)]
+                assert [a.status_code for a in answers] == [200] * 6
+                sids = [a.headers["mcp-session-id"] for a in answers]
+                first = await http.post(url, json=ping, headers={**headers, "mcp-session-id": sids[0],
+                                                                 "mcp-protocol-version": "2025-06-18"})
+                assert first.status_code == 404  # evicted: a live client would initialize again
+                last = await http.post(url, json=ping, headers={**headers, "mcp-session-id": sids[-1],
+                                                                "mcp-protocol-version": "2025-06-18"})
+                assert last.status_code == 200
+            assert (await b.list_tools()).tools  # alice never took bob's session
+    log = tmp_path / "logs" / "tool_calls.jsonl"
+    assert not log.exists() or "refused [sessions]" not in log.read_text(encoding="utf-8")
 
 
 async def test_a_second_search_server_leaves_a_live_servers_job_alone(
@@ -158,3 +167,19 @@ def test_coordinator_status_shows_the_live_pid(tmp_path: Path) -> None:
     shown = subprocess.run([sys.executable, "-m", "burnqed.cli", "coordinator", "status", "--run-dir", str(tmp_path)],
                            capture_output=True, text=True, timeout=60)
     assert f"yes (pid {os.getpid()})" in shown.stdout and "pid None" not in shown.stdout
+
+
+def test_a_server_that_cannot_start_over_http_says_so_in_one_line_exit_2(tools_overrides: dict[str, Any]) -> None:
+    """Issue 41: 77-80 lines with 3 tracebacks and exit 1, where stdio printed one line and exit 2."""
+    broken = {**tools_overrides, "lean.backend": "command", "lean.command": ["/nonexistent/repl"]}
+    outputs = []
+    for transport in (["--transport", "streamable-http", "--no-auth", "--port", "0"], []):
+        done = subprocess.run(
+            [sys.executable, "-m", "burnqed.cli", "serve", "lean", *transport, *as_set_flags(broken)],
+            capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+        )
+        assert done.returncode == 2, done.stderr
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and "/nonexistent/repl" in lines[0] and "Traceback" not in done.stderr, done.stderr
+        outputs.append(lines[0])
+    assert outputs[0] == outputs[1]  # the same line either way

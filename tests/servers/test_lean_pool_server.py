@@ -91,8 +91,8 @@ async def test_pool_status_counts_handles(client: Client) -> None:
         ("start_proof", {}, "exactly one of statement or name"),
         ("start_proof", {"statement": "#eval 1 = 1"}, "denied by the tactic policy"),
         ("verify_proof", {"statement": STATEMENT, "tactics": ["sorry"]}, "denied by the tactic policy"),
-        ("verify_proof", {"statement": STATEMENT, "tactics": []}, "validation error"),
-        ("run_tactic", {"handle": "x", "state_id": -1, "tactic": "rfl"}, "validation error"),
+        ("verify_proof", {"statement": STATEMENT, "tactics": []}, "invalid input: "),
+        ("run_tactic", {"handle": "x", "state_id": -1, "tactic": "rfl"}, "invalid input: "),
     ],
 )
 async def test_bad_input_is_an_error_result_the_model_can_read(
@@ -236,3 +236,12 @@ async def test_start_proof_takes_the_headers_the_benchmark_files_use(client: Cli
     ):
         refused = await call(client, "start_proof", statement="1 = 1", header=header)
         assert refused.is_error and why in refused.content[0].text, refused.content[0].text
+
+
+async def test_header_imports_must_be_module_names(client: Client) -> None:
+    """Issue 41: a path, a guillemet path or a shell text in `import` is refused before any worker group starts."""
+    for bad in ("import ../../etc/passwd", "import «/etc/passwd»", "import $(touch /tmp/x)", "import Mathlib/Tactic"):
+        refused = await call(client, "start_proof", statement="1 = 1", header=bad + "\n")
+        assert refused.is_error and "is not a module name" in refused.content[0].text, (bad, refused.content[0].text)
+        refused = await call(client, "verify_proof", statement="1 = 1", tactics=["rfl"], header=bad + "\n")
+        assert refused.is_error and "is not a module name" in refused.content[0].text, bad

@@ -83,8 +83,8 @@ async def test_bad_input_and_unknown_jobs_are_error_results(tools_overrides: dic
             ("launch_search", {"statements": [_HELD_OUT]}, "held-out statement"),
             ("launch_search", {"statements": ["  " + "   ".join(_HELD_OUT.split()) + " "]}, "held-out statement"),
             ("launch_search", {"statements": ["#eval 1 = 1"]}, "denied by the tactic policy"),
-            ("launch_search", {"theorem_set": "core", "budget": {"max_nodes": 0}}, "validation error"),
-            ("list_jobs", {"status": "exploded"}, "validation error"),
+            ("launch_search", {"theorem_set": "core", "budget": {"max_nodes": 0}}, "invalid input: "),
+            ("list_jobs", {"status": "exploded"}, "invalid input: "),
         ]
         for tool, args, fragment in cases:
             result = await call(client, tool, **args)
@@ -175,3 +175,13 @@ async def test_a_theorem_set_is_loaded_by_the_job(tools_overrides: dict[str, Any
         assert not launched.is_error and launched.structured_content["total"] == 0  # not loaded yet
         view = await finish(client, launched.structured_content["job_id"])
         assert view["status"] == "succeeded" and view["total"] == 2 and view["done"] == 2
+
+
+async def test_use_ebm_without_a_policy_is_refused_at_validation(tools_overrides: dict[str, Any]) -> None:
+    """Issue 41: it was accepted, then the job failed with advice for the command line."""
+    async with Client(build_server(load_config(None, tools_overrides))) as client:
+        refused = await call(client, "launch_search", statements=STATEMENTS, policy="none", use_ebm=True,
+                             budget={"max_nodes": 4})
+        assert refused.is_error and "use_ebm needs a policy" in refused.content[0].text, refused.content[0].text
+        listed = (await call(client, "list_jobs")).structured_content
+    assert listed["jobs"] == []

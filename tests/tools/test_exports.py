@@ -31,6 +31,7 @@ MODULES = [
     "burnqed.tools.search_server",
     "burnqed.tools.search_tools",
     "burnqed.tools.serving",
+    "burnqed.tools.sessions",
     "burnqed.tools.stats",
     "burnqed.tools.stats_server",
     "servers",

@@ -26,6 +26,12 @@ async def test_a_hostile_token_takes_nothing_from_a_good_one(tools_overrides: di
     assert result["verify_idle"]["calls"] == 30 and result["verify_loaded"]["calls"] > 0
     refused = result["hostile_refusals"]
     assert refused.get("held_out", 0) > 0 and refused.get("unknown_argument", 0) > 0 and refused.get("policy", 0) > 0
-    assert result["hostile_garbage"].get("initialize_http_503", 0) > 0  # its session cap held
-    assert result["hostile_deep"]["handles"] == 8  # its handle cap held
+    # sessions opened and never ended: each ends the token's own least recently used idle one
+    # (issue 41: they were refused 503 once the cap was reached, locking the token out)
+    assert result["hostile_garbage"].get("initialize_http_503", 0) == 0
+    assert result["hostile_garbage"]["initialize_http_200"] > 0
+    assert result["hostile_flood"]["concurrent"] == 32 and result["hostile_flood"]["calls"] > 0
+    # its handle cap held (8); with the flood queued in front of it, the token's share of requests
+    # in flight may leave it short of the cap in 15 s (the cap itself: tests/servers/test_http_trust.py)
+    assert 0 < result["hostile_deep"]["handles"] <= 8
     assert isinstance(result["meets_target"], bool)
