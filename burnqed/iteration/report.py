@@ -19,7 +19,10 @@ burnqed.iteration.baselines: the rule policy alone, a policy fine-tuned on every
 proof available) and iteration 0 itself; the last evaluated iteration (no head) is paired
 with each, and the best of them (highest solve rate) is marked.
 
-With several run dirs a pooled row per iteration concatenates the pairs of every seed.
+With several run dirs a pooled row per iteration pools the seeds by statement: a statement
+several seeds evaluated is one cluster (the interval resamples statements with all their
+seeds' outcomes; the p-value is the exact sign-flip test on per-statement sums, see
+burnqed.search.comparison), while statements only one seed holds simply add up.
 Other reports in eval_results named ``iter_N_<suffix>.json`` (re-evaluations) become extra
 rows, paired against ``iter_0_<suffix>.json`` when it exists, else against iteration 0's
 no-EBM report when the statements match. The statistics are ``burnqed.search.comparison``'s
@@ -203,16 +206,21 @@ def _inside(report: EvalReport) -> list[bool]:
     return [o.proved for o in report.outcomes if o.reason != "outside_fragment"]
 
 
+def _inside_names(report: EvalReport) -> list[str]:
+    return [o.name for o in report.outcomes if o.reason != "outside_fragment"]
+
+
 class _Stats:
     """The bootstrap settings, applied alike to every cell and comparison."""
 
     def __init__(self, resamples: int, seed: int, level: float) -> None:
         self.resamples, self.seed, self.level = resamples, seed, level
 
-    def cell(self, solved: list[bool], report: str) -> RateCell | None:
+    def cell(self, solved: list[bool], report: str, clusters: list[str] | None = None) -> RateCell | None:
         if not solved:
             return None
-        rate, lo, hi = bootstrap_rate(solved, resamples=self.resamples, seed=self.seed, level=self.level)
+        rate, lo, hi = bootstrap_rate(solved, resamples=self.resamples, seed=self.seed, level=self.level,
+                                      clusters=clusters)
         return RateCell(solved=sum(solved), n=len(solved), rate=rate, ci_lo=lo, ci_hi=hi, report=report)
 
     def compare(self, pairs: PairedOutcomes | None) -> PairedComparison | None:
@@ -248,6 +256,8 @@ class _Seed:
         self.ablation: PairedOutcomes | None = None
         self.no_ebm: list[bool] = []
         self.ebm: list[bool] = []
+        self.no_ebm_names: list[str] = []
+        self.ebm_names: list[str] = []
         self.without = run.main.get((index, False))
         self.ranking: RankingQuality | None = None
         without = run.main.get((index, False))
@@ -277,6 +287,8 @@ class _Seed:
             self.ranking = with_.ranking
         self.no_ebm = _inside(without) if without is not None else []
         self.ebm = _inside(with_) if with_ is not None and head else []
+        self.no_ebm_names = _inside_names(without) if without is not None else []
+        self.ebm_names = _inside_names(with_) if with_ is not None and head else []
         self.row = EvalRow(
             seed=run.label,
             iteration=index,
@@ -314,8 +326,10 @@ def _pooled_row(index: int, seeds: list[_Seed], stats: _Stats) -> EvalRow:
         iteration=index,
         name=name,
         evaluated=bool(evaluated),
-        no_ebm=stats.cell(no_ebm, files(s.run.file(index, False) for s in seeds if s.no_ebm)),
-        ebm=stats.cell(ebm, files(s.run.file(index, True) for s in seeds if s.ebm)),
+        no_ebm=stats.cell(no_ebm, files(s.run.file(index, False) for s in seeds if s.no_ebm),
+                          [x for s in seeds for x in s.no_ebm_names]),
+        ebm=stats.cell(ebm, files(s.run.file(index, True) for s in seeds if s.ebm),
+                       [x for s in seeds for x in s.ebm_names]),
         ebm_evaluated=any(s.row.ebm_evaluated for s in seeds),
         energy_head=bool(ebm),
         vs_iter0=stats.compare(pool_pairs(vs0, baseline="iter_0_no_ebm", candidate=f"{name}_no_ebm") if vs0 else None),
@@ -365,6 +379,7 @@ class _Baselines:
         self.rows: list[BaselineRow] = []
         self.pairs: dict[str, PairedOutcomes] = {}
         self.solved: dict[str, list[bool]] = {}
+        self.solved_names: dict[str, list[str]] = {}
         self.descriptions: dict[str, str] = {}
         evaluated = [index for index, with_ebm in run.main if not with_ebm]
         self.last = max(evaluated)
@@ -390,6 +405,7 @@ class _Baselines:
                 notes.append(budget)
             solved = _inside(loaded)
             self.solved[name] = solved
+            self.solved_names[name] = _inside_names(loaded)
             rows.append(BaselineRow(
                 seed=run.label, name=name, description=description,
                 rate=stats.cell(solved, str(run.layout.eval_results_dir / f"baseline_{name}.json")
@@ -428,7 +444,8 @@ def _pooled_baselines(runs: list[_Baselines], stats: _Stats) -> list[BaselineRow
         notes = [] if len(lasts) == 1 else [f"the runs' last iterations differ: {lasts}"]
         rows.append(BaselineRow(
             seed=POOLED, name=name, description=runs[0].descriptions.get(name, ""),
-            rate=stats.cell([x for b in runs for x in b.solved[name]], name),
+            rate=stats.cell([x for b in runs for x in b.solved[name]], name,
+                            [x for b in runs for x in b.solved_names[name]]),
             last=lasts[-1], vs_last=stats.compare(pooled), notes=notes,
         ))
     return _mark_best(rows)

@@ -52,7 +52,9 @@ def render_tables(report: RunReport) -> list[Any]:
     pct = round(100 * report.level)
     caption = (
         f"rates on the statements inside the fragment; Δ in points, [{pct}% paired bootstrap interval, "
-        f"{report.resamples} resamples] (-lost/+gained statements); p: exact McNemar"
+        f"{report.resamples} resamples] (-lost/+gained statements); p: exact McNemar; pooled rows: seeds pooled "
+        "by statement (the interval resamples statements with every seed's outcomes, p: exact sign-flip test "
+        "on per-statement sums)"
     )
     caption += (
         "; budget binds: unsolved searches (no EBM) that ended at the node budget, not with an empty frontier; "
@@ -79,6 +81,7 @@ def render_tables(report: RunReport) -> list[Any]:
         base = Table(
             title="the last iteration (no EBM) against each baseline, same statements and node budget",
             caption="Δ = last iteration − baseline, in points [paired bootstrap interval] (-lost/+gained); "
+                    "p: exact McNemar (pooled: exact sign-flip by statement); "
                     "* = the best baseline (highest solve rate), the one to beat",
         )
         for column in ("run", "baseline", "rate", "last", "Δ last − baseline", "p", "notes"):

@@ -119,11 +119,14 @@ def test_several_seeds_get_a_row_each_and_a_pooled_row(tmp_path: Path, capsys) -
     ones = {r.seed: r for r in report.rows if r.iteration == 1}
     assert set(ones) == {"seed0", "seed1", "pooled"}
     pooled = ones["pooled"]
-    # pooled = the pairs of both seeds concatenated: 20 statements, 0 lost, 3 + 2 gained
-    assert pooled.vs_iter0 is not None and pooled.vs_iter0.n == 20
+    # pooled by statement: 20 pairs on 10 statements, 0 lost, 3 + 2 gained; t5, t6 gained in both
+    # seeds (sum +2 each), t7 in one (+1): the sign-flip test reaches |5| in 2 of 8 sign vectors
+    assert pooled.vs_iter0 is not None and (pooled.vs_iter0.n, pooled.vs_iter0.statements) == (20, 10)
     assert (pooled.vs_iter0.b, pooled.vs_iter0.c) == (0, 5)
     assert pooled.vs_iter0.diff_points == pytest.approx(25.0)
-    assert pooled.vs_iter0.p_value == pytest.approx(mcnemar_exact(0, 5))
+    assert pooled.vs_iter0.test == "sign-flip exact, by statement"
+    assert pooled.vs_iter0.p_value == pytest.approx(0.25)  # concatenated pairs would claim McNemar's 0.0625
+    assert mcnemar_exact(0, 5) == pytest.approx(0.0625)
     assert pooled.no_ebm is not None and (pooled.no_ebm.solved, pooled.no_ebm.n) == (15, 20)
     assert pooled.ebm_ablation is not None and pooled.ebm_ablation.n == 20
     assert ones["seed1"].vs_iter0 is not None and ones["seed1"].vs_iter0.c == 2
