@@ -23,6 +23,12 @@ With several run dirs a pooled row per iteration pools the seeds by statement: a
 several seeds evaluated is one cluster (the interval resamples statements with all their
 seeds' outcomes; the p-value is the exact sign-flip test on per-statement sums, see
 burnqed.search.comparison), while statements only one seed holds simply add up.
+Per-depth rows (``groups``): each arm's solve rate (every iteration without and with the
+head, every baseline) on the statements of one depth (the theorem's ``depth:N`` tag; else its
+``family:X`` tag), per run and pooled by statement. The tags come from the reports' outcomes;
+reports written before outcomes carried tags are looked up in their built-in theorem set
+(``theorem_set``, e.g. depth-test) by statement hash.
+
 Other reports in eval_results named ``iter_N_<suffix>.json`` (re-evaluations) become extra
 rows, paired against ``iter_0_<suffix>.json`` when it exists, else against iteration 0's
 no-EBM report when the statements match. The statistics are ``burnqed.search.comparison``'s
@@ -45,7 +51,8 @@ from burnqed.search.comparison import (PairedComparison, PairedOutcomes, Stateme
 from burnqed.search.evaluation import EvalReport, load_report
 from burnqed.search.ranking import RankingQuality, merge_ranking
 
-__all__ = ["BaselineRow", "BudgetBinding", "EvalRow", "RateCell", "RunReport", "best_baseline_rows", "run_report"]
+__all__ = ["BaselineRow", "BudgetBinding", "EvalRow", "GroupRow", "RateCell", "RunReport", "best_baseline_rows",
+           "run_report"]
 
 POOLED = "pooled"
 _MAIN = re.compile(r"^iter_(\d+)(_no_ebm)?\.json$")
@@ -129,6 +136,19 @@ class BaselineRow(BaseModel):
     notes: list[str] = Field(default_factory=list)
 
 
+class GroupRow(BaseModel):
+    """One depth (or family) of one run, or pooled: each arm's solve rate on its statements."""
+
+    model_config = ConfigDict(frozen=True)
+
+    seed: str = Field(description='the run, or "pooled"')
+    group: str = Field(description='"depth:N", else "family:X", else "untagged"')
+    statements: int = Field(description="distinct statements of this group (inside the fragment)")
+    rates: dict[str, RateCell] = Field(
+        description='arm → rate: "iter_N_no_ebm", "iter_N" (with the head), "baseline_<name>"'
+    )
+
+
 class RunReport(BaseModel):
     """Everything `burnqed report` shows."""
 
@@ -141,6 +161,9 @@ class RunReport(BaseModel):
     extra: list[EvalRow] = Field(default_factory=list, description="other eval reports (re-evaluations)")
     baselines: list[BaselineRow] = Field(
         default_factory=list, description="per run (then pooled): iteration 0 and each baseline report vs the last iteration"
+    )
+    groups: list[GroupRow] = Field(
+        default_factory=list, description="per depth (or family): per run, then pooled, each arm's solve rate"
     )
     resamples: int
     seed: int
@@ -451,6 +474,102 @@ def _pooled_baselines(runs: list[_Baselines], stats: _Stats) -> list[BaselineRow
     return _mark_best(rows)
 
 
+_GROUP_PREFIXES = ("depth:", "family:")
+
+
+def _group_of(tags: Sequence[str]) -> str:
+    for prefix in _GROUP_PREFIXES:
+        found = sorted(t for t in tags if t.startswith(prefix))
+        if found:
+            return found[0]
+    return "untagged"
+
+
+def _set_tags(theorem_set: str) -> dict[str, list[str]]:
+    """Statement hash → tags of a built-in set named by a report's ``theorem_set`` ("depth-test[150]"); {} if none."""
+    from burnqed.data.benchmark import BenchmarkError
+    from burnqed.data.sets import builtin_sets, load_builtin
+    from burnqed.data.theorems import TheoremSetError
+
+    name = theorem_set.split("[", 1)[0]
+    if name not in builtin_sets():
+        return {}
+    try:
+        return {t.sha: list(t.tags) for t in load_builtin(name)}
+    except (TheoremSetError, BenchmarkError, OSError):
+        return {}  # the rows then say "untagged"
+
+
+class _Grouping:
+    """The group of each outcome: its own tags, else its set's (loaded once per set name)."""
+
+    def __init__(self) -> None:
+        self.sets: dict[str, dict[str, list[str]]] = {}
+
+    def groups(self, report: EvalReport) -> list[tuple[str, str, bool]]:
+        """(group, statement name, proved) of the outcomes inside the fragment."""
+        inside = [o for o in report.outcomes if o.reason != "outside_fragment"]
+        lookup: dict[str, list[str]] = {}
+        if inside and not any(o.tags for o in inside) and report.theorem_set:
+            if report.theorem_set not in self.sets:
+                self.sets[report.theorem_set] = _set_tags(report.theorem_set)
+            lookup = self.sets[report.theorem_set]
+        return [(_group_of(o.tags or lookup.get(o.statement_sha, [])), o.name, o.proved) for o in inside]
+
+
+def _arms(run: _Run) -> list[tuple[str, EvalReport]]:
+    arms: list[tuple[str, EvalReport]] = []
+    for index in range(run.last + 1):
+        if (without := run.main.get((index, False))) is not None:
+            arms.append((f"iter_{index}_no_ebm", without))
+        if (with_ := run.main.get((index, True))) is not None and with_.ebm is not None:
+            arms.append((f"iter_{index}", with_))
+    arms += [(f"baseline_{name}", r) for name, r in sorted(run.baselines.items()) if isinstance(r, EvalReport)]
+    return arms
+
+
+def _group_key(group: str) -> tuple[int, int, str]:
+    kind, _, value = group.partition(":")
+    order = _GROUP_PREFIXES.index(kind + ":") if kind + ":" in _GROUP_PREFIXES else len(_GROUP_PREFIXES)
+    return (order, int(value) if value.isdigit() else 0, group)
+
+
+def _group_rows(runs: list[_Run], stats: _Stats) -> list[GroupRow]:
+    """Per run (then pooled by statement when several), per group: each arm's rate; [] when nothing is tagged."""
+    grouping = _Grouping()
+    # (seed, group, arm) → [(name, proved)]
+    cells: dict[tuple[str, str, str], list[tuple[str, bool]]] = {}
+    arm_order: list[str] = []
+    for run in runs:
+        for arm, report in _arms(run):
+            if arm not in arm_order:
+                arm_order.append(arm)
+            for group, name, proved in grouping.groups(report):
+                cells.setdefault((run.label, group, arm), []).append((name, proved))
+                if len(runs) > 1:
+                    cells.setdefault((POOLED, group, arm), []).append((name, proved))
+    groups = sorted({g for _, g, _ in cells}, key=_group_key)
+    if groups in ([], ["untagged"]):
+        return []
+    rows = []
+    for seed in [run.label for run in runs] + ([POOLED] if len(runs) > 1 else []):
+        for group in groups:
+            rates: dict[str, RateCell] = {}
+            names: set[str] = set()
+            for arm in arm_order:
+                outcomes = cells.get((seed, group, arm))
+                if not outcomes:
+                    continue
+                names |= {n for n, _ in outcomes}
+                cell = stats.cell([p for _, p in outcomes], arm,
+                                  [n for n, _ in outcomes] if seed == POOLED else None)
+                if cell is not None:
+                    rates[arm] = cell
+            if rates:
+                rows.append(GroupRow(seed=seed, group=group, statements=len(names), rates=rates))
+    return rows
+
+
 def best_baseline_rows(report: RunReport) -> list[BaselineRow]:
     """Per run (then pooled, when several): the baseline marked best, i.e. the one the last iteration must beat."""
     return [r for r in report.baselines if r.best]
@@ -499,6 +618,7 @@ def run_report(
         rows=rows,
         extra=extra,
         baselines=baselines,
+        groups=_group_rows(runs, stats),
         resamples=resamples,
         seed=seed,
         level=level,

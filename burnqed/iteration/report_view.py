@@ -16,6 +16,12 @@ def _rate(cell: RateCell | None) -> str:
     return "—" if cell is None else f"{100 * cell.rate:.1f}% ({cell.solved}/{cell.n})"
 
 
+def _rate_ci(cell: RateCell | None) -> str:
+    if cell is None:
+        return "—"
+    return f"{_rate(cell)} [{100 * cell.ci_lo:.0f}, {100 * cell.ci_hi:.0f}]"
+
+
 def _diff(cmp: PairedComparison | None, missing: str = "—") -> tuple[str, str]:
     if cmp is None:
         return missing, ""
@@ -91,6 +97,19 @@ def render_tables(report: RunReport) -> list[Any]:
             base.add_row(row.seed, name, _rate(row.rate), f"iter_{row.last}", *_diff(row.vs_last),
                          "; ".join(row.notes), style="bold" if row.seed == POOLED else None)
         tables.append(base)
+    if report.groups:
+        arms = list(dict.fromkeys(arm for row in report.groups for arm in row.rates))
+        depth = Table(
+            title="solve rate per depth (family), every arm on the same statements",
+            caption=f"rate ({100 * report.level:.0f}% bootstrap interval); pooled: seeds pooled by statement",
+        )
+        for column in ("run", "group", "statements", *arms):
+            depth.add_column(column, overflow="fold")
+        for row in report.groups:
+            depth.add_row(row.seed, row.group, str(row.statements),
+                          *(_rate_ci(row.rates.get(arm)) for arm in arms),
+                          style="bold" if row.seed == POOLED else None)
+        tables.append(depth)
     if report.extra:
         extra = Table(title="other evaluations in eval_results", caption="Δ against the baseline named in 'vs'")
         for column in ("iter", "run", "report", "rate", "EBM", "vs", "Δ", "p", "notes"):

@@ -282,3 +282,42 @@ def test_the_last_iteration_is_paired_with_every_baseline_and_the_best_is_marked
     out = _wide(report)
     assert "* reference (fine-tuned on every reference proof available)" in out
     assert "rules (the rule policy alone)" in out
+
+
+def _tagged(report: EvalReport, depth_of: dict[str, int]) -> EvalReport:
+    outcomes = [o.model_copy(update={"tags": ["family:depth_chain", f"depth:{depth_of[o.name]}"]})
+                for o in report.outcomes]
+    return report.model_copy(update={"outcomes": outcomes})
+
+
+def test_per_depth_rows_give_every_arm_per_depth_per_seed_and_pooled(tmp_path: Path, capsys) -> None:
+    depth_of = {n: 3 if i < 5 else 4 for i, n in enumerate(NAMES)}  # t0..t4 depth 3, t5..t9 depth 4
+    runs = []
+    for k in range(2):
+        layout = RunLayout(tmp_path / f"seed{k}")
+        _write(layout.eval_result(0, False), _tagged(_report(_first(4)), depth_of))
+        _write(layout.eval_result(1, False), _tagged(_report(_first(7 - k), iteration=1), depth_of))
+        _write(layout.eval_result(1, True), _tagged(_report(_first(8), iteration=1, ebm="ckpt", label="with_ebm"),
+                                                    depth_of))
+        _write(layout.eval_results_dir / "baseline_rules.json", _tagged(_report(_first(2), policy="none"), depth_of))
+        runs.append(layout.root)
+    report = run_report(runs, resamples=300)
+    rows = {(r.seed, r.group): r for r in report.groups}
+    assert set(rows) == {(s, g) for s in ("seed0", "seed1", "pooled") for g in ("depth:3", "depth:4")}
+    assert [r.group for r in report.groups[:2]] == ["depth:3", "depth:4"]  # sorted by depth
+    four = rows[("seed0", "depth:4")]
+    assert four.statements == 5
+    assert {arm: (c.solved, c.n) for arm, c in four.rates.items()} == {
+        "iter_0_no_ebm": (0, 5), "iter_1_no_ebm": (2, 5), "iter_1": (3, 5), "baseline_rules": (0, 5)}
+    pooled = rows[("pooled", "depth:4")]
+    # pooled by statement: 5 statements, 10 outcomes; seed 1 solved t5 only
+    assert pooled.statements == 5 and (pooled.rates["iter_1_no_ebm"].solved, pooled.rates["iter_1_no_ebm"].n) == (3, 10)
+    assert rows[("pooled", "depth:3")].rates["iter_0_no_ebm"].rate == pytest.approx(0.8)
+    assert main(["report", str(runs[0]), "--seeds", str(runs[1]), "--resamples", "200"]) == 0
+    out = capsys.readouterr().out
+    assert "solve rate per depth" in out
+    assert any("depth:4" in line and "40.0% (2/5)" in line and "60.0% (3/5)" in line for line in out.splitlines())
+
+
+def test_untagged_reports_have_no_per_depth_rows(tmp_path: Path) -> None:
+    assert run_report([_run(tmp_path / "run")], resamples=200).groups == []
