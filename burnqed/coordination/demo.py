@@ -352,10 +352,10 @@ def significance_verdict(report: RunReport) -> str | None:
 def baseline_verdict(report: RunReport) -> str | None:
     """The last iteration against the best baseline (per run, then pooled), as a sentence the interval supports.
 
-    "Beats it by at least N points" is said only when the interval's lower bound is ≥ N: a
-    small p-value tests "no difference", not "a difference of N". Otherwise the sentence
-    says what the interval does support (a positive lower bound: it beats the baseline, by
-    less than N established).
+    "Beats it by at least N points" is said only when the interval's lower bound is ≥ N (and
+    the exact test rejects "no difference"): a small p-value tests "no difference", not "a
+    difference of N". Otherwise the sentence says what the interval does support (a positive
+    lower bound and p < 0.05: it beats the baseline, by less than N established).
     """
     from burnqed.iteration.report import best_baseline_rows
 
@@ -367,15 +367,22 @@ def baseline_verdict(report: RunReport) -> str | None:
         level = f"{cmp.level:.0%}"
         interval = f"[{cmp.ci_lo:+.1f}, {cmp.ci_hi:+.1f}]"
         resampled = "statements, every seed's outcomes together" if cmp.statements else "statements"
-        if cmp.ci_lo >= GOAL_POINTS:
+        # both must agree: the percentile interval can exclude 0 on a handful of discordant
+        # statements where the exact test does not reject "no difference"
+        significant = cmp.p_value < SIGNIFICANCE
+        if cmp.ci_lo >= GOAL_POINTS and significant:
             claim = (f"beats it by at least {GOAL_POINTS:.0f} points: the {level} interval's lower bound is "
                      f"{cmp.ci_lo:+.1f}.")
-        elif cmp.ci_lo > 0:
+        elif cmp.ci_lo > 0 and significant:
             claim = (f"beats it by {cmp.diff_points:+.1f} {interval}; the {level} interval's lower bound is "
                      f"{cmp.ci_lo:+.1f}, so at least {GOAL_POINTS:.0f} points is not established.")
-        else:
+        elif cmp.ci_lo <= 0:
             claim = (f"the {level} interval {interval} includes no gain, so it does not establish that the "
                      f"last iteration beats it (nor by {GOAL_POINTS:.0f} points).")
+        else:
+            claim = (f"the {level} interval's lower bound is {cmp.ci_lo:+.1f} but the exact test does not reject "
+                     f"\"no difference\" at p < {SIGNIFICANCE}, so it does not establish that the last iteration "
+                     f"beats it (nor by {GOAL_POINTS:.0f} points).")
         lines.append(
             f"{row.seed}: iteration {row.last} vs the best baseline, {row.name} ({row.description}; "
             f"{100 * cmp.rate_a:.1f}% → {100 * cmp.rate_b:.1f}%, {cmp.n} pairs"

@@ -46,33 +46,20 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from burnqed.iteration.errors import EvalReportMissing, ReportError
 from burnqed.iteration.layout import RunLayout
-from burnqed.search.comparison import (PairedComparison, PairedOutcomes, StatementSetMismatch, bootstrap_rate,
-                                       compare_pairs, pair_reports, pool_pairs)
+from burnqed.iteration.report_cells import POOLED, RateCell, Stats, inside_names
+from burnqed.iteration.report_groups import GroupRow, group_rows
+from burnqed.search.comparison import PairedComparison, PairedOutcomes, StatementSetMismatch, pair_reports, pool_pairs
 from burnqed.search.evaluation import EvalReport, load_report
 from burnqed.search.ranking import RankingQuality, merge_ranking
 
-__all__ = ["BaselineRow", "BudgetBinding", "EvalRow", "GroupRow", "RateCell", "RunReport", "best_baseline_rows",
+__all__ = ["POOLED", "BaselineRow", "BudgetBinding", "EvalRow", "GroupRow", "RateCell", "RunReport", "best_baseline_rows",
            "run_report"]
 
-POOLED = "pooled"
 _MAIN = re.compile(r"^iter_(\d+)(_no_ebm)?\.json$")
 _EXTRA = re.compile(r"^iter_(\d+)_(.+)\.json$")
 _BASELINE = re.compile(r"^baseline_(.+)\.json$")
 # search budgets that must match for the with/without-EBM ablation to be at equal budget
 _BUDGET_KEYS = ("max_nodes", "num_candidates", "max_depth", "time_limit_s")
-
-
-class RateCell(BaseModel):
-    """One evaluation's solve rate on the statements inside the fragment."""
-
-    model_config = ConfigDict(frozen=True)
-
-    solved: int
-    n: int = Field(description="statements inside the fragment")
-    rate: float
-    ci_lo: float = Field(description="bootstrap interval of the rate (fraction)")
-    ci_hi: float
-    report: str = Field(description="the EvalReport file (several, joined by ', ', when pooled)")
 
 
 class BudgetBinding(BaseModel):
@@ -134,19 +121,6 @@ class BaselineRow(BaseModel):
     vs_last: PairedComparison | None = Field(default=None, description="baseline (A) against the last iteration (B)")
     best: bool = Field(default=False, description="the highest solve rate among this run's baselines")
     notes: list[str] = Field(default_factory=list)
-
-
-class GroupRow(BaseModel):
-    """One depth (or family) of one run, or pooled: each arm's solve rate on its statements."""
-
-    model_config = ConfigDict(frozen=True)
-
-    seed: str = Field(description='the run, or "pooled"')
-    group: str = Field(description='"depth:N", else "family:X", else "untagged"')
-    statements: int = Field(description="distinct statements of this group (inside the fragment)")
-    rates: dict[str, RateCell] = Field(
-        description='arm → rate: "iter_N_no_ebm", "iter_N" (with the head), "baseline_<name>"'
-    )
 
 
 class RunReport(BaseModel):
@@ -229,29 +203,6 @@ def _inside(report: EvalReport) -> list[bool]:
     return [o.proved for o in report.outcomes if o.reason != "outside_fragment"]
 
 
-def _inside_names(report: EvalReport) -> list[str]:
-    return [o.name for o in report.outcomes if o.reason != "outside_fragment"]
-
-
-class _Stats:
-    """The bootstrap settings, applied alike to every cell and comparison."""
-
-    def __init__(self, resamples: int, seed: int, level: float) -> None:
-        self.resamples, self.seed, self.level = resamples, seed, level
-
-    def cell(self, solved: list[bool], report: str, clusters: list[str] | None = None) -> RateCell | None:
-        if not solved:
-            return None
-        rate, lo, hi = bootstrap_rate(solved, resamples=self.resamples, seed=self.seed, level=self.level,
-                                      clusters=clusters)
-        return RateCell(solved=sum(solved), n=len(solved), rate=rate, ci_lo=lo, ci_hi=hi, report=report)
-
-    def compare(self, pairs: PairedOutcomes | None) -> PairedComparison | None:
-        if pairs is None or not pairs.a:
-            return None
-        return compare_pairs(pairs, resamples=self.resamples, seed=self.seed, level=self.level)
-
-
 def _budget_note(without: EvalReport, with_: EvalReport, what: str = "no EBM vs EBM") -> str | None:
     a, b = without.search.model_dump(), with_.search.model_dump()
     differ = [f"{k} {a[k]} vs {b[k]}" for k in _BUDGET_KEYS if a.get(k) != b.get(k)]
@@ -273,7 +224,7 @@ def _pair(a: EvalReport, b: EvalReport, baseline: str, candidate: str, notes: li
 class _Seed:
     """The rows of one run, and the pairs the pooled rows concatenate."""
 
-    def __init__(self, run: _Run, index: int, stats: _Stats) -> None:
+    def __init__(self, run: _Run, index: int, stats: Stats) -> None:
         self.run = run
         self.vs0: PairedOutcomes | None = None
         self.ablation: PairedOutcomes | None = None
@@ -310,8 +261,8 @@ class _Seed:
             self.ranking = with_.ranking
         self.no_ebm = _inside(without) if without is not None else []
         self.ebm = _inside(with_) if with_ is not None and head else []
-        self.no_ebm_names = _inside_names(without) if without is not None else []
-        self.ebm_names = _inside_names(with_) if with_ is not None and head else []
+        self.no_ebm_names = inside_names(without) if without is not None else []
+        self.ebm_names = inside_names(with_) if with_ is not None and head else []
         self.row = EvalRow(
             seed=run.label,
             iteration=index,
@@ -329,7 +280,7 @@ class _Seed:
         )
 
 
-def _pooled_row(index: int, seeds: list[_Seed], stats: _Stats) -> EvalRow:
+def _pooled_row(index: int, seeds: list[_Seed], stats: Stats) -> EvalRow:
     name = f"iter_{index}"
     evaluated = [s for s in seeds if s.row.evaluated]
     notes = [f"{len(evaluated)} of {len(seeds)} runs evaluated"] if len(evaluated) < len(seeds) else []
@@ -363,7 +314,7 @@ def _pooled_row(index: int, seeds: list[_Seed], stats: _Stats) -> EvalRow:
     )
 
 
-def _extra_row(run: _Run, stem: str, index: int, loaded: EvalReport | str, stats: _Stats) -> EvalRow:
+def _extra_row(run: _Run, stem: str, index: int, loaded: EvalReport | str, stats: Stats) -> EvalRow:
     file = str(run.layout.eval_results_dir / f"{stem}.json")
     if isinstance(loaded, str):
         return EvalRow(seed=run.label, iteration=index, name=stem, evaluated=False, notes=[loaded])
@@ -398,7 +349,7 @@ def _extra_row(run: _Run, stem: str, index: int, loaded: EvalReport | str, stats
 class _Baselines:
     """The baseline rows of one run, and the pairs the pooled rows concatenate."""
 
-    def __init__(self, run: _Run, stats: _Stats) -> None:
+    def __init__(self, run: _Run, stats: Stats) -> None:
         self.rows: list[BaselineRow] = []
         self.pairs: dict[str, PairedOutcomes] = {}
         self.solved: dict[str, list[bool]] = {}
@@ -428,7 +379,7 @@ class _Baselines:
                 notes.append(budget)
             solved = _inside(loaded)
             self.solved[name] = solved
-            self.solved_names[name] = _inside_names(loaded)
+            self.solved_names[name] = inside_names(loaded)
             rows.append(BaselineRow(
                 seed=run.label, name=name, description=description,
                 rate=stats.cell(solved, str(run.layout.eval_results_dir / f"baseline_{name}.json")
@@ -457,7 +408,7 @@ def _mark_best(rows: list[BaselineRow]) -> list[BaselineRow]:
     return [r.model_copy(update={"best": True}) if r is best else r for r in rows]
 
 
-def _pooled_baselines(runs: list[_Baselines], stats: _Stats) -> list[BaselineRow]:
+def _pooled_baselines(runs: list[_Baselines], stats: Stats) -> list[BaselineRow]:
     names = [name for name in runs[0].pairs if all(name in b.pairs for b in runs[1:])]
     lasts = sorted({b.last for b in runs})
     rows = []
@@ -474,49 +425,6 @@ def _pooled_baselines(runs: list[_Baselines], stats: _Stats) -> list[BaselineRow
     return _mark_best(rows)
 
 
-_GROUP_PREFIXES = ("depth:", "family:")
-
-
-def _group_of(tags: Sequence[str]) -> str:
-    for prefix in _GROUP_PREFIXES:
-        found = sorted(t for t in tags if t.startswith(prefix))
-        if found:
-            return found[0]
-    return "untagged"
-
-
-def _set_tags(theorem_set: str) -> dict[str, list[str]]:
-    """Statement hash → tags of a built-in set named by a report's ``theorem_set`` ("depth-test[150]"); {} if none."""
-    from burnqed.data.benchmark import BenchmarkError
-    from burnqed.data.sets import builtin_sets, load_builtin
-    from burnqed.data.theorems import TheoremSetError
-
-    name = theorem_set.split("[", 1)[0]
-    if name not in builtin_sets():
-        return {}
-    try:
-        return {t.sha: list(t.tags) for t in load_builtin(name)}
-    except (TheoremSetError, BenchmarkError, OSError):
-        return {}  # the rows then say "untagged"
-
-
-class _Grouping:
-    """The group of each outcome: its own tags, else its set's (loaded once per set name)."""
-
-    def __init__(self) -> None:
-        self.sets: dict[str, dict[str, list[str]]] = {}
-
-    def groups(self, report: EvalReport) -> list[tuple[str, str, bool]]:
-        """(group, statement name, proved) of the outcomes inside the fragment."""
-        inside = [o for o in report.outcomes if o.reason != "outside_fragment"]
-        lookup: dict[str, list[str]] = {}
-        if inside and not any(o.tags for o in inside) and report.theorem_set:
-            if report.theorem_set not in self.sets:
-                self.sets[report.theorem_set] = _set_tags(report.theorem_set)
-            lookup = self.sets[report.theorem_set]
-        return [(_group_of(o.tags or lookup.get(o.statement_sha, [])), o.name, o.proved) for o in inside]
-
-
 def _arms(run: _Run) -> list[tuple[str, EvalReport]]:
     arms: list[tuple[str, EvalReport]] = []
     for index in range(run.last + 1):
@@ -526,48 +434,6 @@ def _arms(run: _Run) -> list[tuple[str, EvalReport]]:
             arms.append((f"iter_{index}", with_))
     arms += [(f"baseline_{name}", r) for name, r in sorted(run.baselines.items()) if isinstance(r, EvalReport)]
     return arms
-
-
-def _group_key(group: str) -> tuple[int, int, str]:
-    kind, _, value = group.partition(":")
-    order = _GROUP_PREFIXES.index(kind + ":") if kind + ":" in _GROUP_PREFIXES else len(_GROUP_PREFIXES)
-    return (order, int(value) if value.isdigit() else 0, group)
-
-
-def _group_rows(runs: list[_Run], stats: _Stats) -> list[GroupRow]:
-    """Per run (then pooled by statement when several), per group: each arm's rate; [] when nothing is tagged."""
-    grouping = _Grouping()
-    # (seed, group, arm) → [(name, proved)]
-    cells: dict[tuple[str, str, str], list[tuple[str, bool]]] = {}
-    arm_order: list[str] = []
-    for run in runs:
-        for arm, report in _arms(run):
-            if arm not in arm_order:
-                arm_order.append(arm)
-            for group, name, proved in grouping.groups(report):
-                cells.setdefault((run.label, group, arm), []).append((name, proved))
-                if len(runs) > 1:
-                    cells.setdefault((POOLED, group, arm), []).append((name, proved))
-    groups = sorted({g for _, g, _ in cells}, key=_group_key)
-    if groups in ([], ["untagged"]):
-        return []
-    rows = []
-    for seed in [run.label for run in runs] + ([POOLED] if len(runs) > 1 else []):
-        for group in groups:
-            rates: dict[str, RateCell] = {}
-            names: set[str] = set()
-            for arm in arm_order:
-                outcomes = cells.get((seed, group, arm))
-                if not outcomes:
-                    continue
-                names |= {n for n, _ in outcomes}
-                cell = stats.cell([p for _, p in outcomes], arm,
-                                  [n for n, _ in outcomes] if seed == POOLED else None)
-                if cell is not None:
-                    rates[arm] = cell
-            if rates:
-                rows.append(GroupRow(seed=seed, group=group, statements=len(names), rates=rates))
-    return rows
 
 
 def best_baseline_rows(report: RunReport) -> list[BaselineRow]:
@@ -593,7 +459,7 @@ def run_report(
     if not run_dirs:
         raise ReportError("no run directory given")
     paths = [Path(p) for p in run_dirs]
-    stats = _Stats(resamples, seed, level)
+    stats = Stats(resamples, seed, level)
     runs = [_Run(path, label) for path, label in zip(paths, _labels(paths), strict=True)]
     iterations = list(range(max(run.last for run in runs) + 1))
     rows: list[EvalRow] = []
@@ -618,7 +484,7 @@ def run_report(
         rows=rows,
         extra=extra,
         baselines=baselines,
-        groups=_group_rows(runs, stats),
+        groups=group_rows([(run.label, _arms(run)) for run in runs], stats),
         resamples=resamples,
         seed=seed,
         level=level,

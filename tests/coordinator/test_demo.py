@@ -48,7 +48,9 @@ def test_the_demo_ends_with_the_paired_test_and_the_curve(tmp_path: Path) -> Non
     console = Console(record=True, width=200)
     text = statistics_section(layout.root, console)
     assert text is not None and "Iteration 1 vs iteration 0" in text and "+10.0 points" in text
-    assert "4 gained / 0 lost" in text and "McNemar p = 0.125" in text and "not significant" in text
+    assert "4 gained / 0 lost" in text and "McNemar exact p = 0.125" in text and "not significant" in text
+    # the percentile interval excludes 0 on 4 discordant statements, the exact test does not reject: no claim
+    assert "but the exact test does not reject" in text and "beats it by" not in text
     _write(layout.eval_result(2, False), _report(set(names[:25]), names=names, iteration=2))
     text = statistics_section(layout.root, console)
     assert text is not None and "Iteration 2" in text and "a significant change" in text
