@@ -43,6 +43,7 @@ __all__ = [
     "baseline_verdict",
     "demo_config",
     "collect_rows",
+    "head_verdict",
     "register_benchmark_targets",
     "render_chart",
     "run_demo",
@@ -329,7 +330,7 @@ def statistics_section(run_dir: Path, console: Any) -> str | None:
         console.print(table)
     chart = write_chart(report, RunLayout(run_dir).report_chart)
     console.print(f"curve with 95% intervals: {chart}")
-    sentences = [s for s in (significance_verdict(report), baseline_verdict(report)) if s]
+    sentences = [s for s in (significance_verdict(report), baseline_verdict(report), head_verdict(report)) if s]
     return "\n".join(sentences) or None
 
 
@@ -389,5 +390,23 @@ def baseline_verdict(report: RunReport) -> str | None:
             + (f" on {cmp.statements} statements" if cmp.statements else "")
             + f"): {cmp.diff_points:+.1f} points {interval} ({level} paired bootstrap over {resampled}), "
             f"{cmp.test} p = {cmp.p_value:.3g}: " + claim
+        )
+    return "\n".join(lines) or None
+
+
+def head_verdict(report: RunReport) -> str | None:
+    """The energy head against its best non-learned control (when controls were evaluated), as a sentence."""
+    lines = []
+    for row in report.controls:
+        cmp = row.compared
+        if row.arm != "head vs best control" or cmp is None:
+            continue
+        supported = cmp.ci_lo > 0 and cmp.p_value < SIGNIFICANCE
+        lines.append(
+            f"{row.seed}: iteration {row.iteration}'s energy head vs the best control, {cmp.baseline} "
+            f"({100 * cmp.rate_a:.1f}% → {100 * cmp.rate_b:.1f}%): {cmp.diff_points:+.1f} points "
+            f"[{cmp.ci_lo:+.1f}, {cmp.ci_hi:+.1f}], {cmp.test} p = {cmp.p_value:.3g}: "
+            + ("the head beats the best control." if supported else
+               "a head claim does not stand: it does not beat the best non-learned control.")
         )
     return "\n".join(lines) or None

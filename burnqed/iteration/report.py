@@ -29,6 +29,10 @@ head, every baseline) on the statements of one depth (the theorem's ``depth:N`` 
 reports written before outcomes carried tags are looked up in their built-in theorem set
 (``theorem_set``, e.g. depth-test) by statement hash.
 
+The head beside its controls (``controls``, burnqed.iteration.report_controls): reports named
+``iter_N_control_<name>.json`` (a non-learned priority in place of the head) are paired with
+iteration N without the head, and the head with the best control.
+
 Other reports in eval_results named ``iter_N_<suffix>.json`` (re-evaluations) become extra
 rows, paired against ``iter_0_<suffix>.json`` when it exists, else against iteration 0's
 no-EBM report when the statements match. The statistics are ``burnqed.search.comparison``'s
@@ -46,20 +50,19 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from burnqed.iteration.errors import EvalReportMissing, ReportError
 from burnqed.iteration.layout import RunLayout
-from burnqed.iteration.report_cells import POOLED, RateCell, Stats, inside_names
+from burnqed.iteration.report_cells import POOLED, RateCell, Stats, budget_note, inside_names
+from burnqed.iteration.report_controls import CONTROL_STEM, ControlRow, control_rows, run_arms
 from burnqed.iteration.report_groups import GroupRow, group_rows
 from burnqed.search.comparison import PairedComparison, PairedOutcomes, StatementSetMismatch, pair_reports, pool_pairs
 from burnqed.search.evaluation import EvalReport, load_report
 from burnqed.search.ranking import RankingQuality, merge_ranking
 
-__all__ = ["POOLED", "BaselineRow", "BudgetBinding", "EvalRow", "GroupRow", "RateCell", "RunReport", "best_baseline_rows",
-           "run_report"]
+__all__ = ["POOLED", "BaselineRow", "BudgetBinding", "ControlRow", "EvalRow", "GroupRow", "RateCell", "RunReport",
+           "best_baseline_rows", "run_report"]
 
 _MAIN = re.compile(r"^iter_(\d+)(_no_ebm)?\.json$")
 _EXTRA = re.compile(r"^iter_(\d+)_(.+)\.json$")
 _BASELINE = re.compile(r"^baseline_(.+)\.json$")
-# search budgets that must match for the with/without-EBM ablation to be at equal budget
-_BUDGET_KEYS = ("max_nodes", "num_candidates", "max_depth", "time_limit_s")
 
 
 class BudgetBinding(BaseModel):
@@ -139,6 +142,9 @@ class RunReport(BaseModel):
     groups: list[GroupRow] = Field(
         default_factory=list, description="per depth (or family): per run, then pooled, each arm's solve rate"
     )
+    controls: list[ControlRow] = Field(
+        default_factory=list, description="the head beside its non-learned controls (iter_N_control_<name>.json)"
+    )
     resamples: int
     seed: int
     level: float
@@ -203,12 +209,6 @@ def _inside(report: EvalReport) -> list[bool]:
     return [o.proved for o in report.outcomes if o.reason != "outside_fragment"]
 
 
-def _budget_note(without: EvalReport, with_: EvalReport, what: str = "no EBM vs EBM") -> str | None:
-    a, b = without.search.model_dump(), with_.search.model_dump()
-    differ = [f"{k} {a[k]} vs {b[k]}" for k in _BUDGET_KEYS if a.get(k) != b.get(k)]
-    return f"budgets differ ({what}): " + ", ".join(differ) if differ else None
-
-
 def _pair(a: EvalReport, b: EvalReport, baseline: str, candidate: str, notes: list[str]) -> PairedOutcomes | None:
     try:
         pairs = pair_reports(a, b, baseline=baseline, candidate=candidate)
@@ -246,7 +246,7 @@ class _Seed:
             notes.append(f"{Path(run.file(index, False)).name} not evaluated")
         elif index > 0:
             self.vs0 = _pair(run.main[(0, False)], without, "iter_0_no_ebm", f"{name}_no_ebm", notes)
-            budget = _budget_note(run.main[(0, False)], without, f"iter_0 vs {name}, no EBM")
+            budget = budget_note(run.main[(0, False)], without, f"iter_0 vs {name}, no EBM")
             if budget:
                 notes.append(budget)
         if with_ is None:
@@ -255,7 +255,7 @@ class _Seed:
             notes.append("no energy head in this iteration")
         elif without is not None:
             self.ablation = _pair(without, with_, f"{name}_no_ebm", name, notes)
-            budget = _budget_note(without, with_)
+            budget = budget_note(without, with_)
             if budget:
                 notes.append(budget)
             self.ranking = with_.ranking
@@ -374,7 +374,7 @@ class _Baselines:
             pairs = _pair(loaded, last, name, candidate, notes)
             if pairs is not None:
                 self.pairs[name] = pairs
-            budget = _budget_note(loaded, last, f"{name} vs {candidate}")
+            budget = budget_note(loaded, last, f"{name} vs {candidate}")
             if budget:
                 notes.append(budget)
             solved = _inside(loaded)
@@ -476,6 +476,7 @@ def run_report(
         _extra_row(run, stem, index, loaded, stats)
         for run in runs
         for stem, (index, loaded) in sorted(run.extra.items(), key=lambda kv: (kv[1][0], kv[0]))
+        if not CONTROL_STEM.match(stem)
     ]
     return RunReport(
         runs=[str(p) for p in paths],
@@ -485,6 +486,7 @@ def run_report(
         extra=extra,
         baselines=baselines,
         groups=group_rows([(run.label, _arms(run)) for run in runs], stats),
+        controls=control_rows([run_arms(run.label, run.main, run.extra) for run in runs], stats),
         resamples=resamples,
         seed=seed,
         level=level,

@@ -7,9 +7,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from burnqed.search.comparison import PairedComparison, PairedOutcomes, bootstrap_rate, compare_pairs
 from burnqed.search.evaluation import EvalReport
 
-__all__ = ["POOLED", "RateCell", "Stats", "inside_names"]
+__all__ = ["POOLED", "RateCell", "Stats", "budget_note", "inside_names"]
 
 POOLED = "pooled"
+# search budgets that must match for two evaluations to be at equal budget
+_BUDGET_KEYS = ("max_nodes", "num_candidates", "max_depth", "time_limit_s")
 
 
 class RateCell(BaseModel):
@@ -49,3 +51,10 @@ class Stats:
 def inside_names(report: EvalReport) -> list[str]:
     """The names of the statements inside the fragment, in the report's order."""
     return [o.name for o in report.outcomes if o.reason != "outside_fragment"]
+
+
+def budget_note(without: EvalReport, with_: EvalReport, what: str = "no EBM vs EBM") -> str | None:
+    """A note naming the search budgets two evaluations differ in; None when they match."""
+    a, b = without.search.model_dump(), with_.search.model_dump()
+    differ = [f"{k} {a[k]} vs {b[k]}" for k in _BUDGET_KEYS if a.get(k) != b.get(k)]
+    return f"budgets differ ({what}): " + ", ".join(differ) if differ else None

@@ -97,6 +97,20 @@ def render_tables(report: RunReport) -> list[Any]:
             base.add_row(row.seed, name, _rate(row.rate), f"iter_{row.last}", *_diff(row.vs_last),
                          "; ".join(row.notes), style="bold" if row.seed == POOLED else None)
         tables.append(base)
+    if report.controls:
+        controls = Table(
+            title="the energy head beside its non-learned controls, same statements and node budget",
+            caption="Δ: the arm against the policy's order alone (iteration N without head or control); "
+                    "the last row: the head against the best control (*), the only comparison a head claim "
+                    "stands on; p: exact McNemar (pooled: exact sign-flip by statement)",
+        )
+        for column in ("iter", "run", "arm", "rate", "Δ", "p", "notes"):
+            controls.add_column(column, overflow="fold")
+        for row in report.controls:
+            controls.add_row(str(row.iteration), row.seed, f"{'* ' if row.best else ''}{row.arm}", _rate(row.rate),
+                             *_diff(row.compared), "; ".join(row.notes),
+                             style="bold" if row.seed == POOLED else None)
+        tables.append(controls)
     if report.groups:
         arms = list(dict.fromkeys(arm for row in report.groups for arm in row.rates))
         depth = Table(

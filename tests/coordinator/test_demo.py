@@ -122,3 +122,13 @@ def test_the_demo_claims_ten_points_only_when_the_interval_lower_bound_reaches_t
     assert cmp is not None and cmp.p_value < 1e-5 and 0 < cmp.ci_lo < 10
     assert f"the 95% interval's lower bound is {cmp.ci_lo:+.1f}, so at least 10 points is not established" in text
     assert "beats it by at least" not in text
+
+
+def test_the_demo_says_whether_the_head_beats_its_best_control(tmp_path: Path) -> None:
+    from burnqed.coordination.demo import head_verdict
+    from burnqed.iteration.report import run_report
+    from tests.iteration.test_report import controls_runs
+
+    text = head_verdict(run_report(controls_runs(tmp_path)[:1], resamples=300))
+    assert text is not None and "vs the best control, control:connectives" in text and "-10.0 points" in text
+    assert "a head claim does not stand" in text

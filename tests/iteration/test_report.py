@@ -321,3 +321,45 @@ def test_per_depth_rows_give_every_arm_per_depth_per_seed_and_pooled(tmp_path: P
 
 def test_untagged_reports_have_no_per_depth_rows(tmp_path: Path) -> None:
     assert run_report([_run(tmp_path / "run")], resamples=200).groups == []
+
+
+def _search(report: EvalReport, control: str) -> EvalReport:
+    return report.model_copy(update={"search": SearchConfig(max_nodes=32, priority_control=control)})
+
+
+def controls_runs(tmp_path: Path) -> list[Path]:
+    """Two seeds: the head 7/10 over the policy's 4/10; the connective control 8/10 (seed 1: 7/10)."""
+    runs = []
+    for k in range(2):
+        layout = RunLayout(tmp_path / f"seed{k}")
+        _write(layout.eval_result(0, False), _report(_first(3)))
+        _write(layout.eval_result(1, False), _report(_first(4), iteration=1))
+        _write(layout.eval_result(1, True), _report(_first(7), iteration=1, ebm="ckpt", label="with_ebm"))
+        _write(layout.eval_results_dir / "iter_1_control_connectives.json",
+               _search(_report(_first(8 - k), iteration=1, label="no_ebm"), "connectives"))
+        _write(layout.eval_results_dir / "iter_1_control_depth_bonus.json",
+               _search(_report(_first(5), iteration=1, label="no_ebm"), "depth_bonus"))
+        runs.append(layout.root)
+    return runs
+
+
+def test_the_head_is_reported_beside_its_controls_and_against_the_best(tmp_path: Path, capsys) -> None:
+    runs = controls_runs(tmp_path)
+    report = run_report(runs, resamples=300)
+    rows = {(r.seed, r.arm): r for r in report.controls}
+    head = rows[("seed0", "head")]
+    assert head.compared is not None and head.compared.diff_points == pytest.approx(30.0)  # 7/10 vs 4/10
+    best = rows[("seed0", "control:connectives")]
+    assert best.best and not rows[("seed0", "control:depth_bonus")].best
+    assert best.compared is not None and best.compared.diff_points == pytest.approx(40.0)
+    vs_best = rows[("seed0", "head vs best control")]
+    # the head's +30 over the policy is -10 against the connective count: no head claim stands
+    assert vs_best.compared is not None and vs_best.compared.diff_points == pytest.approx(-10.0)
+    assert vs_best.compared.baseline == "control:connectives" and "best control: control:connectives" in vs_best.notes
+    pooled = rows[("pooled", "head vs best control")]
+    assert pooled.compared is not None and pooled.compared.diff_points == pytest.approx(-5.0)  # (-10 + 0) / 2
+    assert pooled.compared.statements == 10 and pooled.compared.test == "sign-flip exact, by statement"
+    assert not any(r.name.startswith("iter_1_control") for r in report.extra)  # not repeated as extra rows
+    assert main(["report", str(runs[0]), "--seeds", str(runs[1]), "--resamples", "200"]) == 0
+    out = capsys.readouterr().out
+    assert "beside its non-learned controls" in out and "head vs best control" in out
