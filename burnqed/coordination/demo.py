@@ -7,7 +7,9 @@ baselines (burnqed.iteration.baselines), then prints a table of solve rates per 
 training set, held-out with and without the energy head — writes the same as an HTML chart,
 prints the paired statistics (burnqed report: the curve, the energy-head ablation beside the
 budget-binding share and the head's ranking quality, the last iteration against every
-baseline) and says plainly whether the last iteration beat the best baseline.
+baseline) and says what the 95% interval supports about the last iteration against the best
+baseline ("at least 10 points" only when its lower bound reaches 10), and, where the head's
+non-learned controls were evaluated, whether the head beats the best of them.
 
 Modes (``--mode``): ``expert`` (the default) is real expert iteration in the depth world
 (``DEMO_MODES``): a seed of 40 shallow statements' reference proofs, then only proofs the
