@@ -363,3 +363,20 @@ def test_the_head_is_reported_beside_its_controls_and_against_the_best(tmp_path:
     assert main(["report", str(runs[0]), "--seeds", str(runs[1]), "--resamples", "200"]) == 0
     out = capsys.readouterr().out
     assert "beside its non-learned controls" in out and "head vs best control" in out
+
+
+def test_reports_without_tags_are_grouped_through_their_builtin_set(tmp_path: Path) -> None:
+    from burnqed.data.sets import load_builtin
+
+    theorems = load_builtin("benchmark-test")[:6]
+    names = [t.name for t in theorems]
+    layout = RunLayout(tmp_path / "run")
+    report = _report(set(names[:2]), names=names)
+    outcomes = [o.model_copy(update={"statement_sha": t.sha}) for o, t in zip(report.outcomes, theorems, strict=True)]
+    _write(layout.eval_result(0, False),
+           report.model_copy(update={"outcomes": outcomes, "theorem_set": "benchmark-test[6]"}))
+    groups = run_report([layout.root], resamples=200).groups
+    families = {g for t in theorems for g in t.tags if g.startswith("family:")}
+    assert {r.group for r in groups} == families  # benchmark-test has no depth tags: grouped by family
+    assert sum(r.statements for r in groups) == 6
+    assert sum(r.rates["iter_0_no_ebm"].solved for r in groups) == 2
