@@ -19,7 +19,20 @@ burnqed.iteration.baselines: the rule policy alone, a policy fine-tuned on every
 proof available) and iteration 0 itself; the last evaluated iteration (no head) is paired
 with each, and the best of them (highest solve rate) is marked.
 
-With several run dirs a pooled row per iteration concatenates the pairs of every seed.
+With several run dirs a pooled row per iteration pools the seeds by statement: a statement
+several seeds evaluated is one cluster (the interval resamples statements with all their
+seeds' outcomes; the p-value is the exact sign-flip test on per-statement sums, see
+burnqed.search.comparison), while statements only one seed holds simply add up.
+Per-depth rows (``groups``): each arm's solve rate (every iteration without and with the
+head, every baseline) on the statements of one depth (the theorem's ``depth:N`` tag; else its
+``family:X`` tag), per run and pooled by statement. The tags come from the reports' outcomes;
+reports written before outcomes carried tags are looked up in their built-in theorem set
+(``theorem_set``, e.g. depth-test) by statement hash.
+
+The head beside its controls (``controls``, burnqed.iteration.report_controls): reports named
+``iter_N_control_<name>.json`` (a non-learned priority in place of the head) are paired with
+iteration N without the head, and the head with the best control.
+
 Other reports in eval_results named ``iter_N_<suffix>.json`` (re-evaluations) become extra
 rows, paired against ``iter_0_<suffix>.json`` when it exists, else against iteration 0's
 no-EBM report when the statements match. The statistics are ``burnqed.search.comparison``'s
@@ -37,32 +50,19 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from burnqed.iteration.errors import EvalReportMissing, ReportError
 from burnqed.iteration.layout import RunLayout
-from burnqed.search.comparison import (PairedComparison, PairedOutcomes, StatementSetMismatch, bootstrap_rate,
-                                       compare_pairs, pair_reports, pool_pairs)
+from burnqed.iteration.report_cells import POOLED, RateCell, Stats, budget_note, inside_names
+from burnqed.iteration.report_controls import CONTROL_STEM, ControlRow, control_rows, run_arms
+from burnqed.iteration.report_groups import GroupRow, group_rows
+from burnqed.search.comparison import PairedComparison, PairedOutcomes, StatementSetMismatch, pair_reports, pool_pairs
 from burnqed.search.evaluation import EvalReport, load_report
 from burnqed.search.ranking import RankingQuality, merge_ranking
 
-__all__ = ["BaselineRow", "BudgetBinding", "EvalRow", "RateCell", "RunReport", "best_baseline_rows", "run_report"]
+__all__ = ["POOLED", "BaselineRow", "BudgetBinding", "ControlRow", "EvalRow", "GroupRow", "RateCell", "RunReport",
+           "best_baseline_rows", "run_report"]
 
-POOLED = "pooled"
 _MAIN = re.compile(r"^iter_(\d+)(_no_ebm)?\.json$")
 _EXTRA = re.compile(r"^iter_(\d+)_(.+)\.json$")
 _BASELINE = re.compile(r"^baseline_(.+)\.json$")
-# search budgets that must match for the with/without-EBM ablation to be at equal budget
-_BUDGET_KEYS = ("max_nodes", "num_candidates", "max_depth", "time_limit_s")
-
-
-class RateCell(BaseModel):
-    """One evaluation's solve rate on the statements inside the fragment."""
-
-    model_config = ConfigDict(frozen=True)
-
-    solved: int
-    n: int = Field(description="statements inside the fragment")
-    rate: float
-    ci_lo: float = Field(description="bootstrap interval of the rate (fraction)")
-    ci_hi: float
-    report: str = Field(description="the EvalReport file (several, joined by ', ', when pooled)")
 
 
 class BudgetBinding(BaseModel):
@@ -139,6 +139,12 @@ class RunReport(BaseModel):
     baselines: list[BaselineRow] = Field(
         default_factory=list, description="per run (then pooled): iteration 0 and each baseline report vs the last iteration"
     )
+    groups: list[GroupRow] = Field(
+        default_factory=list, description="per depth (or family): per run, then pooled, each arm's solve rate"
+    )
+    controls: list[ControlRow] = Field(
+        default_factory=list, description="the head beside its non-learned controls (iter_N_control_<name>.json)"
+    )
     resamples: int
     seed: int
     level: float
@@ -203,30 +209,6 @@ def _inside(report: EvalReport) -> list[bool]:
     return [o.proved for o in report.outcomes if o.reason != "outside_fragment"]
 
 
-class _Stats:
-    """The bootstrap settings, applied alike to every cell and comparison."""
-
-    def __init__(self, resamples: int, seed: int, level: float) -> None:
-        self.resamples, self.seed, self.level = resamples, seed, level
-
-    def cell(self, solved: list[bool], report: str) -> RateCell | None:
-        if not solved:
-            return None
-        rate, lo, hi = bootstrap_rate(solved, resamples=self.resamples, seed=self.seed, level=self.level)
-        return RateCell(solved=sum(solved), n=len(solved), rate=rate, ci_lo=lo, ci_hi=hi, report=report)
-
-    def compare(self, pairs: PairedOutcomes | None) -> PairedComparison | None:
-        if pairs is None or not pairs.a:
-            return None
-        return compare_pairs(pairs, resamples=self.resamples, seed=self.seed, level=self.level)
-
-
-def _budget_note(without: EvalReport, with_: EvalReport, what: str = "no EBM vs EBM") -> str | None:
-    a, b = without.search.model_dump(), with_.search.model_dump()
-    differ = [f"{k} {a[k]} vs {b[k]}" for k in _BUDGET_KEYS if a.get(k) != b.get(k)]
-    return f"budgets differ ({what}): " + ", ".join(differ) if differ else None
-
-
 def _pair(a: EvalReport, b: EvalReport, baseline: str, candidate: str, notes: list[str]) -> PairedOutcomes | None:
     try:
         pairs = pair_reports(a, b, baseline=baseline, candidate=candidate)
@@ -242,12 +224,14 @@ def _pair(a: EvalReport, b: EvalReport, baseline: str, candidate: str, notes: li
 class _Seed:
     """The rows of one run, and the pairs the pooled rows concatenate."""
 
-    def __init__(self, run: _Run, index: int, stats: _Stats) -> None:
+    def __init__(self, run: _Run, index: int, stats: Stats) -> None:
         self.run = run
         self.vs0: PairedOutcomes | None = None
         self.ablation: PairedOutcomes | None = None
         self.no_ebm: list[bool] = []
         self.ebm: list[bool] = []
+        self.no_ebm_names: list[str] = []
+        self.ebm_names: list[str] = []
         self.without = run.main.get((index, False))
         self.ranking: RankingQuality | None = None
         without = run.main.get((index, False))
@@ -262,7 +246,7 @@ class _Seed:
             notes.append(f"{Path(run.file(index, False)).name} not evaluated")
         elif index > 0:
             self.vs0 = _pair(run.main[(0, False)], without, "iter_0_no_ebm", f"{name}_no_ebm", notes)
-            budget = _budget_note(run.main[(0, False)], without, f"iter_0 vs {name}, no EBM")
+            budget = budget_note(run.main[(0, False)], without, f"iter_0 vs {name}, no EBM")
             if budget:
                 notes.append(budget)
         if with_ is None:
@@ -271,12 +255,14 @@ class _Seed:
             notes.append("no energy head in this iteration")
         elif without is not None:
             self.ablation = _pair(without, with_, f"{name}_no_ebm", name, notes)
-            budget = _budget_note(without, with_)
+            budget = budget_note(without, with_)
             if budget:
                 notes.append(budget)
             self.ranking = with_.ranking
         self.no_ebm = _inside(without) if without is not None else []
         self.ebm = _inside(with_) if with_ is not None and head else []
+        self.no_ebm_names = inside_names(without) if without is not None else []
+        self.ebm_names = inside_names(with_) if with_ is not None and head else []
         self.row = EvalRow(
             seed=run.label,
             iteration=index,
@@ -294,7 +280,7 @@ class _Seed:
         )
 
 
-def _pooled_row(index: int, seeds: list[_Seed], stats: _Stats) -> EvalRow:
+def _pooled_row(index: int, seeds: list[_Seed], stats: Stats) -> EvalRow:
     name = f"iter_{index}"
     evaluated = [s for s in seeds if s.row.evaluated]
     notes = [f"{len(evaluated)} of {len(seeds)} runs evaluated"] if len(evaluated) < len(seeds) else []
@@ -314,8 +300,10 @@ def _pooled_row(index: int, seeds: list[_Seed], stats: _Stats) -> EvalRow:
         iteration=index,
         name=name,
         evaluated=bool(evaluated),
-        no_ebm=stats.cell(no_ebm, files(s.run.file(index, False) for s in seeds if s.no_ebm)),
-        ebm=stats.cell(ebm, files(s.run.file(index, True) for s in seeds if s.ebm)),
+        no_ebm=stats.cell(no_ebm, files(s.run.file(index, False) for s in seeds if s.no_ebm),
+                          [x for s in seeds for x in s.no_ebm_names]),
+        ebm=stats.cell(ebm, files(s.run.file(index, True) for s in seeds if s.ebm),
+                       [x for s in seeds for x in s.ebm_names]),
         ebm_evaluated=any(s.row.ebm_evaluated for s in seeds),
         energy_head=bool(ebm),
         vs_iter0=stats.compare(pool_pairs(vs0, baseline="iter_0_no_ebm", candidate=f"{name}_no_ebm") if vs0 else None),
@@ -326,7 +314,7 @@ def _pooled_row(index: int, seeds: list[_Seed], stats: _Stats) -> EvalRow:
     )
 
 
-def _extra_row(run: _Run, stem: str, index: int, loaded: EvalReport | str, stats: _Stats) -> EvalRow:
+def _extra_row(run: _Run, stem: str, index: int, loaded: EvalReport | str, stats: Stats) -> EvalRow:
     file = str(run.layout.eval_results_dir / f"{stem}.json")
     if isinstance(loaded, str):
         return EvalRow(seed=run.label, iteration=index, name=stem, evaluated=False, notes=[loaded])
@@ -361,10 +349,11 @@ def _extra_row(run: _Run, stem: str, index: int, loaded: EvalReport | str, stats
 class _Baselines:
     """The baseline rows of one run, and the pairs the pooled rows concatenate."""
 
-    def __init__(self, run: _Run, stats: _Stats) -> None:
+    def __init__(self, run: _Run, stats: Stats) -> None:
         self.rows: list[BaselineRow] = []
         self.pairs: dict[str, PairedOutcomes] = {}
         self.solved: dict[str, list[bool]] = {}
+        self.solved_names: dict[str, list[str]] = {}
         self.descriptions: dict[str, str] = {}
         evaluated = [index for index, with_ebm in run.main if not with_ebm]
         self.last = max(evaluated)
@@ -385,11 +374,12 @@ class _Baselines:
             pairs = _pair(loaded, last, name, candidate, notes)
             if pairs is not None:
                 self.pairs[name] = pairs
-            budget = _budget_note(loaded, last, f"{name} vs {candidate}")
+            budget = budget_note(loaded, last, f"{name} vs {candidate}")
             if budget:
                 notes.append(budget)
             solved = _inside(loaded)
             self.solved[name] = solved
+            self.solved_names[name] = inside_names(loaded)
             rows.append(BaselineRow(
                 seed=run.label, name=name, description=description,
                 rate=stats.cell(solved, str(run.layout.eval_results_dir / f"baseline_{name}.json")
@@ -418,7 +408,7 @@ def _mark_best(rows: list[BaselineRow]) -> list[BaselineRow]:
     return [r.model_copy(update={"best": True}) if r is best else r for r in rows]
 
 
-def _pooled_baselines(runs: list[_Baselines], stats: _Stats) -> list[BaselineRow]:
+def _pooled_baselines(runs: list[_Baselines], stats: Stats) -> list[BaselineRow]:
     names = [name for name in runs[0].pairs if all(name in b.pairs for b in runs[1:])]
     lasts = sorted({b.last for b in runs})
     rows = []
@@ -428,10 +418,22 @@ def _pooled_baselines(runs: list[_Baselines], stats: _Stats) -> list[BaselineRow
         notes = [] if len(lasts) == 1 else [f"the runs' last iterations differ: {lasts}"]
         rows.append(BaselineRow(
             seed=POOLED, name=name, description=runs[0].descriptions.get(name, ""),
-            rate=stats.cell([x for b in runs for x in b.solved[name]], name),
+            rate=stats.cell([x for b in runs for x in b.solved[name]], name,
+                            [x for b in runs for x in b.solved_names[name]]),
             last=lasts[-1], vs_last=stats.compare(pooled), notes=notes,
         ))
     return _mark_best(rows)
+
+
+def _arms(run: _Run) -> list[tuple[str, EvalReport]]:
+    arms: list[tuple[str, EvalReport]] = []
+    for index in range(run.last + 1):
+        if (without := run.main.get((index, False))) is not None:
+            arms.append((f"iter_{index}_no_ebm", without))
+        if (with_ := run.main.get((index, True))) is not None and with_.ebm is not None:
+            arms.append((f"iter_{index}", with_))
+    arms += [(f"baseline_{name}", r) for name, r in sorted(run.baselines.items()) if isinstance(r, EvalReport)]
+    return arms
 
 
 def best_baseline_rows(report: RunReport) -> list[BaselineRow]:
@@ -457,7 +459,7 @@ def run_report(
     if not run_dirs:
         raise ReportError("no run directory given")
     paths = [Path(p) for p in run_dirs]
-    stats = _Stats(resamples, seed, level)
+    stats = Stats(resamples, seed, level)
     runs = [_Run(path, label) for path, label in zip(paths, _labels(paths), strict=True)]
     iterations = list(range(max(run.last for run in runs) + 1))
     rows: list[EvalRow] = []
@@ -474,6 +476,7 @@ def run_report(
         _extra_row(run, stem, index, loaded, stats)
         for run in runs
         for stem, (index, loaded) in sorted(run.extra.items(), key=lambda kv: (kv[1][0], kv[0]))
+        if not CONTROL_STEM.match(stem)
     ]
     return RunReport(
         runs=[str(p) for p in paths],
@@ -482,6 +485,8 @@ def run_report(
         rows=rows,
         extra=extra,
         baselines=baselines,
+        groups=group_rows([(run.label, _arms(run)) for run in runs], stats),
+        controls=control_rows([run_arms(run.label, run.main, run.extra) for run in runs], stats),
         resamples=resamples,
         seed=seed,
         level=level,

@@ -16,6 +16,12 @@ def _rate(cell: RateCell | None) -> str:
     return "—" if cell is None else f"{100 * cell.rate:.1f}% ({cell.solved}/{cell.n})"
 
 
+def _rate_ci(cell: RateCell | None) -> str:
+    if cell is None:
+        return "—"
+    return f"{_rate(cell)} [{100 * cell.ci_lo:.0f}, {100 * cell.ci_hi:.0f}]"
+
+
 def _diff(cmp: PairedComparison | None, missing: str = "—") -> tuple[str, str]:
     if cmp is None:
         return missing, ""
@@ -52,7 +58,9 @@ def render_tables(report: RunReport) -> list[Any]:
     pct = round(100 * report.level)
     caption = (
         f"rates on the statements inside the fragment; Δ in points, [{pct}% paired bootstrap interval, "
-        f"{report.resamples} resamples] (-lost/+gained statements); p: exact McNemar"
+        f"{report.resamples} resamples] (-lost/+gained statements); p: exact McNemar; pooled rows: seeds pooled "
+        "by statement (the interval resamples statements with every seed's outcomes, p: exact sign-flip test "
+        "on per-statement sums)"
     )
     caption += (
         "; budget binds: unsolved searches (no EBM) that ended at the node budget, not with an empty frontier; "
@@ -79,6 +87,7 @@ def render_tables(report: RunReport) -> list[Any]:
         base = Table(
             title="the last iteration (no EBM) against each baseline, same statements and node budget",
             caption="Δ = last iteration − baseline, in points [paired bootstrap interval] (-lost/+gained); "
+                    "p: exact McNemar (pooled: exact sign-flip by statement); "
                     "* = the best baseline (highest solve rate), the one to beat",
         )
         for column in ("run", "baseline", "rate", "last", "Δ last − baseline", "p", "notes"):
@@ -88,6 +97,33 @@ def render_tables(report: RunReport) -> list[Any]:
             base.add_row(row.seed, name, _rate(row.rate), f"iter_{row.last}", *_diff(row.vs_last),
                          "; ".join(row.notes), style="bold" if row.seed == POOLED else None)
         tables.append(base)
+    if report.controls:
+        controls = Table(
+            title="the energy head beside its non-learned controls, same statements and node budget",
+            caption="Δ: the arm against the policy's order alone (iteration N without head or control); "
+                    "the last row: the head against the best control (*), the only comparison a head claim "
+                    "stands on; p: exact McNemar (pooled: exact sign-flip by statement)",
+        )
+        for column in ("iter", "run", "arm", "rate", "Δ", "p", "notes"):
+            controls.add_column(column, overflow="fold")
+        for row in report.controls:
+            controls.add_row(str(row.iteration), row.seed, f"{'* ' if row.best else ''}{row.arm}", _rate(row.rate),
+                             *_diff(row.compared), "; ".join(row.notes),
+                             style="bold" if row.seed == POOLED else None)
+        tables.append(controls)
+    if report.groups:
+        arms = list(dict.fromkeys(arm for row in report.groups for arm in row.rates))
+        depth = Table(
+            title="solve rate per depth (family), every arm on the same statements",
+            caption=f"rate ({100 * report.level:.0f}% bootstrap interval); pooled: seeds pooled by statement",
+        )
+        for column in ("run", "group", "statements", *arms):
+            depth.add_column(column, overflow="fold")
+        for row in report.groups:
+            depth.add_row(row.seed, row.group, str(row.statements),
+                          *(_rate_ci(row.rates.get(arm)) for arm in arms),
+                          style="bold" if row.seed == POOLED else None)
+        tables.append(depth)
     if report.extra:
         extra = Table(title="other evaluations in eval_results", caption="Δ against the baseline named in 'vs'")
         for column in ("iter", "run", "report", "rate", "EBM", "vs", "Δ", "p", "notes"):

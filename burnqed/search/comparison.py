@@ -22,6 +22,17 @@ baseline) and by B (the candidate). What tells them apart are the discordant sta
   counted apart, because a wall-clock limit depends on the machine's load rather than on
   the policy alone. Strict pairing (the default) refuses two reports of different
   statements; ``common_only`` pairs the statements both hold and counts the rest.
+
+Seeds pooled (``pool_pairs``): several runs that evaluated the *same* statements give
+several pairs per statement, which are not independent (one statement, one difficulty). The
+pooled sample therefore keeps each statement as one cluster: the difference is the mean over
+all pairs (each statement weighted by its pairs), the interval is a **cluster bootstrap**
+(statements are resampled, each with every seed's outcomes), and the p-value is the exact
+**paired sign-flip (permutation) test** on the per-statement sums of differences
+(``signflip_exact``): under "no difference" A and B are exchangeable within a statement, so
+each statement's sum flips sign with probability 1/2. With one pair per statement (one seed,
+or seeds on disjoint statements, which are independent and simply concatenate) it is exactly
+McNemar's test. A ``PairedComparison`` names its test in ``test``.
 """
 
 from __future__ import annotations
@@ -51,6 +62,7 @@ __all__ = [
     "pair_reports",
     "paired_bootstrap",
     "pool_pairs",
+    "signflip_exact",
 ]
 
 
@@ -127,38 +139,78 @@ class _Binomial:
 
 
 def _bootstrap_mean(values: Sequence[int], resamples: int, seed: int, level: float) -> tuple[float, float, float]:
-    """Mean of ``values`` and the percentile interval of the means of resamples with replacement.
+    """Mean of ``values`` and the percentile interval of the means of resamples with replacement."""
+    return _bootstrap_clusters([(v, 1) for v in values], resamples, seed, level)
 
-    A resample of n values drawn with replacement is, in distribution, its multinomial
-    counts of each distinct value; they are drawn as successive binomials (value 1 of n,
-    value 2 of the rest, …). That is the same bootstrap as drawing n indices, at a cost per
-    resample that does not grow with n (the outcomes take at most three values here).
+
+def _bootstrap_clusters(
+    clusters: Sequence[tuple[int, int]], resamples: int, seed: int, level: float
+) -> tuple[float, float, float]:
+    """Ratio Σ sums / Σ sizes over clusters (sum, size), and its percentile cluster-bootstrap interval.
+
+    Each resample draws ``len(clusters)`` clusters with replacement (a statement keeps every
+    seed's outcomes). A resample is, in distribution, its multinomial counts of each distinct
+    (sum, size); they are drawn as successive binomials (kind 1 of n, kind 2 of the rest, …),
+    the same bootstrap as drawing n indices at a cost per resample that does not grow with n
+    (the clusters take a handful of distinct values here). With every size 1 this is the
+    plain bootstrap of the mean, draw for draw.
     """
-    n = len(values)
+    n = len(clusters)
     if n == 0:
         raise ValueError("nothing to resample: no statements")
     if resamples < 1:
         raise ValueError(f"resamples must be ≥ 1, got {resamples}")
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level}")
-    mean = sum(values) / n
-    counts = sorted(Counter(values).items())
+    if any(size < 1 for _, size in clusters):
+        raise ValueError("every cluster needs at least one outcome")
+    ratio = sum(v for v, _ in clusters) / sum(m for _, m in clusters)
+    counts = sorted(Counter(clusters).items())
     if len(counts) == 1:
-        return mean, mean, mean  # every resample has the same mean
+        return ratio, ratio, ratio  # every resample has the same ratio
     binomial = _Binomial(random.Random(seed))
-    means = []
+    ratios = []
     for _ in range(resamples):
-        left, remaining, total = n, n, 0
-        for value, count in counts[:-1]:
+        left, remaining, total, size = n, n, 0, 0
+        for (value, m), count in counts[:-1]:
             drawn = binomial.draw(left, count / remaining)
             total += value * drawn
+            size += m * drawn
             left -= drawn
             remaining -= count
-        total += counts[-1][0] * left
-        means.append(total / n)
-    means.sort()
+        (value, m), _ = counts[-1]
+        total += value * left
+        size += m * left
+        ratios.append(total / size)
+    ratios.sort()
     alpha = (1 - level) / 2
-    return mean, _quantile(means, alpha), _quantile(means, 1 - alpha)
+    return ratio, _quantile(ratios, alpha), _quantile(ratios, 1 - alpha)
+
+
+def signflip_exact(sums: Sequence[int]) -> float:
+    """Two-sided exact sign-flip p-value of per-statement sums of differences (B − A).
+
+    Under "no difference" each statement's sum is as likely to be +s as −s; the p-value is
+    P[|Σ ±s_k| ≥ |Σ s_k|] over all 2^K sign vectors, counted exactly by dynamic programming
+    on the (integer) totals. Statements with sum 0 do not move the total. With every sum in
+    {−1, 0, +1} this is the exact McNemar test.
+    """
+    observed = abs(sum(sums))
+    ways: dict[int, int] = {0: 1}
+    flips = 0
+    for s in sums:
+        if s == 0:
+            continue
+        flips += 1
+        step: dict[int, int] = {}
+        for total, count in ways.items():
+            for moved in (total + s, total - s):
+                step[moved] = step.get(moved, 0) + count
+        ways = step
+    if flips == 0:
+        return 1.0
+    extreme = sum(count for total, count in ways.items() if abs(total) >= observed)
+    return float(min(Fraction(1), Fraction(extreme, 2**flips)))
 
 
 def paired_bootstrap(
@@ -176,10 +228,33 @@ def paired_bootstrap(
 
 
 def bootstrap_rate(
-    solved: Sequence[bool], *, resamples: int = 10000, seed: int = 0, level: float = 0.95
+    solved: Sequence[bool],
+    *,
+    resamples: int = 10000,
+    seed: int = 0,
+    level: float = 0.95,
+    clusters: Sequence[str] | None = None,
 ) -> tuple[float, float, float]:
-    """Solve rate of one evaluation and its percentile bootstrap interval (fractions)."""
-    return _bootstrap_mean([int(x) for x in solved], resamples, seed, level)
+    """Solve rate of one evaluation and its percentile bootstrap interval (fractions).
+
+    ``clusters`` (the statement of each outcome, when seeds are pooled): resample statements,
+    each with all of its outcomes, rather than outcomes.
+    """
+    if clusters is None:
+        return _bootstrap_mean([int(x) for x in solved], resamples, seed, level)
+    return _bootstrap_clusters(_cluster_sums([int(x) for x in solved], clusters), resamples, seed, level)
+
+
+def _cluster_sums(values: Sequence[int], clusters: Sequence[str]) -> list[tuple[int, int]]:
+    """(sum, size) of the values of each cluster, in first-seen order."""
+    if len(values) != len(clusters):
+        raise ValueError(f"{len(values)} outcomes but {len(clusters)} cluster labels")
+    grouped: dict[str, list[int]] = {}
+    for value, label in zip(values, clusters, strict=True):
+        grouped.setdefault(label, [0, 0])
+        grouped[label][0] += value
+        grouped[label][1] += 1
+    return [(total, size) for total, size in grouped.values()]
 
 
 @dataclass(frozen=True)
@@ -191,6 +266,8 @@ class PairedOutcomes:
     a: tuple[bool, ...]
     b: tuple[bool, ...]
     names: tuple[str, ...] | None = None  # the statement of each pair; None once seeds are pooled
+    # pooled seeds: the statement (cluster) of each pair; pairs of one statement are resampled together
+    clusters: tuple[str, ...] | None = None
     outside_fragment: int = 0
     not_paired: int = 0
     time_limit_a: int = 0
@@ -215,7 +292,11 @@ class PairedComparison(BaseModel):
     level: float = Field(default=0.95, description="coverage of the interval")
     b: int = Field(description="statements solved by A only")
     c: int = Field(description="statements solved by B only")
-    p_value: float = Field(description="two-sided exact McNemar p-value on b and c")
+    p_value: float = Field(description="two-sided p-value of the test named in ``test``")
+    test: str = Field(default="McNemar exact", description="the test behind p_value (and the interval's resampling)")
+    statements: int | None = Field(
+        default=None, description="distinct statements (clusters) when seeds are pooled; n counts the pairs"
+    )
     outside_fragment: int = Field(default=0, description="statements left out: the checker cannot express them")
     not_paired: int = Field(
         default=0, description="statements left out because only one side has them (or a different statement)"
@@ -236,7 +317,7 @@ class PairedComparison(BaseModel):
         return (
             f"{self.candidate} {self.rate_b:.1%} vs {self.baseline} {self.rate_a:.1%} on {self.n}: "
             f"{self.diff_points:+.1f} points [{self.ci_lo:+.1f}, {self.ci_hi:+.1f}] ({self.level:.0%}), "
-            f"{self.b} only {self.baseline} / {self.c} only {self.candidate}, McNemar p={self.p_value:.3g}"
+            f"{self.b} only {self.baseline} / {self.c} only {self.candidate}, {self.test} p={self.p_value:.3g}"
         )
 
 
@@ -296,12 +377,24 @@ def pair_outcomes(a: Mapping[str, bool], b: Mapping[str, bool], *, baseline: str
 
 
 def pool_pairs(parts: Sequence[PairedOutcomes], *, baseline: str, candidate: str) -> PairedOutcomes:
-    """Concatenate the pairs of several runs (seeds) into one sample."""
+    """The pairs of several runs (seeds), each pair labelled with its statement (its cluster).
+
+    Pairs of the same statement name in several runs form one cluster (``compare_pairs``
+    then resamples and tests statements, not pairs); statements only one run holds are
+    clusters of one, so seeds on disjoint statements simply concatenate. Pairs without
+    names are labelled by run and position (independent).
+    """
+    clusters = tuple(
+        label
+        for k, p in enumerate(parts)
+        for label in (p.names if p.names is not None else (f"#{k}:{i}" for i in range(len(p.a))))
+    )
     return PairedOutcomes(
         baseline=baseline,
         candidate=candidate,
         a=tuple(x for p in parts for x in p.a),
         b=tuple(x for p in parts for x in p.b),
+        clusters=clusters,
         outside_fragment=sum(p.outside_fragment for p in parts),
         not_paired=sum(p.not_paired for p in parts),
         time_limit_a=sum(p.time_limit_a for p in parts),
@@ -321,9 +414,16 @@ def compare_pairs(
             f"cannot compare {pairs.baseline} with {pairs.candidate}: no statement inside the fragment"
             + (f" ({pairs.not_paired} in only one of them)" if pairs.not_paired else "")
         )
-    diff, lo, hi = paired_bootstrap(pairs.a, pairs.b, resamples=resamples, seed=seed, level=level)
     b = sum(x and not y for x, y in zip(pairs.a, pairs.b, strict=True))
     c = sum(y and not x for x, y in zip(pairs.a, pairs.b, strict=True))
+    differences = [int(y) - int(x) for x, y in zip(pairs.a, pairs.b, strict=True)]
+    sums = _cluster_sums(differences, pairs.clusters) if pairs.clusters is not None else None
+    if sums is not None and len(sums) < n:  # some statement holds pairs of several seeds
+        diff, lo, hi = _bootstrap_clusters(sums, resamples, seed, level)
+        p_value, test, statements = signflip_exact([s for s, _ in sums]), "sign-flip exact, by statement", len(sums)
+    else:
+        diff, lo, hi = paired_bootstrap(pairs.a, pairs.b, resamples=resamples, seed=seed, level=level)
+        p_value, test, statements = mcnemar_exact(b, c), "McNemar exact", None
     names = pairs.names
     return PairedComparison(
         baseline=pairs.baseline,
@@ -337,7 +437,9 @@ def compare_pairs(
         level=level,
         b=b,
         c=c,
-        p_value=mcnemar_exact(b, c),
+        p_value=p_value,
+        test=test,
+        statements=statements,
         outside_fragment=pairs.outside_fragment,
         not_paired=pairs.not_paired,
         time_limit_a=pairs.time_limit_a,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -36,6 +36,13 @@ class SearchConfig(BaseModel):
     # so it is only a safety cap, set high enough never to trigger in a normal search
     time_limit_s: float = Field(default=300.0, gt=0, description="wall-clock safety cap per theorem (not a budget)")
     energy_weight: float = Field(default=1.0, ge=0, description="λ in priority = logprob + λ·(−energy)")
+    # the non-learned controls a head claim is measured against (burnqed.search.controls)
+    priority_control: Literal["none", "connectives", "depth_bonus"] = Field(
+        default="none", description="a non-learned priority in place of an energy head (none: the policy's order)"
+    )
+    depth_bonus: float = Field(
+        default=1.0, ge=0, description="nats per step added to the priority under priority_control = depth_bonus"
+    )
     automation_tactics: list[str] = Field(
         default_factory=lambda: ["omega", "simp", "norm_num", "decide", "rfl", "linarith"],
         description="tried on every expanded state besides the policy's candidates",

@@ -45,6 +45,7 @@ from burnqed.lean.protocol import render_goals
 from burnqed.policy.errors import PolicyGenerationError, PolicyServerError
 from burnqed.policy.types import TacticCandidate
 from burnqed.search.config import SearchConfig
+from burnqed.search.controls import ConnectiveScorer
 from burnqed.search.protocols import (
     ProofPool,
     ProofSession,
@@ -149,7 +150,10 @@ class BestFirstSearch:
     ) -> None:
         self.pool = pool
         self.generator = generator
-        self.scorer = scorer
+        if scorer is not None and config.priority_control != "none":
+            raise ValueError(f"search.priority_control = {config.priority_control} replaces the energy head: give one")
+        # a non-learned control (burnqed.search.controls) stands where a head would
+        self.scorer = ConnectiveScorer() if config.priority_control == "connectives" else scorer
         self.config = config
 
     async def prove(self, theorem: Theorem, *, iteration: int = 0) -> SearchResult:
@@ -252,6 +256,8 @@ class BestFirstSearch:
                         priority = child.cum_log_prob
                         if child.energy is not None:
                             priority -= cfg.energy_weight * child.energy
+                        if cfg.priority_control == "depth_bonus":
+                            priority += cfg.depth_bonus * child.depth
                         heapq.heappush(frontier, (-priority, seq, child.node_id))
                         seq += 1
                     clock.peak_frontier = max(clock.peak_frontier, len(frontier))

@@ -41,6 +41,9 @@ class TheoremOutcome(BaseModel):
     detail: str | None = None
     why: str | None = Field(default=None, description="why an unproved search ended, with its frontier statistics")
     stats: SearchStats | None = Field(default=None, description="the search's counters (frontier statistics)")
+    tags: list[str] = Field(
+        default_factory=list, description="the theorem's tags (e.g. depth:4, family:depth_chain): per-depth rows"
+    )
 
 
 class BudgetUsed(BaseModel):
@@ -143,6 +146,7 @@ def report_from_results(
             detail=r.detail,
             why=r.why,
             stats=r.stats,
+            tags=list(r.theorem.tags),
         )
         for r in results
     ]

@@ -48,7 +48,9 @@ def test_the_demo_ends_with_the_paired_test_and_the_curve(tmp_path: Path) -> Non
     console = Console(record=True, width=200)
     text = statistics_section(layout.root, console)
     assert text is not None and "Iteration 1 vs iteration 0" in text and "+10.0 points" in text
-    assert "4 gained / 0 lost" in text and "McNemar p = 0.125" in text and "not significant" in text
+    assert "4 gained / 0 lost" in text and "McNemar exact p = 0.125" in text and "not significant" in text
+    # the percentile interval excludes 0 on 4 discordant statements, the exact test does not reject: no claim
+    assert "but the exact test does not reject" in text and "beats it by" not in text
     _write(layout.eval_result(2, False), _report(set(names[:25]), names=names, iteration=2))
     text = statistics_section(layout.root, console)
     assert text is not None and "Iteration 2" in text and "a significant change" in text
@@ -95,7 +97,38 @@ def test_the_demo_says_whether_the_last_iteration_beat_the_best_baseline(tmp_pat
     text = baseline_verdict(run_report([layout.root], resamples=300))
     # the best baseline is the reference policy (40%); the last iteration (75%) beats it by 35 points
     assert text is not None and "best baseline, reference" in text and "+35.0 points" in text
-    assert "beats it by at least 10 points, significantly" in text
+    assert "beats it by at least 10 points: the 95% interval's lower bound is" in text
+    assert "McNemar exact p =" in text
     _write(layout.eval_results_dir / "baseline_reference.json", _report(set(names[:28]), names=names))
     text = baseline_verdict(run_report([layout.root], resamples=300))
-    assert text is not None and "+5.0 points" in text and "does not beat it by 10 points" in text
+    assert text is not None and "+5.0 points" in text and "includes no gain" in text
+    assert "at least 10" not in text
+
+
+def test_the_demo_claims_ten_points_only_when_the_interval_lower_bound_reaches_them(tmp_path: Path) -> None:
+    from burnqed.coordination.demo import baseline_verdict
+    from burnqed.iteration import RunLayout
+    from burnqed.iteration.report import run_report
+    from tests.iteration.test_report import _report, _write
+
+    # 150 statements, +14 points with p far below 0.05 but a lower bound below 10 (issue 42's seed 0)
+    names = [f"t{i}" for i in range(150)]
+    layout = RunLayout(tmp_path / "run")
+    _write(layout.eval_result(0, False), _report(set(names[:20]), names=names))
+    _write(layout.eval_result(1, False), _report(set(names[:41]), names=names, iteration=1))
+    text = baseline_verdict(run_report([layout.root], resamples=1000))
+    assert text is not None and "+14.0 points" in text
+    cmp = next(r for r in run_report([layout.root], resamples=1000).baselines if r.best).vs_last
+    assert cmp is not None and cmp.p_value < 1e-5 and 0 < cmp.ci_lo < 10
+    assert f"the 95% interval's lower bound is {cmp.ci_lo:+.1f}, so at least 10 points is not established" in text
+    assert "beats it by at least" not in text
+
+
+def test_the_demo_says_whether_the_head_beats_its_best_control(tmp_path: Path) -> None:
+    from burnqed.coordination.demo import head_verdict
+    from burnqed.iteration.report import run_report
+    from tests.iteration.test_report import controls_runs
+
+    text = head_verdict(run_report(controls_runs(tmp_path)[:1], resamples=300))
+    assert text is not None and "vs the best control, control:connectives" in text and "-10.0 points" in text
+    assert "a head claim does not stand" in text

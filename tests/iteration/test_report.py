@@ -119,11 +119,14 @@ def test_several_seeds_get_a_row_each_and_a_pooled_row(tmp_path: Path, capsys) -
     ones = {r.seed: r for r in report.rows if r.iteration == 1}
     assert set(ones) == {"seed0", "seed1", "pooled"}
     pooled = ones["pooled"]
-    # pooled = the pairs of both seeds concatenated: 20 statements, 0 lost, 3 + 2 gained
-    assert pooled.vs_iter0 is not None and pooled.vs_iter0.n == 20
+    # pooled by statement: 20 pairs on 10 statements, 0 lost, 3 + 2 gained; t5, t6 gained in both
+    # seeds (sum +2 each), t7 in one (+1): the sign-flip test reaches |5| in 2 of 8 sign vectors
+    assert pooled.vs_iter0 is not None and (pooled.vs_iter0.n, pooled.vs_iter0.statements) == (20, 10)
     assert (pooled.vs_iter0.b, pooled.vs_iter0.c) == (0, 5)
     assert pooled.vs_iter0.diff_points == pytest.approx(25.0)
-    assert pooled.vs_iter0.p_value == pytest.approx(mcnemar_exact(0, 5))
+    assert pooled.vs_iter0.test == "sign-flip exact, by statement"
+    assert pooled.vs_iter0.p_value == pytest.approx(0.25)  # concatenated pairs would claim McNemar's 0.0625
+    assert mcnemar_exact(0, 5) == pytest.approx(0.0625)
     assert pooled.no_ebm is not None and (pooled.no_ebm.solved, pooled.no_ebm.n) == (15, 20)
     assert pooled.ebm_ablation is not None and pooled.ebm_ablation.n == 20
     assert ones["seed1"].vs_iter0 is not None and ones["seed1"].vs_iter0.c == 2
@@ -298,3 +301,101 @@ def test_a_read_only_run_directory_still_gets_its_report(tmp_path: Path, capsys)
         run.chmod(0o755)
     out = capsys.readouterr()
     assert json.loads(out.out)["chart"] is None and "chart not written" in out.err
+
+
+def _tagged(report: EvalReport, depth_of: dict[str, int]) -> EvalReport:
+    outcomes = [o.model_copy(update={"tags": ["family:depth_chain", f"depth:{depth_of[o.name]}"]})
+                for o in report.outcomes]
+    return report.model_copy(update={"outcomes": outcomes})
+
+
+def test_per_depth_rows_give_every_arm_per_depth_per_seed_and_pooled(tmp_path: Path, capsys) -> None:
+    depth_of = {n: 3 if i < 5 else 4 for i, n in enumerate(NAMES)}  # t0..t4 depth 3, t5..t9 depth 4
+    runs = []
+    for k in range(2):
+        layout = RunLayout(tmp_path / f"seed{k}")
+        _write(layout.eval_result(0, False), _tagged(_report(_first(4)), depth_of))
+        _write(layout.eval_result(1, False), _tagged(_report(_first(7 - k), iteration=1), depth_of))
+        _write(layout.eval_result(1, True), _tagged(_report(_first(8), iteration=1, ebm="ckpt", label="with_ebm"),
+                                                    depth_of))
+        _write(layout.eval_results_dir / "baseline_rules.json", _tagged(_report(_first(2), policy="none"), depth_of))
+        runs.append(layout.root)
+    report = run_report(runs, resamples=300)
+    rows = {(r.seed, r.group): r for r in report.groups}
+    assert set(rows) == {(s, g) for s in ("seed0", "seed1", "pooled") for g in ("depth:3", "depth:4")}
+    assert [r.group for r in report.groups[:2]] == ["depth:3", "depth:4"]  # sorted by depth
+    four = rows[("seed0", "depth:4")]
+    assert four.statements == 5
+    assert {arm: (c.solved, c.n) for arm, c in four.rates.items()} == {
+        "iter_0_no_ebm": (0, 5), "iter_1_no_ebm": (2, 5), "iter_1": (3, 5), "baseline_rules": (0, 5)}
+    pooled = rows[("pooled", "depth:4")]
+    # pooled by statement: 5 statements, 10 outcomes; seed 1 solved t5 only
+    assert pooled.statements == 5 and (pooled.rates["iter_1_no_ebm"].solved, pooled.rates["iter_1_no_ebm"].n) == (3, 10)
+    assert rows[("pooled", "depth:3")].rates["iter_0_no_ebm"].rate == pytest.approx(0.8)
+    assert main(["report", str(runs[0]), "--seeds", str(runs[1]), "--resamples", "200"]) == 0
+    out = capsys.readouterr().out
+    assert "solve rate per depth" in out
+    assert any("depth:4" in line and "40.0% (2/5)" in line and "60.0% (3/5)" in line for line in out.splitlines())
+
+
+def test_untagged_reports_have_no_per_depth_rows(tmp_path: Path) -> None:
+    assert run_report([_run(tmp_path / "run")], resamples=200).groups == []
+
+
+def _search(report: EvalReport, control: str) -> EvalReport:
+    return report.model_copy(update={"search": SearchConfig(max_nodes=32, priority_control=control)})
+
+
+def controls_runs(tmp_path: Path) -> list[Path]:
+    """Two seeds: the head 7/10 over the policy's 4/10; the connective control 8/10 (seed 1: 7/10)."""
+    runs = []
+    for k in range(2):
+        layout = RunLayout(tmp_path / f"seed{k}")
+        _write(layout.eval_result(0, False), _report(_first(3)))
+        _write(layout.eval_result(1, False), _report(_first(4), iteration=1))
+        _write(layout.eval_result(1, True), _report(_first(7), iteration=1, ebm="ckpt", label="with_ebm"))
+        _write(layout.eval_results_dir / "iter_1_control_connectives.json",
+               _search(_report(_first(8 - k), iteration=1, label="no_ebm"), "connectives"))
+        _write(layout.eval_results_dir / "iter_1_control_depth_bonus.json",
+               _search(_report(_first(5), iteration=1, label="no_ebm"), "depth_bonus"))
+        runs.append(layout.root)
+    return runs
+
+
+def test_the_head_is_reported_beside_its_controls_and_against_the_best(tmp_path: Path, capsys) -> None:
+    runs = controls_runs(tmp_path)
+    report = run_report(runs, resamples=300)
+    rows = {(r.seed, r.arm): r for r in report.controls}
+    head = rows[("seed0", "head")]
+    assert head.compared is not None and head.compared.diff_points == pytest.approx(30.0)  # 7/10 vs 4/10
+    best = rows[("seed0", "control:connectives")]
+    assert best.best and not rows[("seed0", "control:depth_bonus")].best
+    assert best.compared is not None and best.compared.diff_points == pytest.approx(40.0)
+    vs_best = rows[("seed0", "head vs best control")]
+    # the head's +30 over the policy is -10 against the connective count: no head claim stands
+    assert vs_best.compared is not None and vs_best.compared.diff_points == pytest.approx(-10.0)
+    assert vs_best.compared.baseline == "control:connectives" and "best control: control:connectives" in vs_best.notes
+    pooled = rows[("pooled", "head vs best control")]
+    assert pooled.compared is not None and pooled.compared.diff_points == pytest.approx(-5.0)  # (-10 + 0) / 2
+    assert pooled.compared.statements == 10 and pooled.compared.test == "sign-flip exact, by statement"
+    assert not any(r.name.startswith("iter_1_control") for r in report.extra)  # not repeated as extra rows
+    assert main(["report", str(runs[0]), "--seeds", str(runs[1]), "--resamples", "200"]) == 0
+    out = capsys.readouterr().out
+    assert "beside its non-learned controls" in out and "head vs best control" in out
+
+
+def test_reports_without_tags_are_grouped_through_their_builtin_set(tmp_path: Path) -> None:
+    from burnqed.data.sets import load_builtin
+
+    theorems = load_builtin("benchmark-test")[:6]
+    names = [t.name for t in theorems]
+    layout = RunLayout(tmp_path / "run")
+    report = _report(set(names[:2]), names=names)
+    outcomes = [o.model_copy(update={"statement_sha": t.sha}) for o, t in zip(report.outcomes, theorems, strict=True)]
+    _write(layout.eval_result(0, False),
+           report.model_copy(update={"outcomes": outcomes, "theorem_set": "benchmark-test[6]"}))
+    groups = run_report([layout.root], resamples=200).groups
+    families = {g for t in theorems for g in t.tags if g.startswith("family:")}
+    assert {r.group for r in groups} == families  # benchmark-test has no depth tags: grouped by family
+    assert sum(r.statements for r in groups) == 6
+    assert sum(r.rates["iter_0_no_ebm"].solved for r in groups) == 2

@@ -10,6 +10,7 @@ import pytest
 
 from burnqed.search.comparison import (
     ComparisonError,
+    PairedOutcomes,
     StatementSetMismatch,
     bootstrap_rate,
     compare_pairs,
@@ -19,6 +20,7 @@ from burnqed.search.comparison import (
     pair_reports,
     paired_bootstrap,
     pool_pairs,
+    signflip_exact,
 )
 from burnqed.search.evaluation import BudgetUsed, EvalReport, TheoremOutcome
 from burnqed.search.config import SearchConfig
@@ -188,12 +190,68 @@ def test_compare_reports_refuses_when_nothing_is_inside_the_fragment() -> None:
         compare_reports(a, a)
 
 
-def test_pooled_pairs_concatenate_the_seeds() -> None:
+def test_pooled_pairs_keep_each_statement_as_one_cluster() -> None:
     a = _report("A", {"t1": "proved", "t2": "exhausted"})
     b = _report("B", {"t1": "proved", "t2": "proved"})
     one = pair_reports(a, b)
     pooled = pool_pairs([one, one, one], baseline="A", candidate="B")
     assert pooled.a == one.a * 3 and pooled.b == one.b * 3
+    assert pooled.clusters == ("t1", "t2") * 3
+
+
+def _seeds_on_the_same_statements(copies: int) -> list:
+    """``copies`` seeds that agree statement by statement: 40 statements, B gains 8, loses 2."""
+    names = [f"s{i}" for i in range(40)]
+    a = {n: i < 10 or 18 <= i < 20 for i, n in enumerate(names)}  # s18, s19: solved by A only
+    b = {n: i < 18 for i, n in enumerate(names)}  # s10..s17: solved by B only
+    one = pair_outcomes(a, b, baseline="A", candidate="B")
+    return [one] * copies
+
+
+def test_pooling_by_statement_does_not_narrow_the_interval_like_concatenation() -> None:
+    single = compare_pairs(_seeds_on_the_same_statements(1)[0], resamples=4000)
+    pooled = compare_pairs(pool_pairs(_seeds_on_the_same_statements(2), baseline="A", candidate="B"), resamples=4000)
+    # naive: 80 "independent" pairs, what pooling used to do
+    naive_pairs = pool_pairs(_seeds_on_the_same_statements(2), baseline="A", candidate="B")
+    naive = compare_pairs(PairedOutcomes(baseline="A", candidate="B", a=naive_pairs.a, b=naive_pairs.b),
+                          resamples=4000)
+    assert pooled.diff_points == single.diff_points == naive.diff_points == 15.0
+    # two identical seeds carry no more information than one: same interval, same p-value
+    assert (pooled.ci_lo, pooled.ci_hi) == (single.ci_lo, single.ci_hi)
+    assert pooled.p_value == pytest.approx(single.p_value) == pytest.approx(mcnemar_exact(2, 8))
+    assert naive.ci_hi - naive.ci_lo < 0.8 * (pooled.ci_hi - pooled.ci_lo)  # concatenation: too narrow
+    assert naive.p_value < pooled.p_value / 2  # and overconfident
+    assert (pooled.n, pooled.statements, pooled.test) == (80, 40, "sign-flip exact, by statement")
+    assert (naive.statements, naive.test) == (None, "McNemar exact")
+
+
+def test_seeds_on_disjoint_statements_concatenate() -> None:
+    first = pair_outcomes({"x1": False, "x2": True}, {"x1": True, "x2": True}, baseline="A", candidate="B")
+    second = pair_outcomes({"y1": False, "y2": False}, {"y1": True, "y2": False}, baseline="A", candidate="B")
+    pooled = compare_pairs(pool_pairs([first, second], baseline="A", candidate="B"), resamples=500)
+    flat = compare_pairs(PairedOutcomes(baseline="A", candidate="B", a=(False, True, False, False),
+                                        b=(True, True, True, False)), resamples=500)
+    assert (pooled.diff_points, pooled.ci_lo, pooled.ci_hi, pooled.p_value) == (
+        flat.diff_points, flat.ci_lo, flat.ci_hi, flat.p_value)
+    assert pooled.test == "McNemar exact" and pooled.statements is None
+
+
+def test_signflip_counts_every_sign_vector_exactly() -> None:
+    # sums +2, +2, −1: totals over the 8 sign vectors: ±2±2±1 → |total| ≥ 3 in 4 of 8
+    assert signflip_exact([2, 2, -1]) == 0.5
+    assert signflip_exact([2, 2, 2]) == 0.25  # only all-plus or all-minus reach |6|
+    assert signflip_exact([0, 0]) == 1.0
+    for b, c in ((0, 5), (3, 9), (4, 4), (1, 12)):
+        assert signflip_exact([-1] * b + [1] * c + [0] * 3) == pytest.approx(mcnemar_exact(b, c))
+
+
+def test_pooled_rate_interval_resamples_statements() -> None:
+    solved = [True, False, True, False] * 10
+    labels = [f"s{i}" for i in range(20)] * 2  # the same 20 statements in two seeds
+    rate, lo, hi = bootstrap_rate(solved[:20], resamples=2000)
+    pooled = bootstrap_rate(solved[:20] * 2, resamples=2000, clusters=labels)
+    assert pooled == (rate, lo, hi)
+    assert bootstrap_rate(solved[:20] * 2, resamples=2000)[1] > lo  # concatenated: narrower
 
 
 def test_common_only_pairs_what_both_reports_hold_and_counts_the_rest() -> None:

@@ -111,3 +111,12 @@ async def test_eval_report_counts_statements_outside_the_fragment_apart() -> Non
     assert report.total == 8 and report.solved == 4 and report.outside_fragment == 2
     assert report.solve_rate == pytest.approx(4 / 8) and report.in_fragment_solve_rate == pytest.approx(4 / 6)
     assert {o.reason for o in report.outcomes if o.name.startswith("real")} == {"outside_fragment"}
+
+
+async def test_eval_outcomes_carry_their_theorems_tags() -> None:
+    theorems = [Theorem(name="d3", statement="True", tags=["family:depth_chain", "depth:3"]),
+                Theorem(name="plain", statement="True ∧ True")]
+    with anyio.fail_after(20):
+        report = await evaluate(ToyPool(), RuleGenerator(), theorems, CONFIG, "tags")
+    tags = {o.name: o.tags for o in report.outcomes}
+    assert tags == {"d3": ["family:depth_chain", "depth:3"], "plain": []}  # what the report's per-depth rows read
