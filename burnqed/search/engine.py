@@ -43,18 +43,19 @@ from burnqed.lean.errors import (
 )
 from burnqed.lean.protocol import render_goals
 from burnqed.policy.errors import PolicyGenerationError, PolicyServerError
-from burnqed.policy.types import TacticCandidate
+from burnqed.policy.types import PromptContext, TacticCandidate
 from burnqed.search.config import SearchConfig
 from burnqed.search.protocols import (
     ProofPool,
     ProofSession,
     StateScorer,
     TacticGenerator,
+    propose,
 )
 from burnqed.search.results import SearchReason, SearchResult, SearchStats
 from burnqed.search.tree import SearchNode, SearchTree
 
-__all__ = ["BY_NAME_TAG", "BestFirstSearch", "SearchLost", "normalize_tactic"]
+__all__ = ["BY_NAME_TAG", "BestFirstSearch", "SearchLost", "normalize_tactic", "prompt_context"]
 
 log = logging.getLogger(__name__)
 
@@ -126,6 +127,18 @@ class _Clock:
             max_depth_reached=self.max_depth,
             frontier_empty_at=self.empty_at,
         )
+
+
+def prompt_context(theorem: Theorem, state: str, proof_so_far: Sequence[str]) -> PromptContext:
+    """What a policy prompt may show for ``state``: the theorem (name, declaration, header) and the
+    tactics applied on the path to it."""
+    try:
+        decl = theorem.model_copy(update={"header": None}).lean_file([]).strip()
+    except ValueError:  # a statement the file assembler cannot read: the prompt shows the state only
+        decl = ""
+    return PromptContext(
+        state=state, name=theorem.name, declaration=decl, header=theorem.header, proof_so_far=tuple(proof_so_far)
+    )
 
 
 def normalize_tactic(tactic: str) -> str:
@@ -228,7 +241,10 @@ class BestFirstSearch:
                         # too few new states: ask again for more samples, whose per-row seeds differ
                         clock.resamples += 1
                         samples *= cfg.resample_factor
-                    for cand in await self._candidates(node.state, clock, samples, automation=round_ == 0):
+                    context = prompt_context(theorem, node.state, tree.proof(node))
+                    for cand in await self._candidates(
+                        node.state, clock, samples, automation=round_ == 0, context=context
+                    ):
                         key = normalize_tactic(cand.tactic)
                         if key in tried:
                             clock.duplicate += 1
@@ -339,13 +355,13 @@ class BestFirstSearch:
         return bool(verdict.ok)
 
     async def _candidates(
-        self, state: str, clock: _Clock, samples: int, *, automation: bool
+        self, state: str, clock: _Clock, samples: int, *, automation: bool, context: PromptContext | None = None
     ) -> list[TacticCandidate]:
         """The policy's candidates for ``samples`` samples, then (``automation``) the automation tactics."""
         proposed: list[TacticCandidate] = []
         if self.generator is not None:
             t0 = time.perf_counter()
-            batch = await self.generator.generate([state], samples)
+            batch = await propose(self.generator, [state], samples, [context] if context is not None else None)
             clock.generation_s += time.perf_counter() - t0
             proposed = list(batch[0]) if batch else []
             # samples the policy folded into an equal tactic (or that held none) are duplicates too
