@@ -377,7 +377,9 @@ def split_tactics(block: str) -> list[str]:
     base = min(len(ln) - len(ln.lstrip()) for ln in lines)
     tactics: list[str] = []
     for ln in lines:
-        if len(ln) - len(ln.lstrip()) == base or not tactics:
+        # `| case =>` alternatives and a leading `<;>` continue the tactic above at the same column
+        continues = ln.lstrip().startswith(("|", "<;>"))
+        if (len(ln) - len(ln.lstrip()) == base and not continues) or not tactics:
             tactics.append(ln[base:].rstrip())
         else:
             tactics[-1] += "\n" + ln[base:].rstrip()
