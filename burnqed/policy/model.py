@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from burnqed.policy.config import PolicyConfig
 from burnqed.policy.decode import StaticDecoder, cache_kwargs, cache_of
 from burnqed.policy.errors import PolicyGenerationError, PolicyLoadError, PolicyRemoteCodeRefused
-from burnqed.policy.presets import get_preset, parse_first_tactic, render_prompt
+from burnqed.policy.presets import get_preset, parse_candidate, render_prompt
 from burnqed.policy.prompts import PromptFormat, fit_state, format_prompt
 from burnqed.policy.types import PromptContext, TacticCandidate
 
@@ -265,7 +265,7 @@ class PolicyModel:
         for i in range(len(states)):
             best: dict[str, float] = {}
             for j in range(i * n, (i + 1) * n):
-                tactic = parse_first_tactic(self.preset, _cut_at_stop(texts[j], self.preset.stop), ctxs[i])
+                tactic = parse_candidate(self.preset, _cut_at_stop(texts[j], self.preset.stop), ctxs[i])
                 if tactic and log_probs[j] > best.get(tactic, float("-inf")):
                     best[tactic] = log_probs[j]
             ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))

@@ -65,7 +65,7 @@ from burnqed.policy.openai_wire import (
     _ErrorBody,
     _ErrorDetail,
 )
-from burnqed.policy.presets import get_preset, parse_first_tactic, render_prompt
+from burnqed.policy.presets import get_preset, parse_candidate, render_prompt
 from burnqed.policy.prompts import format_prompt
 from burnqed.policy.types import PromptContext, TacticCandidate
 
@@ -429,7 +429,7 @@ class OpenAIPolicy:
             log_prob = math.fsum(lp for lp in choice.logprobs.token_logprobs if lp is not None)
             ctx = ctxs[choice.index // per_answer]
             # a server that ignores `stop` still yields the same candidate
-            tactic = parse_first_tactic(self.preset, _cut_at_stop(choice.text, self.preset.stop), ctx)
+            tactic = parse_candidate(self.preset, _cut_at_stop(choice.text, self.preset.stop), ctx)
             group = best[choice.index // per_answer]
             if tactic and log_prob > group.get(tactic, float("-inf")):
                 group[tactic] = log_prob

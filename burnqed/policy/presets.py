@@ -56,6 +56,7 @@ __all__ = [
     "chat_messages",
     "correction_message",
     "get_preset",
+    "parse_candidate",
     "parse_first_tactic",
     "parse_proof",
     "render_prompt",
@@ -457,3 +458,31 @@ def parse_first_tactic(preset: ModelPreset, text: str, ctx: PromptContext | None
     if ctx is not None and list(proof[:done]) == list(ctx.proof_so_far) and len(proof) > done:
         return proof[done]
     return proof[0]
+
+
+def parse_candidate(preset: ModelPreset, text: str, ctx: PromptContext) -> str:
+    """What a candidate holds for ``ctx.want``: the next tactic, or the rest of the proof from
+    ``ctx.state`` (its tactics one after another, split again by ``split_tactics``); "" for none."""
+    if ctx.want == "tactic":
+        return parse_first_tactic(preset, text, ctx)
+    if preset.kind == "whole":
+        proof = parse_proof(preset, text, ctx)
+        if not proof:
+            return ""
+        done = len(ctx.proof_so_far)
+        if done and list(proof[:done]) == list(ctx.proof_so_far):
+            proof = proof[done:]  # the model restated the proof so far: continue after it
+        return "\n".join(proof)
+    if preset.parse in ("first-tactic", "fenced-first-tactic"):
+        # a step-format model trained on whole proofs (the tiny model in `plain`): all its lines
+        from burnqed.policy.prompts import _FENCE
+
+        fence = _FENCE.search(text)
+        body = fence.group(1) if fence else text
+        if preset.parse == "fenced-first-tactic" and fence is None:
+            return ""
+        tactics = [t for t in split_tactics(body) if t.strip() not in _NOT_TACTICS]
+        if any(re.search(r"\bsorry\b|\badmit\b", t) for t in tactics):
+            return ""
+        return "\n".join(tactics)
+    return parse_first_tactic(preset, text, ctx)

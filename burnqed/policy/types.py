@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict
 
 __all__ = ["PromptContext", "TacticCandidate"]
@@ -21,7 +23,9 @@ class PromptContext(BaseModel):
 
     ``declaration`` is the theorem under its name up to and including ``:= by`` (no header);
     ``header`` the file's imports/open/set_option lines (None: the theorem has none);
-    ``proof_so_far`` the tactics from the root to ``state``, in order.
+    ``proof_so_far`` the tactics from the root to ``state``, in order; ``want`` whether the
+    search asks for the next tactic or for the rest of the proof (whole and hybrid search; the
+    candidate's ``tactic`` then holds the remaining tactics, one top-level tactic per line block).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -31,3 +35,4 @@ class PromptContext(BaseModel):
     declaration: str = ""
     header: str | None = None
     proof_so_far: tuple[str, ...] = ()
+    want: Literal["tactic", "proof"] = "tactic"

@@ -27,6 +27,7 @@ import time
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
+from typing import Literal
 
 from burnqed.data.theorems import Theorem
 from burnqed.lean.errors import (
@@ -43,6 +44,7 @@ from burnqed.lean.errors import (
 )
 from burnqed.lean.protocol import render_goals
 from burnqed.policy.errors import PolicyGenerationError, PolicyServerError
+from burnqed.policy.presets import split_tactics
 from burnqed.policy.types import PromptContext, TacticCandidate
 from burnqed.search.config import SearchConfig
 from burnqed.search.protocols import (
@@ -129,7 +131,12 @@ class _Clock:
         )
 
 
-def prompt_context(theorem: Theorem, state: str, proof_so_far: Sequence[str]) -> PromptContext:
+_WANT: dict[str, Literal["tactic", "proof"]] = {"step": "tactic", "whole": "proof", "hybrid": "proof"}
+
+
+def prompt_context(
+    theorem: Theorem, state: str, proof_so_far: Sequence[str], *, want: Literal["tactic", "proof"] = "tactic"
+) -> PromptContext:
     """What a policy prompt may show for ``state``: the theorem (name, declaration, header) and the
     tactics applied on the path to it."""
     try:
@@ -137,7 +144,12 @@ def prompt_context(theorem: Theorem, state: str, proof_so_far: Sequence[str]) ->
     except ValueError:  # a statement the file assembler cannot read: the prompt shows the state only
         decl = ""
     return PromptContext(
-        state=state, name=theorem.name, declaration=decl, header=theorem.header, proof_so_far=tuple(proof_so_far)
+        state=state,
+        name=theorem.name,
+        declaration=decl,
+        header=theorem.header,
+        proof_so_far=tuple(proof_so_far),
+        want=want,
     )
 
 
@@ -235,16 +247,16 @@ class BestFirstSearch:
                 clock.expanded += 1
                 children: list[SearchNode] = []
                 tried: set[str] = set()
-                samples = cfg.num_candidates
-                for round_ in range(cfg.resample_rounds + 1):
+                whole = cfg.mode == "whole"
+                samples = cfg.whole_samples if whole else cfg.num_candidates
+                for round_ in range(1 if whole else cfg.resample_rounds + 1):
                     if round_:
                         # too few new states: ask again for more samples, whose per-row seeds differ
                         clock.resamples += 1
                         samples *= cfg.resample_factor
-                    context = prompt_context(theorem, node.state, tree.proof(node))
-                    for cand in await self._candidates(
-                        node.state, clock, samples, automation=round_ == 0, context=context
-                    ):
+                    context = prompt_context(theorem, node.state, tree.proof(node), want=_WANT[cfg.mode])
+                    automation = round_ == 0 and not whole  # whole mode is the model's pass@k alone
+                    for cand in await self._candidates(node.state, clock, samples, automation=automation, context=context):
                         key = normalize_tactic(cand.tactic)
                         if key in tried:
                             clock.duplicate += 1
@@ -252,11 +264,16 @@ class BestFirstSearch:
                         tried.add(key)
                         if time.perf_counter() >= deadline:
                             return None, "time_limit"
-                        solved = await self._try(tree, proof, node, cand, clock, children)
+                        if cfg.mode == "step":
+                            solved = await self._try(tree, proof, node, cand, clock, children)
+                        else:
+                            solved = await self._run_chain(tree, proof, node, cand, clock, children)
                         if solved is not None:
                             return solved, "proved"
                     if self.generator is None or _open(children, cfg.max_depth) >= cfg.min_new_children:
                         break
+                if whole:  # pass@k: the k proofs sampled at the root are the whole search
+                    break
                 clock.depth_capped += len(children) - _open(children, cfg.max_depth)
                 open_children = [c for c in children if c.depth < cfg.max_depth]
                 if open_children:
@@ -282,8 +299,10 @@ class BestFirstSearch:
         cand: TacticCandidate,
         clock: _Clock,
         children: list[SearchNode],
+        seen: list[SearchNode] | None = None,
     ) -> SearchNode | None:
-        """Run one candidate; returns the new node when it closes every goal with a clean root."""
+        """Run one candidate; returns the new node when it closes every goal with a clean root
+        (``seen`` receives the existing node when the tactic reached a state already in the tree)."""
         if node.state_id is None:
             raise SearchLost(f"node {node.node_id} has no Lean state")
         t0 = time.perf_counter()
@@ -322,6 +341,8 @@ class BestFirstSearch:
         )
         if child is None:
             clock.pruned += 1
+            if seen is not None and (existing := tree.find(render_goals(goals))) is not None:
+                seen.append(existing)
             return None
         clock.new += 1
         clock.max_depth = max(clock.max_depth, child.depth)
@@ -332,6 +353,38 @@ class BestFirstSearch:
             return child
         child.rejected = True
         clock.rejected += 1
+        return None
+
+    async def _run_chain(
+        self,
+        tree: SearchTree,
+        proof: ProofSession,
+        node: SearchNode,
+        cand: TacticCandidate,
+        clock: _Clock,
+        children: list[SearchNode],
+    ) -> SearchNode | None:
+        """Run a whole-proof candidate tactic by tactic from ``node``: every valid step enters the tree
+        (its open states join ``children``, so the frontier holds the valid prefix and the search
+        resumes from the state where a step failed, as DeepSeek-Prover-V1.5's truncate-and-resume)."""
+        current = node
+        for i, step in enumerate(split_tactics(cand.tactic)):
+            # the candidate's log-prob is credited once, to its first step
+            part = TacticCandidate(tactic=step, log_prob=cand.log_prob if i == 0 else 0.0)
+            opened: list[SearchNode] = []
+            seen: list[SearchNode] = []
+            solved = await self._try(tree, proof, current, part, clock, opened, seen)
+            if solved is not None:
+                return solved
+            if seen:  # a state already in the tree: the proof goes on from there
+                current = seen[0]
+                continue
+            if not opened:  # failed or timed out: the valid prefix stays in the tree
+                return None
+            children.extend(opened)
+            current = opened[0]
+            if current.depth >= self.config.max_depth:
+                return None
         return None
 
     async def _root_is_clean(self, proof: ProofSession, node: SearchNode, clock: _Clock) -> bool:
