@@ -238,3 +238,39 @@ async def test_each_preset_on_the_wire_of_a_vllm_server(name: str, stand_in: Sta
         preset.max_new_tokens, preset.temperature, preset.top_p
     )
     assert body.get("stop") == (list(preset.stop) or None)
+
+
+# ---------------------------------------------------------------- eval over a stand-in vLLM server
+
+
+def _eval(stand_in_api: str, theorems: Path, output: Path, mode: str) -> list[str]:
+    return [
+        "eval", "--theorems", str(theorems), "--output", str(output), "--search-mode", mode,
+        "--preset", "deepseek-prover-v1.5", "--trajectories", str(output.with_suffix(".parquet")),
+        "--set", "policy.backend=openai", "--set", f"policy.base_url={stand_in_api}",
+        "--set", "search.automation_tactics=[]", "--set", "lean.num_workers=1", "--set", "search.whole_samples=2",
+    ]
+
+
+@pytest.mark.parametrize(("mode", "proved"), [("whole", False), ("hybrid", True)])
+def test_eval_whole_and_hybrid_over_a_served_whole_proof_model_on_the_embedded_backend(
+    stand_in: StandIn, tmp_path: Path, mode: str, proved: bool  # noqa: F811
+) -> None:
+    # the model's first proof fails at its second step; asked again after `intro n`, it ends with rfl
+    stand_in.script(rules=[
+        (":= by\n  intro n\n", [("  rfl\n```", [-0.2])]),
+        (":= by\n", [("  intro n\n  bogus\n```", [-0.1])]),
+    ])
+    theorems = tmp_path / "set.jsonl"
+    from burnqed.data.theorems import save_theorems
+
+    save_theorems(theorems, [THEOREM])
+    output = tmp_path / f"{mode}.json"
+    assert main(_eval(stand_in.api, theorems, output, mode)) == 0
+    report = json.loads(output.read_text(encoding="utf-8"))
+    assert {o["name"]: o["proved"] for o in report["outcomes"]} == {"add_zero": proved}
+    assert output.with_suffix(".parquet").is_file()
+    prompts = [r["body"]["prompt"][0] for r in stand_in.log()["requests"]]
+    assert all(r["body"]["stop"] == ["```"] for r in stand_in.log()["requests"])
+    # whole: one request at the root; hybrid: resumed after the valid step with it in the prompt
+    assert any(p.endswith(":= by\n  intro n\n") for p in prompts) == (mode == "hybrid")
