@@ -49,9 +49,14 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     p.add_argument("-n", type=int, default=4, help="samples per state")
     p.add_argument("--temperature", type=float, help="policy.temperature (0 = greedy)")
     p.add_argument("--format", dest="prompt_format", choices=["plain", "deepseek-v2"], help="policy.prompt_format")
+    p.add_argument("--preset", metavar="NAME", help="policy.preset (see `burnqed policy prompt --list`)")
     p.set_defaults(
         handler=_generate,
-        config_overrides=lambda a: {"policy.temperature": a.temperature, "policy.prompt_format": a.prompt_format},
+        config_overrides=lambda a: {
+            "policy.temperature": a.temperature,
+            "policy.prompt_format": a.prompt_format,
+            "policy.preset": a.preset,
+        },
     )
 
     p = psub.add_parser(
