@@ -59,6 +59,7 @@ __all__ = [
     "parse_candidate",
     "parse_first_tactic",
     "parse_proof",
+    "render_chat",
     "render_prompt",
     "split_tactics",
 ]
