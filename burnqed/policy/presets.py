@@ -388,11 +388,14 @@ def split_tactics(block: str) -> list[str]:
     return tactics
 
 
-def _proof_of_code(code: str) -> list[str] | None:
-    """The tactics after the theorem's ``:= by`` in a Lean file (None: no theorem or not a tactic proof)."""
-    decl = _DECL.search(code)
-    if decl is None:
+def _proof_of_code(code: str, name: str | None = None) -> list[str] | None:
+    """The tactics after the theorem's ``:= by`` in a Lean file: the theorem called ``name`` when
+    there is one (helper lemmas come first in such answers), else the last declaration."""
+    decls = list(_DECL.finditer(code))
+    if not decls:
         return None
+    named = [d for d in decls if name and re.match(rf"\s+{re.escape(name)}\b", code[d.end() :])]
+    decl = (named or decls)[-1]
     assign = code.find(":= by", decl.end())
     if assign < 0:
         return None
@@ -421,7 +424,7 @@ def parse_proof(preset: ModelPreset, text: str, ctx: PromptContext | None = None
                 break
         if code is None:
             return None
-        tactics = _proof_of_code(code) or []
+        tactics = _proof_of_code(code, ctx.name if ctx is not None else None) or []
     else:
         tactic = parse_first_tactic(preset, text)
         return [tactic] if tactic else None

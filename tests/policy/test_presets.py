@@ -274,3 +274,11 @@ def test_eval_whole_and_hybrid_over_a_served_whole_proof_model_on_the_embedded_b
     assert all(r["body"]["stop"] == ["```"] for r in stand_in.log()["requests"])
     # whole: one request at the root; hybrid: resumed after the valid step with it in the prompt
     assert any(p.endswith(":= by\n  intro n\n") for p in prompts) == (mode == "hybrid")
+
+
+def test_the_proof_read_is_the_named_theorems_not_a_helper_lemmas() -> None:
+    answer = (
+        "```lean4\nlemma helper (n : Nat) : n + 0 = n := by\n  simp\n\n"
+        "theorem add_zero : ∀ (n : Nat), n + 0 = n := by\n  intro n\n  exact helper n\n```"
+    )
+    assert parse_proof(get_preset("kimina-prover-distill"), answer, FRESH) == ["intro n", "exact helper n"]
