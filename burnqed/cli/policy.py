@@ -1,4 +1,4 @@
-"""Sub-commands of burnqed.policy: ``policy build-tiny``, ``policy sft``, ``policy generate``."""
+"""Sub-commands of burnqed.policy: ``policy build-tiny``, ``policy sft``, ``policy generate``, ``policy prompt``."""
 
 from __future__ import annotations
 
@@ -49,10 +49,62 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     p.add_argument("-n", type=int, default=4, help="samples per state")
     p.add_argument("--temperature", type=float, help="policy.temperature (0 = greedy)")
     p.add_argument("--format", dest="prompt_format", choices=["plain", "deepseek-v2"], help="policy.prompt_format")
+    p.add_argument("--preset", metavar="NAME", help="policy.preset (see `burnqed policy prompt --list`)")
     p.set_defaults(
         handler=_generate,
-        config_overrides=lambda a: {"policy.temperature": a.temperature, "policy.prompt_format": a.prompt_format},
+        config_overrides=lambda a: {
+            "policy.temperature": a.temperature,
+            "policy.prompt_format": a.prompt_format,
+            "policy.preset": a.preset,
+        },
     )
+
+    p = psub.add_parser(
+        "prompt", parents=[parent], help="print exactly what a model preset sends for a state (and theorem)"
+    )
+    p.add_argument("--preset", metavar="NAME", help="the preset (default: policy.preset); --list shows them")
+    p.add_argument("--list", action="store_true", help="list the presets (name, kind, tokens, stop, source) and exit")
+    p.add_argument("--state", default="", metavar="STATE", help="rendered proof state ('\\n' reads as a newline)")
+    p.add_argument("--theorem", metavar="STATEMENT", help="the theorem's statement (a proposition or theorem form)")
+    p.add_argument("--name", default="theorem", metavar="NAME", help="the theorem's name (default: theorem)")
+    p.add_argument("--header", metavar="TEXT", help="the file header (imports, open); default: the preset's own")
+    p.add_argument("--proof", action="append", default=[], metavar="TACTIC", help="a tactic of the proof so far (repeat)")
+    p.add_argument("--tokenizer", type=Path, metavar="DIR", help="a tokenizer whose chat template renders chat presets")
+    p.set_defaults(handler=_prompt)
+
+
+def _prompt(args: argparse.Namespace, config: BurnqedConfig) -> int:
+    from burnqed.data.theorems import Theorem
+    from burnqed.policy.presets import PRESETS, PresetError, get_preset, render_prompt
+    from burnqed.policy.types import PromptContext
+    from burnqed.search.engine import prompt_context
+
+    if args.list:
+        for p in PRESETS.values():
+            stop = ",".join(repr(s) for s in p.stop) or "EOS"
+            print(f"{p.name}\t{p.kind}\t{'chat' if p.chat else 'completion'}\t{p.max_new_tokens}\t{stop}\t{p.source}")
+        return 0
+    unescape = lambda text: text.replace("\\n", "\n")  # noqa: E731 - a shell-typed newline
+    state = unescape(args.state)
+    try:
+        preset = get_preset(args.preset or config.policy.preset_name)
+        if args.theorem is not None:
+            header = unescape(args.header) if args.header is not None else None
+            theorem = Theorem(name=args.name, statement=unescape(args.theorem), header=header)
+            ctx = prompt_context(theorem, state, [unescape(t) for t in args.proof])
+        else:
+            ctx = PromptContext(state=state, name=args.name, proof_so_far=tuple(unescape(t) for t in args.proof))
+        tokenizer = None
+        if args.tokenizer is not None:
+            from burnqed.policy.openai_api import load_tokenizer
+
+            tokenizer = load_tokenizer(args.tokenizer, trust_remote_code=config.policy.trust_remote_code)
+        text = render_prompt(preset, ctx, tokenizer)
+    except (PresetError, ValueError, OSError) as exc:
+        print(f"burnqed policy prompt: {exc}", file=sys.stderr)
+        return 1
+    sys.stdout.write(text)
+    return 0
 
 
 def resolve_base(spec: str | Path | None, config: BurnqedConfig) -> Path:

@@ -54,6 +54,11 @@ def _search_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--time-limit", type=float, metavar="S", help="seconds per theorem (search.time_limit_s)")
     p.add_argument("--candidates", type=int, help="policy candidates per state (search.num_candidates)")
     p.add_argument("--lambda", dest="energy_weight", type=float, help="energy weight λ (search.energy_weight)")
+    p.add_argument(
+        "--search-mode", choices=["step", "whole", "hybrid"],
+        help="search.mode: step (best-first over tactics), whole (pass@k whole proofs), hybrid (both)",
+    )  # fmt: skip
+    p.add_argument("--preset", metavar="NAME", help="the policy's model preset (policy.preset; see `policy prompt --list`)")
     p.set_defaults(config_overrides=_overrides)
 
 
@@ -64,6 +69,8 @@ def _overrides(a: argparse.Namespace) -> dict[str, Any]:
         "search.time_limit_s": a.time_limit,
         "search.num_candidates": a.candidates,
         "search.energy_weight": a.energy_weight,
+        "search.mode": a.search_mode,
+        "policy.preset": a.preset,
         "search.concurrency": getattr(a, "concurrency", None),
     }
 

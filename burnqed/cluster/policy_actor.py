@@ -20,8 +20,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from burnqed.cluster.errors import PolicyUnavailable
 from burnqed.cluster.ray_support import is_actor_failure
 from burnqed.cluster.spec import ActorHost, ClusterSpec
-from burnqed.policy.types import TacticCandidate
+from burnqed.policy.types import PromptContext, TacticCandidate
 from burnqed.search.components import Components, open_components
+from burnqed.search.protocols import propose
 
 __all__ = ["BatchStats", "PolicyActor", "PolicyInfo", "RemoteGenerator", "RemoteScorer", "call_with_restarts", "policy_info"]
 
@@ -87,12 +88,14 @@ class PolicyActor:
         """Load the components (first call) and describe them."""
         return policy_info(await self._host.get())
 
-    async def generate(self, states: list[str], n: int) -> list[list[TacticCandidate]]:
+    async def generate(
+        self, states: list[str], n: int, contexts: list[PromptContext] | None = None
+    ) -> list[list[TacticCandidate]]:
         """The policy's candidates per state (batched with every other caller's)."""
         comps = await self._host.get()
         if comps.generator is None:
             return [[] for _ in states]
-        return await comps.generator.generate(states, n)
+        return await propose(comps.generator, states, n, contexts)
 
     async def score(self, states: list[str]) -> list[float]:
         """Energies of ``states`` (zeros without an energy head)."""
@@ -142,10 +145,12 @@ class RemoteGenerator:
     def __init__(self, actor: Any, retry_s: float) -> None:
         self._actor, self._retry_s = actor, retry_s
 
-    async def generate(self, states: Sequence[str], n: int) -> list[list[TacticCandidate]]:
+    async def generate(
+        self, states: Sequence[str], n: int, contexts: Sequence[PromptContext] | None = None
+    ) -> list[list[TacticCandidate]]:
         """The policy actor's candidates per state."""
         result: list[list[TacticCandidate]] = await call_with_restarts(
-            self._actor, "generate", self._retry_s, list(states), n
+            self._actor, "generate", self._retry_s, list(states), n, list(contexts) if contexts else None
         )
         return result
 

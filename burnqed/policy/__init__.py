@@ -20,6 +20,7 @@ from burnqed.policy.errors import (
     PolicyGenerationError,
     PolicyLoadError,
     PolicyModelNotServed,
+    PolicyRemoteCodeRefused,
     PolicyServerError,
     PolicyServerUnavailable,
     ServiceClosed,
@@ -28,6 +29,7 @@ from burnqed.policy.errors import (
     SFTError,
 )
 from burnqed.policy.model import PolicyModel, checkpoint_fingerprint
+from burnqed.policy.presets import PRESETS, ModelPreset, PresetError, get_preset, render_prompt
 from burnqed.policy.prompts import (
     PromptFormat,
     completion_text,
@@ -43,7 +45,7 @@ from burnqed.policy.tiny import (
     template_corpus,
     tiny_corpus,
 )
-from burnqed.policy.types import TacticCandidate
+from burnqed.policy.types import PromptContext, TacticCandidate
 
 if TYPE_CHECKING:
     from burnqed.policy.openai_api import OpenAIPolicy
@@ -52,7 +54,14 @@ if TYPE_CHECKING:
 __getattr__ = lazy_exports(__name__, {"OpenAIPolicy": "burnqed.policy.openai_api"})[0]
 
 __all__ = [
+    "PRESETS",
     "GenerationService",
+    "ModelPreset",
+    "PresetError",
+    "PromptContext",
+    "PolicyRemoteCodeRefused",
+    "get_preset",
+    "render_prompt",
     "OpenAIPolicy",
     "PolicyConfig",
     "PolicyEmbeddingsUnavailable",

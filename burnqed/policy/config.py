@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = ["PolicyConfig", "SFTConfig", "ServiceConfig", "TinyModelConfig"]
 
@@ -90,7 +90,17 @@ class PolicyConfig(BaseModel):
         description="local decoding: eager (dynamic KV cache), static (preallocated KV cache), cuda_graph (static "
         "cache with CUDA-graph captured decode steps; falls back to static off CUDA)",
     )
-    prompt_format: Literal["plain", "deepseek-v2"] = "plain"
+    prompt_format: Literal["plain", "deepseek-v2"] = Field(
+        default="plain", description="legacy: read when policy.preset is unset (deepseek-v2 = preset deepseek-v2-state)"
+    )
+    preset: str | None = Field(
+        default=None,
+        description="the model's preset (burnqed/policy/presets.py): prompt, stop, tokens, sampling, parsing as its "
+        "authors run it; None = follow prompt_format",
+    )
+    trust_remote_code: bool = Field(
+        default=False, description="let a checkpoint run its own modelling/tokenizer code (InternLM2.5-StepProver)"
+    )
     device: str = Field(default="auto", description="auto | cpu | cuda | cuda:N")
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = "auto"
     temperature: float = Field(default=1.0, ge=0, description="0 = greedy (one candidate per state)")
@@ -102,3 +112,38 @@ class PolicyConfig(BaseModel):
     service: ServiceConfig = Field(default_factory=ServiceConfig)
     tiny: TinyModelConfig = Field(default_factory=TinyModelConfig)
     sft: SFTConfig = Field(default_factory=SFTConfig)
+
+    @field_validator("preset")
+    @classmethod
+    def _known_preset(cls, value: str | None) -> str | None:
+        if value is not None:
+            from burnqed.policy.presets import get_preset
+
+            get_preset(value)
+        return value
+
+    @property
+    def preset_name(self) -> str:
+        """The preset in force: policy.preset, else the one prompt_format names."""
+        if self.preset is not None:
+            return self.preset
+        return "plain" if self.prompt_format == "plain" else "deepseek-v2-state"
+
+    def effective(self) -> PolicyConfig:
+        """This config with the preset's token budget and sampling where they were not set explicitly."""
+        m, t, p = self.sampling()
+        if (m, t, p) == (self.max_new_tokens, self.temperature, self.top_p):
+            return self
+        return self.model_copy(update={"max_new_tokens": m, "temperature": t, "top_p": p})
+
+    def sampling(self) -> tuple[int, float, float]:
+        """(max_new_tokens, temperature, top_p): each set explicitly wins, else the preset's default."""
+        from burnqed.policy.presets import get_preset
+
+        p = get_preset(self.preset_name)
+        given = self.model_fields_set
+        return (
+            self.max_new_tokens if "max_new_tokens" in given else p.max_new_tokens,
+            self.temperature if "temperature" in given else p.temperature,
+            self.top_p if "top_p" in given else p.top_p,
+        )

@@ -2,6 +2,7 @@
 
 PolicyError
  ├── PolicyLoadError             a model or tokenizer directory is missing, incomplete or unreadable
+ │    └── PolicyRemoteCodeRefused a checkpoint needs its own code and policy.trust_remote_code is false
  ├── PolicyGenerationError       the model failed while generating or encoding (device, memory, ...)
  ├── PolicyServerError           a policy server (vLLM, SGLang) refused or failed a request, with its message
  │    ├── PolicyServerUnavailable the server cannot be reached (refused, unknown host, timed out, reset)
@@ -24,6 +25,7 @@ __all__ = [
     "PolicyGenerationError",
     "PolicyLoadError",
     "PolicyModelNotServed",
+    "PolicyRemoteCodeRefused",
     "PolicyServerError",
     "PolicyServerUnavailable",
     "SFTError",
@@ -39,6 +41,10 @@ class PolicyError(Exception):
 
 class PolicyLoadError(PolicyError):
     """A model directory cannot be loaded (the message says what to put where)."""
+
+
+class PolicyRemoteCodeRefused(PolicyLoadError):
+    """The checkpoint ships its own modelling or tokenizer code and policy.trust_remote_code is false."""
 
 
 class PolicyGenerationError(PolicyError):

@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING, Any
 from burnqed.files import CHECKSUMS_FILE, checksum_mismatches
 from burnqed.policy.config import PolicyConfig
 from burnqed.policy.decode import StaticDecoder, cache_kwargs, cache_of
-from burnqed.policy.errors import PolicyGenerationError, PolicyLoadError
-from burnqed.policy.prompts import extract_first_tactic, fit_state, format_prompt
-from burnqed.policy.types import TacticCandidate
+from burnqed.policy.errors import PolicyGenerationError, PolicyLoadError, PolicyRemoteCodeRefused
+from burnqed.policy.presets import get_preset, parse_candidate, render_prompt
+from burnqed.policy.prompts import PromptFormat, fit_state, format_prompt
+from burnqed.policy.types import PromptContext, TacticCandidate
 
 if TYPE_CHECKING:
     import torch
@@ -78,6 +79,36 @@ def check_model_dir(path: Path) -> None:
         raise PolicyLoadError(
             f"{path} has no tokenizer: put tokenizer.json and tokenizer_config.json beside config.json"
         )
+
+
+def check_remote_code(path: Path, config: PolicyConfig) -> None:
+    """Refuse, in one line, a checkpoint that ships its own code unless policy.trust_remote_code is set
+    (instead of transformers' interactive prompt)."""
+    import json
+
+    needs = get_preset(config.preset_name).trust_remote_code
+    for name in ("config.json", "tokenizer_config.json"):
+        try:
+            data = json.loads((path / name).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and data.get("auto_map"):
+            needs = True
+    if needs and not config.trust_remote_code:
+        raise PolicyRemoteCodeRefused(
+            f"the model in {path} runs its own Python code (auto_map / preset {config.preset_name}): set "
+            "policy.trust_remote_code = true if you trust it (and install the extra: pip install 'burnqed[remote-code]')"
+        )
+
+
+# presets whose prompt is one of prompts.py's state-only formats
+_LEGACY_FORMATS: dict[str, PromptFormat] = {"plain": "plain", "deepseek-v2-state": "deepseek-v2"}
+
+
+def _cut_at_stop(text: str, stop: Sequence[str]) -> str:
+    """``text`` up to its first stop sequence (what a server honouring ``stop`` returns)."""
+    cut = min((i for i in (text.find(s) for s in stop) if i >= 0), default=-1)
+    return text[:cut] if cut >= 0 else text
 
 
 def checkpoint_fingerprint(path: str | Path) -> str:
@@ -134,7 +165,8 @@ class PolicyModel:
         """Wrap an already-loaded model and tokenizer (use ``PolicyModel.load``)."""
         self.model = model
         self.tokenizer = tokenizer
-        self.config = config
+        self.config = config.effective()
+        self.preset = get_preset(self.config.preset_name)
         self.path = path
         self._fingerprint: str | None = None
         self._decoder: StaticDecoder | None = None
@@ -154,9 +186,13 @@ class PolicyModel:
         check_model_dir(path)
         device = _resolve_device(config.device)
         dtype = _resolve_dtype(config.dtype, device)
+        check_remote_code(path, config)
+        remote = config.trust_remote_code
         try:
-            tokenizer = AutoTokenizer.from_pretrained(path, padding_side="left", local_files_only=True)
-            model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype, local_files_only=True)
+            tokenizer = AutoTokenizer.from_pretrained(
+                path, padding_side="left", local_files_only=True, trust_remote_code=remote
+            )
+            model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype, local_files_only=True, trust_remote_code=remote)
         except (OSError, ValueError, KeyError, ImportError, RuntimeError, SafetensorError) as exc:
             # transformers' messages span lines and a KeyError says only the key: one line, with the kind
             detail = " ".join(str(exc).split())
@@ -191,9 +227,15 @@ class PolicyModel:
         """Where the weights live."""
         return next(self.model.parameters()).device
 
-    def prompt(self, state: str) -> str:
-        """The prompt for one state in this model's format, fitted to the prompt budget."""
-        return format_prompt(state, self.config.prompt_format, tokenizer=self.tokenizer, max_tokens=self._budget())
+    def prompt(self, state: str, context: PromptContext | None = None) -> str:
+        """The prompt for one state in this model's preset; a state-only prompt is fitted to the budget."""
+        legacy = _LEGACY_FORMATS.get(self.preset.template)
+        if legacy is not None:  # the state-only formats keep their fitting to the prompt budget
+            return format_prompt(state, legacy, tokenizer=self.tokenizer, max_tokens=self._budget())
+        ctx = context if context is not None else PromptContext(state=state)
+        if self.preset.template == "bfs":
+            ctx = ctx.model_copy(update={"state": fit_state(ctx.state, self.tokenizer, self._budget())})
+        return render_prompt(self.preset, ctx, self.tokenizer)
 
     def _budget(self) -> int:
         """Prompt tokens allowed: the configured budget, within the model's context."""
@@ -210,23 +252,28 @@ class PolicyModel:
         enc = self.tokenizer(list(texts), return_tensors="pt", padding=True, add_special_tokens=with_bos)
         return {k: v.to(self.device) for k, v in enc.items() if k in ("input_ids", "attention_mask")}
 
-    def generate(self, states: Sequence[str], n: int) -> list[list[TacticCandidate]]:
-        """Up to ``n`` de-duplicated candidates per state, best (highest log-prob) first."""
+    def generate(
+        self, states: Sequence[str], n: int, contexts: Sequence[PromptContext] | None = None
+    ) -> list[list[TacticCandidate]]:
+        """Up to ``n`` de-duplicated candidates per state, best (highest log-prob) first.
+
+        ``contexts`` (one per state) carry the theorem and the proof so far for presets that show them.
+        """
         if not states:
             return []
         if n < 1:
             raise ValueError("n must be at least 1")
+        ctxs = list(contexts) if contexts is not None else [PromptContext(state=s) for s in states]
         try:
-            _, texts, log_probs = self._sample([self.prompt(s) for s in states], n, keys=states)
+            prompts = [self.prompt(s, c) for s, c in zip(states, ctxs, strict=True)]
+            _, texts, log_probs = self._sample(prompts, n, keys=states)
         except (RuntimeError, ValueError) as exc:
             raise PolicyGenerationError(f"generation failed: {exc}") from exc
-        # chat models answer in a lean4 fence; their prose is not a tactic
-        fenced = self.config.prompt_format == "deepseek-v2"
         results: list[list[TacticCandidate]] = []
         for i in range(len(states)):
             best: dict[str, float] = {}
             for j in range(i * n, (i + 1) * n):
-                tactic = extract_first_tactic(texts[j], require_fence=fenced)
+                tactic = parse_candidate(self.preset, _cut_at_stop(texts[j], self.preset.stop), ctxs[i])
                 if tactic and log_probs[j] > best.get(tactic, float("-inf")):
                     best[tactic] = log_probs[j]
             ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))

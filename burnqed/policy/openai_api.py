@@ -55,7 +55,7 @@ from burnqed.policy.errors import (
     PolicyServerError,
     PolicyServerUnavailable,
 )
-from burnqed.policy.model import row_seed
+from burnqed.policy.model import _LEGACY_FORMATS, _cut_at_stop, check_remote_code, row_seed
 from burnqed.policy.openai_wire import (
     CompletionChoice,
     CompletionRequest,
@@ -65,8 +65,9 @@ from burnqed.policy.openai_wire import (
     _ErrorBody,
     _ErrorDetail,
 )
-from burnqed.policy.prompts import extract_first_tactic, format_prompt
-from burnqed.policy.types import TacticCandidate
+from burnqed.policy.presets import get_preset, parse_candidate, render_prompt
+from burnqed.policy.prompts import format_prompt
+from burnqed.policy.types import PromptContext, TacticCandidate
 
 if TYPE_CHECKING:
     import torch
@@ -149,7 +150,7 @@ class _Characters:
 _CHARACTERS = _Characters()
 
 
-def load_tokenizer(directory: Path | None) -> Any | None:
+def load_tokenizer(directory: Path | None, *, trust_remote_code: bool = False) -> Any | None:
     """The tokenizer in ``directory`` (local files only), or None when no directory is given."""
     if directory is None:
         return None
@@ -162,7 +163,7 @@ def load_tokenizer(directory: Path | None) -> Any | None:
     from transformers import AutoTokenizer
 
     try:
-        return AutoTokenizer.from_pretrained(path, local_files_only=True)
+        return AutoTokenizer.from_pretrained(path, local_files_only=True, trust_remote_code=trust_remote_code)
     except (OSError, ValueError, KeyError, ImportError) as exc:
         raise PolicyLoadError(
             f"cannot load a tokenizer from {path} ({type(exc).__name__}: {_one_line(str(exc))}): give "
@@ -278,7 +279,8 @@ class OpenAIPolicy:
     ) -> None:
         """Wrap a connected server (use ``OpenAIPolicy.connect``)."""
         self._server = server
-        self.config = config
+        self.config = config.effective()
+        self.preset = get_preset(self.config.preset_name)
         self.base_url = server.base_url
         self.model = model.id
         self.max_model_len = model.max_model_len
@@ -297,7 +299,10 @@ class OpenAIPolicy:
     ) -> AsyncIterator[OpenAIPolicy]:
         """Open the HTTP client, load the local tokenizer (if any) and pick the served model."""
         base_url = _base_url(config)
-        tokenizer = load_tokenizer(tokenizer_dir or config.tokenizer_dir or config.model_dir)
+        tok_dir = tokenizer_dir or config.tokenizer_dir or config.model_dir
+        if tok_dir is not None and Path(tok_dir).expanduser().is_dir():
+            check_remote_code(Path(tok_dir).expanduser(), config)
+        tokenizer = load_tokenizer(tok_dir, trust_remote_code=config.trust_remote_code)
         key = env(config.api_key_env) if config.api_key_env else None
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         timeout = httpx2.Timeout(config.request_timeout_s, connect=min(CONNECT_TIMEOUT_S, config.request_timeout_s))
@@ -317,9 +322,12 @@ class OpenAIPolicy:
         """0: a served model gives no embeddings."""
         return 0
 
-    def prompt(self, state: str) -> str:
-        """The prompt for one state, fitted to the budget (in tokens with a tokenizer, else in characters)."""
-        fmt = self.config.prompt_format
+    def prompt(self, state: str, context: PromptContext | None = None) -> str:
+        """The prompt for one state in the preset; a state-only format is fitted to the budget (in tokens
+        with a tokenizer, else in characters)."""
+        fmt = _LEGACY_FORMATS.get(self.preset.template)
+        if fmt is None:
+            return render_prompt(self.preset, context if context is not None else PromptContext(state=state), self.tokenizer)
         if self.tokenizer is not None:
             return format_prompt(state, fmt, tokenizer=self.tokenizer, max_tokens=self._budget())
         return format_prompt(state, fmt, tokenizer=_CHARACTERS, max_tokens=self._budget() * CHARS_PER_TOKEN)
@@ -344,7 +352,9 @@ class OpenAIPolicy:
         ids: list[int] = self.tokenizer(prompt, add_special_tokens=not written)["input_ids"]
         return ids
 
-    async def generate(self, states: Sequence[str], n: int) -> list[list[TacticCandidate]]:
+    async def generate(
+        self, states: Sequence[str], n: int, contexts: Sequence[PromptContext] | None = None
+    ) -> list[list[TacticCandidate]]:
         """Up to ``n`` de-duplicated candidates per state, best first (one request, or ``n`` when seeded)."""
         if not states:
             return []
@@ -352,7 +362,8 @@ class OpenAIPolicy:
             raise ValueError("n must be at least 1")
         cfg = self.config
         samples = 1 if cfg.temperature == 0 else n  # greedy: n samples would be one answer n times
-        wire = [self.wire_prompt(self.prompt(s)) for s in states]
+        ctxs = list(contexts) if contexts is not None else [PromptContext(state=s) for s in states]
+        wire = [self.wire_prompt(self.prompt(s, c)) for s, c in zip(states, ctxs, strict=True)]
         prompts: list[str] | list[list[int]] = wire  # type: ignore[assignment]
 
         def request(count: int, seed: int | None) -> CompletionRequest:
@@ -365,12 +376,13 @@ class OpenAIPolicy:
                 top_p=cfg.top_p,
                 top_k=cfg.top_k if cfg.top_k > 0 else NO_TOP_K,
                 seed=seed,
+                stop=list(self.preset.stop) or None,
             )
 
         if cfg.seed is None or samples == 1:
             seed = None if cfg.seed is None else row_seed(cfg.seed, cfg.temperature, samples, 0, "") % SEED_MODULUS
             answer = await self._server.call("POST", "completions", request(samples, seed), CompletionResponse)
-            return self._candidates([(answer, 0)], len(states), samples)
+            return self._candidates([(answer, 0)], ctxs, samples)
         answers: list[tuple[CompletionResponse, int]] = []
         failures: list[PolicyError] = []
 
@@ -389,17 +401,17 @@ class OpenAIPolicy:
         if failures:
             raise failures[0]
         answers.sort(key=lambda pair: pair[1])
-        return self._candidates(answers, len(states), samples)
+        return self._candidates(answers, ctxs, samples)
 
     def _candidates(
-        self, answers: Sequence[tuple[CompletionResponse, int]], count: int, samples: int
+        self, answers: Sequence[tuple[CompletionResponse, int]], ctxs: Sequence[PromptContext], samples: int
     ) -> list[list[TacticCandidate]]:
         """Choices grouped by prompt, de-duplicated keeping the best log-prob.
 
         ``answers`` pairs each answer with its first sample's number: one answer of
         ``samples`` per prompt (prompt ``index // samples``), or one answer per sample.
         """
-        fenced = self.config.prompt_format == "deepseek-v2"  # chat models answer in a lean4 fence
+        count = len(ctxs)
         best: list[dict[str, float]] = [{} for _ in range(count)]
         per_answer = samples if len(answers) == 1 else 1
         choices = [choice for answer, _ in answers for choice in answer.choices]
@@ -415,7 +427,9 @@ class OpenAIPolicy:
                     "serve the model with vLLM or SGLang (they honour `logprobs`)"
                 )
             log_prob = math.fsum(lp for lp in choice.logprobs.token_logprobs if lp is not None)
-            tactic = extract_first_tactic(choice.text, require_fence=fenced)
+            ctx = ctxs[choice.index // per_answer]
+            # a server that ignores `stop` still yields the same candidate
+            tactic = parse_candidate(self.preset, _cut_at_stop(choice.text, self.preset.stop), ctx)
             group = best[choice.index // per_answer]
             if tactic and log_prob > group.get(tactic, float("-inf")):
                 group[tactic] = log_prob

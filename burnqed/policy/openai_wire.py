@@ -23,6 +23,7 @@ class CompletionRequest(BaseModel):
     top_k: int
     logprobs: int = 1
     seed: int | None = None
+    stop: list[str] | None = None
 
 
 class TokenLogprobs(BaseModel):

@@ -38,7 +38,7 @@ from burnqed.child import PIPE_ERRORS, ChildProcess
 
 from burnqed.policy.config import PolicyConfig
 from burnqed.policy.errors import PolicyGenerationError, PolicyLoadError
-from burnqed.policy.types import TacticCandidate
+from burnqed.policy.types import PromptContext, TacticCandidate
 from burnqed.policy.worker import (
     WORKER_MODULE,
     ReadyInfo,
@@ -262,11 +262,13 @@ class ProcessPolicy:
 
     # ------------------------------------------------------------------ requests
 
-    async def generate(self, states: Sequence[str], n: int) -> list[list[TacticCandidate]]:
+    async def generate(
+        self, states: Sequence[str], n: int, contexts: Sequence[PromptContext] | None = None
+    ) -> list[list[TacticCandidate]]:
         """Up to ``n`` de-duplicated candidates per state, best first (computed in the child)."""
         if not states:
             return []
-        answer = await self._request("generate", states, n)
+        answer = await self._request("generate", states, n, contexts)
         if answer.candidates is None or len(answer.candidates) != len(states):
             await self._kill("answer out of step")
             raise PolicyProcessProtocolError(
@@ -289,11 +291,19 @@ class ProcessPolicy:
             raise PolicyProcessProtocolError(f"the policy worker answered encode with shape {got}, not {expected}")
         return answer.embeddings.to_tensor()
 
-    async def _request(self, kind: Literal["generate", "encode"], states: Sequence[str], n: int) -> WorkerAnswer:
+    async def _request(
+        self,
+        kind: Literal["generate", "encode"],
+        states: Sequence[str],
+        n: int,
+        contexts: Sequence[PromptContext] | None = None,
+    ) -> WorkerAnswer:
         """One request line, one answer line; an ``error`` answer raises PolicyGenerationError."""
         async with self._lock:
             self._next_id += 1
-            request = WorkerRequest(id=self._next_id, kind=kind, states=list(states), n=n)
+            request = WorkerRequest(
+                id=self._next_id, kind=kind, states=list(states), n=n, contexts=list(contexts) if contexts else None
+            )
             raw = await self._exchange(_line(request), self.request_timeout_s, kind)
             answer = await self._decode(raw, WorkerAnswer, kind)
             if answer.id != request.id:

@@ -5,8 +5,9 @@ Two formats:
 - ``plain``: ``[GOAL]<state>[PROOFSTEP]`` and the model answers ``<tactic>`` then EOS;
   the tiny model's format.
 - ``deepseek-v2``: the model's chat template around a user message that holds the tactic
-  state as a Lean comment block inside a ``lean4`` code fence, the way DeepSeek-Prover-V2
-  was trained; the model answers with Lean code, from which the first tactic is extracted.
+  state as a Lean comment block inside a ``lean4`` code fence; the model answers with Lean
+  code, from which the first tactic is extracted. This is burnqed's own prompt, not the one
+  DeepSeek-Prover-V2 was trained on: the ``deepseek-prover-v2`` preset (presets.py) is that.
 
 A state longer than the prompt budget keeps its first goal's target (``⊢ ...``) and as many
 of the hypotheses nearest to it as fit; cuts happen at line or token boundaries only.

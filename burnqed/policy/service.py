@@ -33,7 +33,7 @@ from burnqed.policy.errors import (
     ServiceClosed,
     ServiceNotRunning,
 )
-from burnqed.policy.types import TacticCandidate
+from burnqed.policy.types import PromptContext, TacticCandidate
 
 if TYPE_CHECKING:
     import torch
@@ -47,7 +47,7 @@ class SyncPolicy(Protocol):
     """What the service needs of a model (``PolicyModel`` is one)."""
 
     def generate(self, states: Sequence[str], n: int) -> list[list[TacticCandidate]]:
-        """Candidates per state."""
+        """Candidates per state (a model that reads contexts also takes ``contexts=``)."""
         ...
 
     def encode(self, states: Sequence[str]) -> torch.Tensor:
@@ -79,6 +79,7 @@ class _Request:
     kind: Literal["generate", "encode"]
     states: list[str]
     n: int
+    contexts: list[PromptContext] | None = None
     done: anyio.Event = field(default_factory=anyio.Event)
     result: Any = None
     error: BaseException | None = None
@@ -184,11 +185,14 @@ class GenerationService:
             return 0
         return self._send.statistics().tasks_waiting_send
 
-    async def generate(self, states: Sequence[str], n: int) -> list[list[TacticCandidate]]:
+    async def generate(
+        self, states: Sequence[str], n: int, contexts: Sequence[PromptContext] | None = None
+    ) -> list[list[TacticCandidate]]:
         """Up to ``n`` de-duplicated candidates per state, best first."""
         if n < 1:
             raise ValueError("n must be at least 1")
-        result: list[list[TacticCandidate]] = await self._submit(_Request("generate", list(states), n))
+        ctx = list(contexts) if contexts is not None else None
+        result: list[list[TacticCandidate]] = await self._submit(_Request("generate", list(states), n, ctx))
         return result
 
     async def encode(self, states: Sequence[str]) -> torch.Tensor:
@@ -289,6 +293,9 @@ class GenerationService:
             return
         states = [s for r in batch for s in r.states]
         kind, n = batch[0].kind, batch[0].n
+        contexts: list[PromptContext] | None = None
+        if any(r.contexts is not None for r in batch):  # only models that read contexts are handed them
+            contexts = [c for r in batch for c in (r.contexts or [PromptContext(state=s) for s in r.states])]
         self.stats.batches += 1
         self.stats.requests += len(batch)
         self.stats.states += len(states)
@@ -297,9 +304,9 @@ class GenerationService:
             # shielded: a batch on the model finishes and is delivered even at shutdown
             with anyio.CancelScope(shield=True):
                 if self._async:
-                    output = await self._acall(kind, states, n)
+                    output = await self._acall(kind, states, n, contexts)
                 else:
-                    output = await anyio.to_thread.run_sync(self._call, kind, states, n, limiter=self._limiter)
+                    output = await anyio.to_thread.run_sync(self._call, kind, states, n, contexts, limiter=self._limiter)
         except PolicyError as exc:
             for req in batch:
                 self._finish(req, error=exc)
@@ -315,15 +322,19 @@ class GenerationService:
             self._finish(req, result=output[start : start + len(req.states)])
             start += len(req.states)
 
-    async def _acall(self, kind: str, states: list[str], n: int) -> Any:
+    async def _acall(self, kind: str, states: list[str], n: int, contexts: list[PromptContext] | None = None) -> Any:
         """Awaits an AsyncPolicy on the event loop."""
         if kind == "generate":
+            if contexts is not None:
+                return await self.model.generate(states, n, contexts=contexts)  # type: ignore[call-arg,misc]
             return await self.model.generate(states, n)  # type: ignore[misc]
         return await self.model.encode(states)  # type: ignore[misc]
 
-    def _call(self, kind: str, states: list[str], n: int) -> Any:
+    def _call(self, kind: str, states: list[str], n: int, contexts: list[PromptContext] | None = None) -> Any:
         """Runs on the model thread."""
         if kind == "generate":
+            if contexts is not None:
+                return self.model.generate(states, n, contexts=contexts)  # type: ignore[call-arg]
             return self.model.generate(states, n)
         return self.model.encode(states)
 

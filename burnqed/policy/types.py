@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["TacticCandidate"]
+__all__ = ["PromptContext", "TacticCandidate"]
 
 
 class TacticCandidate(BaseModel):
@@ -14,3 +16,23 @@ class TacticCandidate(BaseModel):
 
     tactic: str
     log_prob: float
+
+
+class PromptContext(BaseModel):
+    """What a prompt may show besides the state: the theorem and the tactics applied on the path to it.
+
+    ``declaration`` is the theorem under its name up to and including ``:= by`` (no header);
+    ``header`` the file's imports/open/set_option lines (None: the theorem has none);
+    ``proof_so_far`` the tactics from the root to ``state``, in order; ``want`` whether the
+    search asks for the next tactic or for the rest of the proof (whole and hybrid search; the
+    candidate's ``tactic`` then holds the remaining tactics, one top-level tactic per line block).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    state: str
+    name: str = "theorem"
+    declaration: str = ""
+    header: str | None = None
+    proof_so_far: tuple[str, ...] = ()
+    want: Literal["tactic", "proof"] = "tactic"

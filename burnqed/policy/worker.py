@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, BinaryIO, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from burnqed.policy.config import PolicyConfig
-from burnqed.policy.types import TacticCandidate
+from burnqed.policy.types import PromptContext, TacticCandidate
 
 if TYPE_CHECKING:
     import torch
@@ -116,6 +116,7 @@ class WorkerRequest(BaseModel):
     kind: Literal["generate", "encode"]
     states: list[str]
     n: int = Field(default=0, ge=0)
+    contexts: list[PromptContext] | None = None
 
 
 class WireCandidate(BaseModel):
@@ -174,7 +175,7 @@ def answer(model: PolicyModel, request: WorkerRequest) -> WorkerAnswer:
     """Run one request on the model; a failure becomes an ``error`` answer."""
     try:
         if request.kind == "generate":
-            rows = model.generate(request.states, request.n)
+            rows = model.generate(request.states, request.n, request.contexts)
             wire = [[WireCandidate(tactic=c.tactic, log_prob=c.log_prob) for c in row] for row in rows]
             return WorkerAnswer(id=request.id, candidates=wire)
         return WorkerAnswer(id=request.id, embeddings=WireTensor.from_tensor(model.encode(request.states)))

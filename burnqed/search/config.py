@@ -29,6 +29,13 @@ class SearchConfig(BaseModel):
             data = {k: v for k, v in data.items() if k not in RETIRED_KEYS}
         return data
 
+    mode: Literal["step", "whole", "hybrid"] = Field(
+        default="step",
+        description="step: best-first over single tactics; whole: sample whole proofs at the root, each run tactic "
+        "by tactic and checked as every proof (pass@k); hybrid: best-first where a whole-proof candidate's valid "
+        "prefix enters the tree and the model continues from a frontier state with the proof so far",
+    )
+    whole_samples: int = Field(default=8, ge=1, description="whole mode: proofs sampled per statement (the k of pass@k)")
     num_candidates: int = Field(default=4, ge=1, description="policy candidates per expanded state")
     max_nodes: int = Field(default=100, ge=1, description="expanded states per theorem")
     max_depth: int = Field(default=12, ge=1, description="longest tactic sequence explored")

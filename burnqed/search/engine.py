@@ -27,6 +27,7 @@ import time
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
+from typing import Literal
 
 from burnqed.data.theorems import Theorem
 from burnqed.lean.errors import (
@@ -43,7 +44,8 @@ from burnqed.lean.errors import (
 )
 from burnqed.lean.protocol import render_goals
 from burnqed.policy.errors import PolicyGenerationError, PolicyServerError
-from burnqed.policy.types import TacticCandidate
+from burnqed.policy.presets import split_tactics
+from burnqed.policy.types import PromptContext, TacticCandidate
 from burnqed.search.config import SearchConfig
 from burnqed.search.controls import ConnectiveScorer
 from burnqed.search.protocols import (
@@ -51,11 +53,12 @@ from burnqed.search.protocols import (
     ProofSession,
     StateScorer,
     TacticGenerator,
+    propose,
 )
 from burnqed.search.results import SearchReason, SearchResult, SearchStats
 from burnqed.search.tree import SearchNode, SearchTree
 
-__all__ = ["BY_NAME_TAG", "BestFirstSearch", "SearchLost", "normalize_tactic"]
+__all__ = ["BY_NAME_TAG", "BestFirstSearch", "SearchLost", "normalize_tactic", "prompt_context"]
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +130,28 @@ class _Clock:
             max_depth_reached=self.max_depth,
             frontier_empty_at=self.empty_at,
         )
+
+
+_WANT: dict[str, Literal["tactic", "proof"]] = {"step": "tactic", "whole": "proof", "hybrid": "proof"}
+
+
+def prompt_context(
+    theorem: Theorem, state: str, proof_so_far: Sequence[str], *, want: Literal["tactic", "proof"] = "tactic"
+) -> PromptContext:
+    """What a policy prompt may show for ``state``: the theorem (name, declaration, header) and the
+    tactics applied on the path to it."""
+    try:
+        decl = theorem.model_copy(update={"header": None}).lean_file([]).strip()
+    except ValueError:  # a statement the file assembler cannot read: the prompt shows the state only
+        decl = ""
+    return PromptContext(
+        state=state,
+        name=theorem.name,
+        declaration=decl,
+        header=theorem.header,
+        proof_so_far=tuple(proof_so_far),
+        want=want,
+    )
 
 
 def normalize_tactic(tactic: str) -> str:
@@ -226,13 +251,16 @@ class BestFirstSearch:
                 clock.expanded += 1
                 children: list[SearchNode] = []
                 tried: set[str] = set()
-                samples = cfg.num_candidates
-                for round_ in range(cfg.resample_rounds + 1):
+                whole = cfg.mode == "whole"
+                samples = cfg.whole_samples if whole else cfg.num_candidates
+                for round_ in range(1 if whole else cfg.resample_rounds + 1):
                     if round_:
                         # too few new states: ask again for more samples, whose per-row seeds differ
                         clock.resamples += 1
                         samples *= cfg.resample_factor
-                    for cand in await self._candidates(node.state, clock, samples, automation=round_ == 0):
+                    context = prompt_context(theorem, node.state, tree.proof(node), want=_WANT[cfg.mode])
+                    automation = round_ == 0 and not whole  # whole mode is the model's pass@k alone
+                    for cand in await self._candidates(node.state, clock, samples, automation=automation, context=context):
                         key = normalize_tactic(cand.tactic)
                         if key in tried:
                             clock.duplicate += 1
@@ -240,11 +268,16 @@ class BestFirstSearch:
                         tried.add(key)
                         if time.perf_counter() >= deadline:
                             return None, "time_limit"
-                        solved = await self._try(tree, proof, node, cand, clock, children)
+                        if cfg.mode == "step":
+                            solved = await self._try(tree, proof, node, cand, clock, children)
+                        else:
+                            solved = await self._run_chain(tree, proof, node, cand, clock, children)
                         if solved is not None:
                             return solved, "proved"
                     if self.generator is None or _open(children, cfg.max_depth) >= cfg.min_new_children:
                         break
+                if whole:  # pass@k: the k proofs sampled at the root are the whole search
+                    break
                 clock.depth_capped += len(children) - _open(children, cfg.max_depth)
                 open_children = [c for c in children if c.depth < cfg.max_depth]
                 if open_children:
@@ -272,8 +305,10 @@ class BestFirstSearch:
         cand: TacticCandidate,
         clock: _Clock,
         children: list[SearchNode],
+        seen: list[SearchNode] | None = None,
     ) -> SearchNode | None:
-        """Run one candidate; returns the new node when it closes every goal with a clean root."""
+        """Run one candidate; returns the new node when it closes every goal with a clean root
+        (``seen`` receives the existing node when the tactic reached a state already in the tree)."""
         if node.state_id is None:
             raise SearchLost(f"node {node.node_id} has no Lean state")
         t0 = time.perf_counter()
@@ -312,6 +347,8 @@ class BestFirstSearch:
         )
         if child is None:
             clock.pruned += 1
+            if seen is not None and (existing := tree.find(render_goals(goals))) is not None:
+                seen.append(existing)
             return None
         clock.new += 1
         clock.max_depth = max(clock.max_depth, child.depth)
@@ -322,6 +359,38 @@ class BestFirstSearch:
             return child
         child.rejected = True
         clock.rejected += 1
+        return None
+
+    async def _run_chain(
+        self,
+        tree: SearchTree,
+        proof: ProofSession,
+        node: SearchNode,
+        cand: TacticCandidate,
+        clock: _Clock,
+        children: list[SearchNode],
+    ) -> SearchNode | None:
+        """Run a whole-proof candidate tactic by tactic from ``node``: every valid step enters the tree
+        (its open states join ``children``, so the frontier holds the valid prefix and the search
+        resumes from the state where a step failed, as DeepSeek-Prover-V1.5's truncate-and-resume)."""
+        current = node
+        for i, step in enumerate(split_tactics(cand.tactic)):
+            # the candidate's log-prob is credited once, to its first step
+            part = TacticCandidate(tactic=step, log_prob=cand.log_prob if i == 0 else 0.0)
+            opened: list[SearchNode] = []
+            seen: list[SearchNode] = []
+            solved = await self._try(tree, proof, current, part, clock, opened, seen)
+            if solved is not None:
+                return solved
+            if seen:  # a state already in the tree: the proof goes on from there
+                current = seen[0]
+                continue
+            if not opened:  # failed or timed out: the valid prefix stays in the tree
+                return None
+            children.extend(opened)
+            current = opened[0]
+            if current.depth >= self.config.max_depth:
+                return None
         return None
 
     async def _root_is_clean(self, proof: ProofSession, node: SearchNode, clock: _Clock) -> bool:
@@ -345,13 +414,13 @@ class BestFirstSearch:
         return bool(verdict.ok)
 
     async def _candidates(
-        self, state: str, clock: _Clock, samples: int, *, automation: bool
+        self, state: str, clock: _Clock, samples: int, *, automation: bool, context: PromptContext | None = None
     ) -> list[TacticCandidate]:
         """The policy's candidates for ``samples`` samples, then (``automation``) the automation tactics."""
         proposed: list[TacticCandidate] = []
         if self.generator is not None:
             t0 = time.perf_counter()
-            batch = await self.generator.generate([state], samples)
+            batch = await propose(self.generator, [state], samples, [context] if context is not None else None)
             clock.generation_s += time.perf_counter() - t0
             proposed = list(batch[0]) if batch else []
             # samples the policy folded into an equal tactic (or that held none) are duplicates too

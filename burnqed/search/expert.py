@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from burnqed.policy.types import TacticCandidate
+from burnqed.policy.types import PromptContext, TacticCandidate
 from burnqed.search.engine import normalize_tactic
-from burnqed.search.protocols import TacticGenerator
+from burnqed.search.protocols import TacticGenerator, propose
 from burnqed.search.rules import RuleGenerator
 
 __all__ = ["ExpertGenerator"]
@@ -29,9 +29,11 @@ class ExpertGenerator:
         self.rules = rules or RuleGenerator()
         self.rule_log_prob = rule_log_prob
 
-    async def generate(self, states: Sequence[str], n: int) -> list[list[TacticCandidate]]:
+    async def generate(
+        self, states: Sequence[str], n: int, contexts: Sequence[PromptContext] | None = None
+    ) -> list[list[TacticCandidate]]:
         """Per state: the policy's up-to-``n`` candidates, then every rule tactic not among them."""
-        sampled = await self.policy.generate(states, n)
+        sampled = await propose(self.policy, states, n, contexts)
         out: list[list[TacticCandidate]] = []
         for state, candidates in zip(states, sampled, strict=True):
             seen = {normalize_tactic(c.tactic) for c in candidates}

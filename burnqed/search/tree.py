@@ -39,6 +39,7 @@ class SearchTree:
     def __init__(self) -> None:
         self.nodes: list[SearchNode] = []
         self._seen: set[str] = set()
+        self._by_key: dict[str, int] = {}
 
     def __len__(self) -> int:
         return len(self.nodes)
@@ -48,7 +49,13 @@ class SearchTree:
         node = SearchNode(0, None, state_id, state, None, 0, None, 0.0)
         self.nodes.append(node)
         self._seen.add(state_key(state))
+        self._by_key[state_key(state)] = 0
         return node
+
+    def find(self, state: str) -> SearchNode | None:
+        """The open node already holding ``state`` (None: not seen)."""
+        node_id = self._by_key.get(state_key(state))
+        return None if node_id is None else self.nodes[node_id]
 
     def add_child(
         self,
@@ -66,6 +73,7 @@ class SearchTree:
             if key in self._seen:
                 return None
             self._seen.add(key)
+            self._by_key[key] = len(self.nodes)
         node = SearchNode(
             node_id=len(self.nodes),
             parent_id=parent.node_id,

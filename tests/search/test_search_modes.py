@@ -1,0 +1,80 @@
+"""Whole-proof and hybrid search on the toy pool: pass@k at the root, and a failed step resuming
+the best-first search from the state before it with the proof so far in the policy's prompt."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import anyio
+import pytest
+
+from burnqed.data.theorems import Theorem
+from burnqed.policy.types import PromptContext, TacticCandidate
+from burnqed.search import BestFirstSearch, SearchConfig
+from tests.search.toy_pool import ToyPool
+
+pytestmark = pytest.mark.anyio
+
+THEOREM = Theorem(name="t", statement="True ∧ (1 = 1)")
+
+
+class ScriptedProver:
+    """Answers whole proofs by the proof so far; records every context it was handed."""
+
+    def __init__(self, script: dict[tuple[str, ...], list[str]]) -> None:
+        self.script = script
+        self.seen: list[PromptContext] = []
+
+    async def generate(
+        self, states: Sequence[str], n: int, contexts: Sequence[PromptContext] | None = None
+    ) -> list[list[TacticCandidate]]:
+        assert contexts is not None and len(contexts) == len(states)
+        self.seen.extend(contexts)
+        return [
+            [TacticCandidate(tactic=p, log_prob=-1.0) for p in self.script.get(c.proof_so_far, [])[:n]]
+            for c in contexts
+        ]
+
+
+def _cfg(mode: str, **kw: object) -> SearchConfig:
+    return SearchConfig.model_validate({"automation_tactics": [], "time_limit_s": 10.0, "mode": mode, **kw})
+
+
+async def test_whole_mode_checks_each_sampled_proof_and_the_replay_gate_accepts_it() -> None:
+    pool = ToyPool()
+    prover = ScriptedProver({(): ["constructor\nrfl", "constructor\ntrivial\nrfl"]})
+    search = BestFirstSearch(pool, prover, None, _cfg("whole", whole_samples=2))
+    with anyio.fail_after(10):
+        result = await search.prove(THEOREM)
+    assert result.proved and result.proof == ["constructor", "trivial", "rfl"]
+    assert pool.verified[-1] == result.proof  # the replay gate, as every proof
+    assert result.stats.nodes_expanded == 1  # k proofs at the root, nothing else
+    (ctx,) = prover.seen
+    assert ctx.want == "proof" and ctx.name == "t" and ctx.declaration.startswith("theorem t : True ∧ (1 = 1) := by")
+
+
+async def test_whole_mode_does_not_search_beyond_its_k_samples() -> None:
+    prover = ScriptedProver({(): ["constructor\ntrivial\nbogus"], ("constructor", "trivial"): ["rfl"]})
+    result = await BestFirstSearch(ToyPool(), prover, None, _cfg("whole", whole_samples=4)).prove(THEOREM)
+    assert not result.proved and result.reason == "exhausted"
+    assert len(prover.seen) == 1 and result.stats.nodes_expanded == 1
+
+
+async def test_hybrid_resumes_from_the_state_before_the_failed_step_with_the_proof_so_far() -> None:
+    prover = ScriptedProver({(): ["constructor\ntrivial\nbogus"], ("constructor", "trivial"): ["rfl"]})
+    search = BestFirstSearch(ToyPool(), prover, None, _cfg("hybrid"))
+    with anyio.fail_after(10):
+        result = await search.prove(THEOREM)
+    assert result.proved and result.proof == ["constructor", "trivial", "rfl"]
+    resumed = [c for c in prover.seen if c.proof_so_far == ("constructor", "trivial")]
+    assert resumed and resumed[0].state.strip().endswith("1 = 1") and resumed[0].want == "proof"
+    # the valid prefix entered the tree: both steps' states are recorded
+    assert {r.tactic for r in result.records if r.tactic} >= {"constructor", "trivial", "rfl"}
+
+
+async def test_step_mode_hands_the_proof_so_far_and_asks_for_one_tactic() -> None:
+    prover = ScriptedProver({(): ["constructor"], ("constructor",): ["trivial"], ("constructor", "trivial"): ["rfl"]})
+    result = await BestFirstSearch(ToyPool(), prover, None, _cfg("step", min_new_children=0)).prove(THEOREM)
+    assert result.proved and result.proof == ["constructor", "trivial", "rfl"]
+    assert {c.want for c in prover.seen} == {"tactic"}
+    assert [c.proof_so_far for c in prover.seen] == [(), ("constructor",), ("constructor", "trivial")]
