@@ -118,6 +118,13 @@ class BlueprintStore:
         """Validation issues of the file as it is."""
         return validate(self.read())
 
+    def problems(self) -> list[str]:
+        """Every validation issue and hand-edited lock of the file, one line each (unreadable: its error)."""
+        try:
+            return [str(issue) for issue in self.validate()] + [f"{v.label}: {v.message}" for v in self.audit_locks()]
+        except BlueprintError as exc:
+            return [str(exc)]
+
     def audit_locks(self) -> list[LockViolation]:
         """Statement-lock violations, against the entries' hashes and the ledger."""
         blueprint = self.read()

@@ -283,17 +283,10 @@ class Daemon:
         """Refuse (BlueprintDamaged) to run a session on a blueprint that fails validation or
         whose locked statements were changed by hand: the daemon would build on a target that
         is not the one registered."""
-        from burnqed.blueprint import BlueprintError, BlueprintStore
+        from burnqed.blueprint import BlueprintStore
 
         path = self.config.blueprint.path
-        if not path.is_file():
-            return
-        store = BlueprintStore(path, self.config.blueprint)
-        try:
-            problems = [str(issue) for issue in store.validate()]
-            problems += [f"{v.label}: {v.message}" for v in store.audit_locks()]
-        except BlueprintError as exc:
-            problems = [str(exc)]
+        problems = BlueprintStore(path, self.config.blueprint).problems() if path.is_file() else []
         if problems:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             raise BlueprintDamaged(
