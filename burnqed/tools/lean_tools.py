@@ -34,7 +34,7 @@ from burnqed.lean.errors import InvalidInput as LeanInvalidInput
 from burnqed.lean.interface import ProofPool
 from burnqed.lean.protocol import Goal, Message, render_goal, render_goals
 from burnqed.lean.results import PoolStatus, TacticOutcome, TacticStatus
-from burnqed.lean.statement import split_statement
+from burnqed.lean.statement import StatementError, split_statement
 from burnqed.tools.config import ToolsConfig
 from burnqed.tools.errors import InvalidInput, LeanUnavailable, LeaseError, LeaseLost, Refused
 from burnqed.tools.leases import HandleRegistry
@@ -315,7 +315,12 @@ class LeanTools:
         miniF2F gives it) as (theorem, header), the way the benchmark importer splits it; both given is refused."""
         if statement is None:
             return statement, header
-        own, theorem = split_statement(statement)
+        # the policy's reading of blanks (a tab or a Windows line end is whitespace), before the lexer sees it
+        text = statement.replace("\r\n", "\n").replace("\r", "\n").replace("\t", " ")
+        try:
+            own, theorem = split_statement(text)
+        except StatementError as exc:
+            raise InvalidInput(f"statement: {exc}") from exc
         if own is None:
             return statement, header
         if header is not None:

@@ -63,11 +63,11 @@ def test_start_and_run_once_beside_a_foreground_holder_write_nothing(
     run_dir = tmp_path / "run"
     proc, _ = start_holder(RunLayout(run_dir).lock, "burnqed coordinator run-once")
     try:
-        assert main(["coordinator", "start", "--run-dir", str(run_dir)]) == 1
+        assert main(["coordinator", "start", "--run-dir", str(run_dir)]) == 2
         err = capsys.readouterr().err
         assert f"in use by burnqed coordinator run-once (pid {proc.pid})" in err and err.count("\n") == 1
         assert not (run_dir / "coordinator" / "config.toml").exists()
-        assert main(["coordinator", "run-once", "--run-dir", str(run_dir)]) == 1
+        assert main(["coordinator", "run-once", "--run-dir", str(run_dir)]) == 2
         assert "in use by burnqed coordinator run-once" in capsys.readouterr().err
         assert not (run_dir / "coordinator").exists()
         # status tells the truth during a run-once: running, with the holder's pid

@@ -354,3 +354,11 @@ async def test_audit_flags_a_client_that_tried_the_boundary(tools_config: Burnqe
     assert not report.ok
     messages = json.dumps([v.message for v in report.violations])
     assert "search.launch_search refused [held_out] 1x for client stdio" in messages
+
+
+async def test_a_statement_the_lexer_refuses_is_a_readable_tool_error(tools_config: BurnqedConfig) -> None:
+    """An unterminated comment or string (Lean: an error) is an is_error result naming it, never an unexpected fault."""
+    async with Client(build_named_server("lean", tools_config)) as client:
+        for statement in ("∀ (n : Nat), n + 0 = n /- open", 'theorem t : "a = 1 := by'):
+            refused = await call(client, "start_proof", statement=statement)
+            assert refused.is_error and "unterminated" in text(refused), (statement, text(refused))
