@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from burnqed.data.theorems import Theorem, TheoremSetError, load_theorems
+from burnqed.data.theorems import Theorem, TheoremSetError, load_theorems, read_text
 from burnqed.lean.source import StatementError, has_sorry, strip_comments
 from burnqed.lean.statement import parse_file, parse_header, parse_theorem
 
@@ -28,13 +28,7 @@ def read_statement_file(path: str | Path) -> tuple[list[Theorem], list[tuple[int
     path = Path(path)
     skipped: list[tuple[int, str]] = []
     if path.suffix == ".lean":
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError as exc:
-            raise TheoremSetError(f"statement file not found: {path}") from exc
-        except UnicodeDecodeError as exc:
-            raise TheoremSetError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-        theorems = read_lean_theorems(text, source=path.stem, skipped=skipped)
+        theorems = read_lean_theorems(read_text(path, "statement file"), source=path.stem, skipped=skipped)
     else:
         theorems = load_theorems(path, skipped=skipped)
     return theorems, skipped

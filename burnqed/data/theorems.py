@@ -28,6 +28,7 @@ __all__ = [
     "lock_shas",
     "locked_sha",
     "matches_lock",
+    "read_text",
     "save_theorems",
     "statement_sha",
 ]
@@ -137,6 +138,16 @@ def _leandojo_problem(path: Path, lineno: int, obj: object) -> TheoremSetError |
     return None
 
 
+def read_text(path: Path, what: str) -> str:
+    """The UTF-8 text of a theorem or statement file; TheoremSetError naming ``what`` when it is missing or not text."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise TheoremSetError(f"{what} not found: {path}") from exc
+    except UnicodeDecodeError as exc:
+        raise TheoremSetError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+
+
 def load_theorems(
     path: str | Path, *, split: str | None = None, skipped: list[tuple[int, str]] | None = None
 ) -> list[Theorem]:
@@ -149,12 +160,7 @@ def load_theorems(
     name is imported as ``name~2`` (noted there too).
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise TheoremSetError(f"theorem set not found: {path}") from exc
-    except UnicodeDecodeError as exc:
-        raise TheoremSetError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    text = read_text(path, "theorem set")
     theorems: list[Theorem] = []
     seen: set[str] = set()
     renamed: list[tuple[int, str]] = []

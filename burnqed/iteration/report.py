@@ -50,7 +50,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from burnqed.iteration.errors import EvalReportMissing, ReportError
 from burnqed.iteration.layout import RunLayout
-from burnqed.iteration.report_cells import POOLED, RateCell, Stats, budget_note, inside_names
+from burnqed.iteration.report_cells import (
+    POOLED, RateCell, Stats, budget_note, inside_names, inside_proved, pair_or_note,
+)  # fmt: skip
 from burnqed.iteration.report_controls import CONTROL_STEM, ControlRow, control_rows, run_arms
 from burnqed.iteration.report_groups import GroupRow, group_rows
 from burnqed.search.comparison import PairedComparison, PairedOutcomes, StatementSetMismatch, pair_reports, pool_pairs
@@ -205,20 +207,6 @@ def _load(path: Path) -> EvalReport:
         raise EvalReportMissing(str(path), f"not an eval report ({_first_line(exc)})") from exc
 
 
-def _inside(report: EvalReport) -> list[bool]:
-    return [o.proved for o in report.outcomes if o.reason != "outside_fragment"]
-
-
-def _pair(a: EvalReport, b: EvalReport, baseline: str, candidate: str, notes: list[str]) -> PairedOutcomes | None:
-    try:
-        pairs = pair_reports(a, b, baseline=baseline, candidate=candidate)
-    except StatementSetMismatch as exc:
-        notes.append(str(exc))
-        return None
-    if not pairs.a:
-        notes.append(f"{candidate}: no statement inside the fragment")
-        return None
-    return pairs
 
 
 class _Seed:
@@ -245,7 +233,7 @@ class _Seed:
         if without is None:
             notes.append(f"{Path(run.file(index, False)).name} not evaluated")
         elif index > 0:
-            self.vs0 = _pair(run.main[(0, False)], without, "iter_0_no_ebm", f"{name}_no_ebm", notes)
+            self.vs0 = pair_or_note(run.main[(0, False)], without, "iter_0_no_ebm", f"{name}_no_ebm", notes)
             budget = budget_note(run.main[(0, False)], without, f"iter_0 vs {name}, no EBM")
             if budget:
                 notes.append(budget)
@@ -254,13 +242,13 @@ class _Seed:
         elif not head:
             notes.append("no energy head in this iteration")
         elif without is not None:
-            self.ablation = _pair(without, with_, f"{name}_no_ebm", name, notes)
+            self.ablation = pair_or_note(without, with_, f"{name}_no_ebm", name, notes)
             budget = budget_note(without, with_)
             if budget:
                 notes.append(budget)
             self.ranking = with_.ranking
-        self.no_ebm = _inside(without) if without is not None else []
-        self.ebm = _inside(with_) if with_ is not None and head else []
+        self.no_ebm = inside_proved(without) if without is not None else []
+        self.ebm = inside_proved(with_) if with_ is not None and head else []
         self.no_ebm_names = inside_names(without) if without is not None else []
         self.ebm_names = inside_names(with_) if with_ is not None and head else []
         self.row = EvalRow(
@@ -269,7 +257,7 @@ class _Seed:
             name=name,
             evaluated=True,
             no_ebm=stats.cell(self.no_ebm, run.file(index, False)) if without is not None else None,
-            ebm=stats.cell(_inside(with_), run.file(index, True)) if with_ is not None else None,
+            ebm=stats.cell(inside_proved(with_), run.file(index, True)) if with_ is not None else None,
             ebm_evaluated=with_ is not None,
             energy_head=head,
             vs_iter0=stats.compare(self.vs0),
@@ -320,12 +308,12 @@ def _extra_row(run: _Run, stem: str, index: int, loaded: EvalReport | str, stats
         return EvalRow(seed=run.label, iteration=index, name=stem, evaluated=False, notes=[loaded])
     notes: list[str] = []
     suffix = stem.split("_", 2)[2]
-    cell = stats.cell(_inside(loaded), file)
+    cell = stats.cell(inside_proved(loaded), file)
     vs0: PairedOutcomes | None = None
     partner = f"iter_0_{suffix}"
     found = run.extra.get(partner)
     if partner != stem and found is not None and isinstance(found[1], EvalReport):
-        vs0 = _pair(found[1], loaded, partner, stem, notes)
+        vs0 = pair_or_note(found[1], loaded, partner, stem, notes)
     else:
         try:
             vs0 = pair_reports(run.main[(0, False)], loaded, baseline="iter_0_no_ebm", candidate=stem)
@@ -371,13 +359,13 @@ class _Baselines:
             notes: list[str] = []
             description = _describe(name, loaded)
             self.descriptions[name] = description
-            pairs = _pair(loaded, last, name, candidate, notes)
+            pairs = pair_or_note(loaded, last, name, candidate, notes)
             if pairs is not None:
                 self.pairs[name] = pairs
             budget = budget_note(loaded, last, f"{name} vs {candidate}")
             if budget:
                 notes.append(budget)
-            solved = _inside(loaded)
+            solved = inside_proved(loaded)
             self.solved[name] = solved
             self.solved_names[name] = inside_names(loaded)
             rows.append(BaselineRow(

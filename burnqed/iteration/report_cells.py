@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from burnqed.search.comparison import PairedComparison, PairedOutcomes, bootstrap_rate, compare_pairs
+from burnqed.search.comparison import (
+    PairedComparison, PairedOutcomes, StatementSetMismatch, bootstrap_rate, compare_pairs, pair_reports,
+)  # fmt: skip
 from burnqed.search.evaluation import EvalReport
 
 __all__ = ["POOLED", "RateCell", "Stats", "budget_note", "inside_names"]
@@ -51,6 +53,28 @@ class Stats:
 def inside_names(report: EvalReport) -> list[str]:
     """The names of the statements inside the fragment, in the report's order."""
     return [o.name for o in report.outcomes if o.reason != "outside_fragment"]
+
+
+def inside_proved(report: EvalReport) -> list[bool]:
+    """Whether each statement inside the fragment was proved, in the report's order."""
+    return [o.proved for o in report.outcomes if o.reason != "outside_fragment"]
+
+
+def pair_or_note(
+    a: EvalReport, b: EvalReport, baseline: str, candidate: str, notes: list[str], *, note_empty: bool = True
+) -> PairedOutcomes | None:
+    """``a`` and ``b`` lined up by statement; None (with a line in ``notes``) when their sets differ or
+    nothing inside the fragment is left (noted only with ``note_empty``)."""
+    try:
+        pairs = pair_reports(a, b, baseline=baseline, candidate=candidate)
+    except StatementSetMismatch as exc:
+        notes.append(str(exc))
+        return None
+    if not pairs.a:
+        if note_empty:
+            notes.append(f"{candidate}: no statement inside the fragment")
+        return None
+    return pairs
 
 
 def budget_note(without: EvalReport, with_: EvalReport, what: str = "no EBM vs EBM") -> str | None:

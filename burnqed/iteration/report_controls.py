@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from burnqed.iteration.report_cells import POOLED, RateCell, Stats, budget_note, inside_names
-from burnqed.search.comparison import PairedComparison, PairedOutcomes, StatementSetMismatch, pair_reports, pool_pairs
+from burnqed.iteration.report_cells import (
+    POOLED, RateCell, Stats, budget_note, inside_names, inside_proved, pair_or_note,
+)  # fmt: skip
+from burnqed.search.comparison import PairedComparison, PairedOutcomes, pool_pairs
 from burnqed.search.evaluation import EvalReport
 
 __all__ = ["CONTROL_STEM", "ControlRow", "RunArms", "control_rows", "run_arms"]
@@ -73,17 +75,8 @@ def run_arms(
     return arms
 
 
-def _pair(a: EvalReport, b: EvalReport, baseline: str, candidate: str, notes: list[str]) -> PairedOutcomes | None:
-    try:
-        pairs = pair_reports(a, b, baseline=baseline, candidate=candidate)
-    except StatementSetMismatch as exc:
-        notes.append(str(exc))
-        return None
-    return pairs if pairs.a else None
-
-
 def _inside(report: EvalReport) -> tuple[list[bool], list[str]]:
-    return [o.proved for o in report.outcomes if o.reason != "outside_fragment"], inside_names(report)
+    return inside_proved(report), inside_names(report)
 
 
 def _rows_of_run(index: int, run: RunArms, stats: Stats) -> list[ControlRow]:
@@ -93,7 +86,7 @@ def _rows_of_run(index: int, run: RunArms, stats: Stats) -> list[ControlRow]:
         (f"control:{c}", r) for c, r in sorted(run.controls.items())]
     for arm, report in arms:
         notes: list[str] = []
-        pairs = _pair(run.without, report, name, arm, notes) if run.without is not None else None
+        pairs = None if run.without is None else pair_or_note(run.without, report, name, arm, notes, note_empty=False)
         if run.without is None:
             notes.append(f"{name} not evaluated")
         elif note := budget_note(run.without, report, f"{name} vs {arm}"):
@@ -121,7 +114,7 @@ def _with_best(index: int, seed: str, rows: list[ControlRow], run: RunArms | Non
     pairs = pooled
     if run is not None and run.head is not None:
         control = run.controls[best.arm.split(":", 1)[1]]
-        pairs = _pair(control, run.head, best.arm, HEAD, notes)
+        pairs = pair_or_note(control, run.head, best.arm, HEAD, notes, note_empty=False)
         if note := budget_note(control, run.head, f"{best.arm} vs head"):
             notes.append(note)
         if pairs is not None:
@@ -164,7 +157,7 @@ def control_rows(per_run: Sequence[Mapping[int, RunArms]], stats: Stats) -> list
             for run in runs:
                 control = run.controls.get(best.arm.split(":", 1)[1])
                 if control is not None and run.head is not None:
-                    found = _pair(control, run.head, best.arm, HEAD, [])
+                    found = pair_or_note(control, run.head, best.arm, HEAD, [], note_empty=False)
                     if found is not None:
                         best_parts.append(found)
         vs_best = pool_pairs(best_parts, baseline="best control", candidate=HEAD) if best_parts else None

@@ -38,7 +38,7 @@ from burnqed.lean.statement import StatementError, split_statement
 from burnqed.tools.config import ToolsConfig
 from burnqed.tools.errors import InvalidInput, LeanUnavailable, LeaseError, LeaseLost, Refused
 from burnqed.tools.leases import HandleRegistry
-from burnqed.tools.policy import TacticPolicy
+from burnqed.tools.policy import TacticPolicy, normalise_blanks
 
 __all__ = [
     "CloseProofResult",
@@ -316,9 +316,8 @@ class LeanTools:
         if statement is None:
             return statement, header
         # the policy's reading of blanks (a tab or a Windows line end is whitespace), before the lexer sees it
-        text = statement.replace("\r\n", "\n").replace("\r", "\n").replace("\t", " ")
         try:
-            own, theorem = split_statement(text)
+            own, theorem = split_statement(normalise_blanks(statement))
         except StatementError as exc:
             raise InvalidInput(f"statement: {exc}") from exc
         if own is None:

@@ -29,7 +29,7 @@ from burnqed.lean.statement import StatementError, is_theorem_form, parse_header
 from burnqed.tools.config import ToolsConfig
 from burnqed.tools.errors import InvalidInput, PolicyViolation
 
-__all__ = ["STATEMENT_EXAMPLES", "STATEMENT_FORMS", "PolicyVerdict", "TacticPolicy"]
+__all__ = ["STATEMENT_EXAMPLES", "STATEMENT_FORMS", "PolicyVerdict", "TacticPolicy", "normalise_blanks"]
 
 STATEMENT_EXAMPLES = (
     "∀ (n : Nat), n + 0 = n",
@@ -50,6 +50,11 @@ _SORRY = re.compile(r"\b(sorry\w*|admit|admitGoal)\b|«\s*sorry\s*»")
 # what theorem form is made of: its keyword (the declaration rule) and a `:= by sorry` ending
 _FORM_RULES = frozenset({"declaration", "sorry"})
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def normalise_blanks(text: str) -> str:
+    """A client's text with Windows/old-Mac line ends as newlines and tabs as spaces: whitespace, not content."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", " ")
 
 
 class PolicyVerdict(BaseModel):
@@ -99,7 +104,7 @@ class TacticPolicy:
     def check(self, kind: Literal["tactic", "statement"], text: str) -> str:
         """Return ``text`` stripped if allowed; raise InvalidInput or PolicyViolation otherwise."""
         # a tab or a Windows line end is whitespace, not a control character: normalised, not refused
-        text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", " ")
+        text = normalise_blanks(text)
         stripped = text.strip()
         self._check_size(kind, stripped)
         verdict = self.verdict(stripped)
@@ -137,7 +142,7 @@ class TacticPolicy:
         content, so the rules check its name and signature, where a second ``theorem`` or a
         ``sorry`` is still refused.
         """
-        text = statement.replace("\r\n", "\n").replace("\r", "\n").replace("\t", " ").strip()
+        text = normalise_blanks(statement).strip()
         if not is_theorem_form(text):
             return self.check("statement", statement)
         self._check_size("statement", text)
