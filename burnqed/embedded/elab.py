@@ -70,6 +70,8 @@ _CONSTRUCT = {
     "hole": "?_",
     "blank": "_",
     "by": "by-block",
+    "fun": "function (fun)",
+    "cdot": "·",
 }
 _COE = "coe?"  # a postponed ``↑e`` until its target type is known (never leaves this module)
 

@@ -16,6 +16,7 @@ from typing import Any
 from burnqed.embedded import kernel as k
 from burnqed.embedded.bridge import KernelReject, kterm, sequent
 from burnqed.embedded.certify import internal_uid, prove_fact
+from burnqed.embedded.proofterm_fun import CONGR_ARG, congr_arg
 from burnqed.embedded.proofterm_base import TacticError, conclusion as _conclusion, elab_witness, instance_app
 from burnqed.embedded.elab import ElabError, elab_prop
 from burnqed.embedded.lemma_proofs import lemma_proof
@@ -284,6 +285,8 @@ class ProofElab:
         head, args = s.args[0], s.args[1:]
         while head.kind == "paren":
             head = head.args[0]
+        if head.kind == "ident" and head.value in CONGR_ARG and self.goal.hyp_named(head.value) is None:
+            return congr_arg(self, args)
         if head.kind == "ident" and self.goal.hyp_named(head.value) is None:
             head = Syn("ident", head.pos, resolve(head.value))
         if (

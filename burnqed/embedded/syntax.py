@@ -279,7 +279,7 @@ class Parser:
                 return Syn("show", t.pos, None, (ty, self._leading(0)))
             raise self.error("expected 'from' or 'by'")
         if t.kind == "kw" and t.text in ("fun", "λ"):
-            raise ParseError("'fun' is not supported in this fragment", t.pos)
+            return self._fun()
         if t.kind != "sym":
             raise self.error("expected term")
         s = t.text
@@ -295,7 +295,7 @@ class Parser:
                 self.expect(")")
                 return Syn("ascribe", t.pos, None, (inner, ty))
             self.expect(")")
-            return Syn("paren", t.pos, None, (inner,))
+            return _cdot_function(Syn("paren", t.pos, None, (inner,)))
         if s == "⟨":
             self.advance()
             self.skip_nl()
@@ -337,7 +337,32 @@ class Parser:
                 self.leave()
         if s in ("∀", "∃"):
             return self._binder()
+        if s == "·":  # a placeholder of `(· % 10)`; the enclosing parentheses make the function
+            self.advance()
+            return Syn("cdot", t.pos)
         raise self.error("expected term")
+
+    def _fun(self) -> Syn:
+        """``fun x => e`` / ``fun (x : T) => e`` (also ``λ``, ``↦``): one bound name, as
+        ``Syn("fun", pos, (name, type Syn | None), (body,))``."""
+        pos = self.advance().pos
+        if self.at("("):
+            self.advance()
+            names = self._binder_group_names()
+            ty = None
+            if self.at(":"):
+                self.advance()
+                ty = self.term(0)
+            self.expect(")")
+        else:
+            names, ty = self._binder_group_names(), None
+        if len(names) != 1:
+            raise ParseError("only a function of one bound name is supported in this fragment", pos)
+        if not (self.at("=>") or self.at("↦")):
+            raise self.error("expected '=>'")
+        self.advance()
+        self.skip_nl()
+        return Syn("fun", pos, (names[0][0], ty), (self.term(0),))
 
     def _binder_group_names(self) -> list[tuple[str, int]]:
         names: list[tuple[str, int]] = []
@@ -402,6 +427,32 @@ class Parser:
     def at_end(self) -> bool:
         """Whether all tokens are consumed."""
         return self.tok.kind == "eof"
+
+
+_CDOT_NAME = "x✝"  # the hygienic name Lean gives the bound variable of `(· % 10)`
+
+
+def _cdot_function(paren: Syn) -> Syn:
+    """Lean's `·` sugar (lean4 src/Lean/Elab/BuiltinNotation.lean, `expandCDot?`): the
+    parentheses around a term holding `·` make it the function `fun x => …` of that place
+    (nested parentheses took their own `·` already). More than one `·` is refused here."""
+    count = 0
+
+    def go(s: Syn) -> Syn:
+        nonlocal count
+        if s.kind == "cdot":
+            count += 1
+            return Syn("ident", s.pos, _CDOT_NAME)
+        if s.kind in ("paren", "by", "fun") or not s.args:
+            return s
+        return Syn(s.kind, s.pos, s.value, tuple(go(a) for a in s.args))
+
+    body = go(paren.args[0])
+    if count == 0:
+        return paren
+    if count > 1:
+        raise ParseError("a `·` function of more than one argument is not supported in this fragment", paren.pos)
+    return Syn("fun", paren.pos, (_CDOT_NAME, None), (body,))
 
 
 def parse_statement(text: str, limits: Limits) -> Syn:

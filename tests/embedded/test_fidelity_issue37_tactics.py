@@ -1,0 +1,46 @@
+"""Issue 37, tactic semantics: Lean-checked forms the embedded checker used to refuse, each
+beside a false or Lean-refused variant that must stay refused. Whole files go through
+``frontend.process`` (the kernel checks every accepted step)."""
+
+from __future__ import annotations
+
+import pytest
+
+from burnqed.embedded import Checker
+
+
+def _verdict(header: str, body: str) -> str:
+    """"accepted" when the file has no error and no goal left, else the first error."""
+    text = f"import Mathlib\n\n{header} := by\n" + "".join(f"  {line}\n" for line in body.splitlines())
+    ans = Checker().handle({"cmd": "frontend.process", "payload": {"file": text, "readHeader": True}})
+    assert "error" not in ans, ans
+    errors = [m["data"] for u in ans["units"] for m in u["messages"] if m["severity"] == "error"]
+    if errors:
+        return errors[0]
+    return "accepted" if not any(u.get("goals") for u in ans["units"]) else "goals left"
+
+
+# (id, header, script, Lean accepts)
+CASES = [
+    # congrArg (lean4 src/Init/Prelude.lean), its type beta-reduced (Meta/InferType.lean)
+    ("congr_arg-cdot", "theorem t (a b : ℕ) (h : (a + b) % 10 = 2) : (a + b) % 10 % 10 = 2 % 10",
+     "have h₃ := congr_arg (· % 10) h\nexact h₃", True),
+    ("congr_arg-cdot-false", "theorem t (a b : ℕ) (h : (a + b) % 10 = 2) : (a + b) % 10 = 3 % 10",
+     "have h₃ := congr_arg (· % 10) h\nexact h₃", False),
+    ("congrArg-fun", "theorem t (a b : ℤ) (h : a = b + 1) : 3 * a = 3 * (b + 1)",
+     "exact congrArg (fun x => 3 * x) h", True),
+    ("congrArg-fun-typed", "theorem t (a b : ℤ) (h : a = b + 1) : a + 5 = b + 1 + 5",
+     "exact congrArg (fun (x : ℤ) ↦ x + 5) h", True),
+    ("congrArg-fun-false", "theorem t (a b : ℤ) (h : a = b + 1) : 3 * a = 3 * (b + 2)",
+     "exact congrArg (fun x => 3 * x) h", False),
+    ("congr_arg-then-omega", "theorem t (n : ℕ) (h : 5 * n % 17 = 8) : 5 * n % 17 % 17 = 8",
+     "have h₃ := congr_arg (· % 17) h\nomega", True),
+    ("congr_arg-not-an-equation", "theorem t (n : ℕ) (h : n < 3) : n % 2 < 3 % 2",
+     "exact congr_arg (· % 2) h", False),
+]
+
+
+@pytest.mark.parametrize(("header", "script", "lean_accepts"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_lean_checked_forms_and_their_wrong_variants(header: str, script: str, lean_accepts: bool) -> None:
+    got = _verdict(header, script)
+    assert (got == "accepted") == lean_accepts, got
