@@ -31,6 +31,7 @@ from burnqed.embedded import (  # noqa: F401 - importing a tactic module registe
     tactics_context,
     tactics_induction,
     tactics_interval,
+    tactics_match,
     tactics_push_neg,
     tactics_rewrite,
     tactics_simpa,

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from burnqed.embedded.syntax import Limits, ParseError, Parser, Syn, tokenize
+from burnqed.embedded.tactic_syntax_match import parse_match
 
 __all__ = ["TACTIC_NAMES", "Pattern", "Tac", "parse_tactic"]
 
@@ -86,6 +87,7 @@ TACTIC_NAMES = frozenset(
         "push_neg",
         "interval_cases",
         "calc",
+        "match",
     }
 )
 # Lean / Mathlib tactics outside the embedded checker: parsed (a script where they never run
@@ -352,6 +354,8 @@ class _TacticParser(Parser):
             while self.tok.kind == "id" or self.at("⟨") or self.at("("):
                 pats.append(self.pattern_one())
             d["patterns"] = pats
+        elif name == "match":
+            d.update(parse_match(self))
         elif name in ("exact", "apply", "refine", "refine'", "specialize", "exact_mod_cast"):
             d["term"] = self.term_()
         elif name in ("use", "exists"):

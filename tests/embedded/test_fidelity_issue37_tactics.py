@@ -37,6 +37,26 @@ CASES = [
      "have h₃ := congr_arg (· % 17) h\nomega", True),
     ("congr_arg-not-an-equation", "theorem t (n : ℕ) (h : n < 3) : n % 2 < 3 % 2",
      "exact congr_arg (· % 2) h", False),
+    # tactic match (lean4 src/Lean/Elab/Tactic/Match.lean): each alternative closes its goal;
+    # the match compiler refuses missing and redundant alternatives
+    ("match-or3", "theorem t (a : ℤ) (h : a % 3 = 0 ∨ a % 3 = 1 ∨ a % 3 = 2) : a % 3 < 3",
+     "match h with\n| Or.inl h0 =>\n  omega\n| Or.inr (Or.inl h1) =>\n  omega\n| Or.inr (Or.inr h2) =>\n  omega", True),
+    ("match-or-dot", "theorem t (p q : Prop) (h : p ∨ q) : q ∨ p",
+     "match h with\n| .inl hp => exact Or.inr hp\n| .inr hq => exact Or.inl hq", True),
+    ("match-or-swapped-false", "theorem t (p q : Prop) (h : p ∨ q) : q ∨ p",
+     "match h with\n| .inl hp => exact Or.inl hp\n| .inr hq => exact Or.inr hq", False),
+    ("match-missing-case", "theorem t (a : ℤ) (h : a = 0 ∨ a = 1) : a < 2",
+     "match h with\n| Or.inl h0 => omega", False),
+    ("match-redundant", "theorem t (a : ℤ) (h : a = 0 ∨ a = 1) : a < 2",
+     "match h with\n| Or.inl h0 => omega\n| Or.inr h1 => omega\n| Or.inr h2 => omega", False),
+    ("match-unsolved", "theorem t (a : ℤ) (h : a = 0 ∨ a = 1) : a < 2",
+     "match h with\n| Or.inl h0 => omega\n| Or.inr h1 => skip", False),
+    ("match-exists", "theorem t (n : ℕ) (h : ∃ k, n = 2 * k) : n % 2 = 0",
+     "match h with\n| ⟨k, hk⟩ => omega", True),
+    ("match-exists-false", "theorem t (n : ℕ) (h : ∃ k, n = 2 * k + 1) : n % 2 = 0",
+     "match h with\n| ⟨k, hk⟩ => omega", False),
+    ("match-term", "theorem t (a : ℤ) (f : ∀ n : ℤ, n % 2 = 0 ∨ n % 2 = 1) : a % 2 < 2",
+     "match f a with\n| Or.inl h => omega\n| Or.inr h => omega", True),
 ]
 
 

@@ -1,0 +1,56 @@
+"""Parser of the tactic ``match e with | pat => tacs …`` (kept apart from tactic_syntax.py).
+
+Lean's tactic ``match`` (lean4 ``src/Lean/Elab/Tactic/Match.lean``, ``mkAuxiliaryMatchTerm``)
+becomes ``refine match e with | pat => ?rhs …`` followed by ``case rhs => tacs`` for each
+alternative: the patterns are term patterns and each alternative's tactics must close its goal.
+One discriminant, one pattern per alternative; ``match h : e``, several discriminants and
+``| p | q => …`` are refused here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from burnqed.embedded.syntax import ParseError, Syn
+
+__all__ = ["parse_match"]
+
+
+def _dotted(pat: Syn) -> Syn:
+    """``.inl h``: the leading-dot constructor name (the `.` was consumed)."""
+    if pat.kind == "ident":
+        return Syn("ident", pat.pos, "." + pat.value)
+    if pat.kind == "app" and pat.args[0].kind == "ident":
+        head = pat.args[0]
+        return Syn("app", pat.pos, pat.value, (Syn("ident", head.pos, "." + head.value), *pat.args[1:]))
+    raise ParseError("unsupported match pattern", pat.pos)
+
+
+def parse_match(p: Any) -> dict[str, Any]:
+    """The discriminant and ``(pattern, tactics, position)`` alternatives; ``p`` is the
+    tactic parser, standing after the word ``match``."""
+    disc = p.term_(frozenset({"with"}))
+    if p.at(",") or p.at(":"):
+        raise p.error("only a match on one discriminant is supported in this fragment")
+    p.expect("with")
+    alts: list[tuple[Syn, Any, int]] = []
+    while p.tok.kind == "nl":
+        p.advance()
+    while p.at("|"):
+        bar = p.advance()
+        dot = p.at(".")
+        if dot:
+            p.advance()
+        pat = p.term_(frozenset({"=>"}))
+        if dot:
+            pat = _dotted(pat)
+        if p.at("|"):
+            raise p.error("alternatives sharing a right-hand side are not supported in this fragment")
+        p.expect("=>")
+        body = p.seq(p.line_indent(bar.pos), frozenset({"|"}))
+        alts.append((pat, body, bar.pos))
+        while p.tok.kind == "nl" and p.peek().kind == "sym" and p.peek().text == "|":
+            p.advance()
+    if not alts:
+        raise p.error("expected '|'")
+    return {"term": disc, "alts": alts}
