@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from burnqed.embedded.syntax import Limits, ParseError, Parser, Syn, tokenize
-from burnqed.embedded.tactic_syntax_match import parse_match
+from burnqed.embedded.tactic_syntax_more import parse_induction_prime, parse_match
 
 __all__ = ["TACTIC_NAMES", "Pattern", "Tac", "parse_tactic"]
 
@@ -88,6 +88,7 @@ TACTIC_NAMES = frozenset(
         "interval_cases",
         "calc",
         "match",
+        "induction'",
     }
 )
 # Lean / Mathlib tactics outside the embedded checker: parsed (a script where they never run
@@ -356,6 +357,8 @@ class _TacticParser(Parser):
             d["patterns"] = pats
         elif name == "match":
             d.update(parse_match(self))
+        elif name == "induction'":
+            d.update(parse_induction_prime(self))
         elif name in ("exact", "apply", "refine", "refine'", "specialize", "exact_mod_cast"):
             d["term"] = self.term_()
         elif name in ("use", "exists"):

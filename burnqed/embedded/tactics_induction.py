@@ -16,8 +16,20 @@ from burnqed.embedded.terms import Binder, Conn, FVar, Num, Op, Rel, Term, fvars
 __all__: list[str] = []
 
 
+@register("induction'")
+def _induction_prime(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    """Mathlib's ``induction' n with k ih`` (Mathlib/Tactic/Cases.lean, ``induction'``): on a
+    Nat variable, ``Nat.rec``'s goals ``zero`` and ``succ`` left open, the names given to the
+    succ case's variable and hypothesis in order (unnamed ones inaccessible), dependent
+    hypotheses reverted and reintroduced under their names as ``induction`` does."""
+    names = tac.data.get("names", [])
+    if len(names) > 2:
+        raise TacticError("too many variable names provided")
+    return _induction(eng, goal, tac, names)
+
+
 @register("induction")
-def _induction(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+def _induction(eng: Engine, goal: Goal, tac: Tac, prime_names: list[str] | None = None) -> list[Goal]:
     s = tac.data["target"]
     if s.kind != "ident":
         raise TacticError(
@@ -61,7 +73,7 @@ def _induction(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
             raise TacticError(
                 f"invalid alternative name '{name}', expected 'zero' or 'succ'"
             )
-    succ_args = names.get("succ", [])
+    succ_args = names.get("succ", prime_names or [])
 
     def reintro(g: Goal) -> Goal:
         for h in reverted:

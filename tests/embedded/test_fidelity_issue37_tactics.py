@@ -57,6 +57,17 @@ CASES = [
      "match h with\n| ⟨k, hk⟩ => omega", False),
     ("match-term", "theorem t (a : ℤ) (f : ∀ n : ℤ, n % 2 = 0 ∨ n % 2 = 1) : a % 2 < 2",
      "match f a with\n| Or.inl h => omega\n| Or.inr h => omega", True),
+    # induction' (Mathlib/Tactic/Cases.lean): goals zero and succ, the names in order
+    ("induction'-nat", "theorem t (n : ℕ) : 3 ∣ n ^ 3 + 2 * n",
+     "induction' n with k ih\n· norm_num\n· obtain ⟨c, hc⟩ := ih\n  exact ⟨c + k ^ 2 + k + 1, by nlinarith [hc]⟩", True),
+    ("induction'-ih-named", "theorem t (n : ℕ) (h : 0 < n) : n ≤ n ^ 2",
+     "induction' n with k ih\nall_goals nlinarith", True),
+    ("induction'-false", "theorem t (n : ℕ) : 2 ∣ n ^ 2 + 1",
+     "induction' n with k ih\n· norm_num\n· omega", False),
+    ("induction'-too-many-names", "theorem t (n : ℕ) : n ≤ n ^ 2",
+     "induction' n with k ih extra\nall_goals nlinarith", False),
+    ("induction'-succ-left-open", "theorem t (n : ℕ) : n ≤ n ^ 2",
+     "induction' n with k ih\nnorm_num", False),
 ]
 
 

@@ -1,4 +1,5 @@
-"""Parser of the tactic ``match e with | pat => tacs …`` (kept apart from tactic_syntax.py).
+"""Parsers of the tactics ``match e with | pat => tacs …`` and ``induction' x with names
+generalizing names`` (kept apart from tactic_syntax.py).
 
 Lean's tactic ``match`` (lean4 ``src/Lean/Elab/Tactic/Match.lean``, ``mkAuxiliaryMatchTerm``)
 becomes ``refine match e with | pat => ?rhs …`` followed by ``case rhs => tacs`` for each
@@ -13,7 +14,7 @@ from typing import Any
 
 from burnqed.embedded.syntax import ParseError, Syn
 
-__all__ = ["parse_match"]
+__all__ = ["parse_induction_prime", "parse_match"]
 
 
 def _dotted(pat: Syn) -> Syn:
@@ -54,3 +55,21 @@ def parse_match(p: Any) -> dict[str, Any]:
     if not alts:
         raise p.error("expected '|'")
     return {"term": disc, "alts": alts}
+
+
+def parse_induction_prime(p: Any) -> dict[str, Any]:
+    """Mathlib's ``induction' e (with x…)? (generalizing y…)?`` (Mathlib/Tactic/Cases.lean:
+    the names after ``with`` go to the new variables of the cases in order)."""
+    d: dict[str, Any] = {"target": p.term_(frozenset({"with"}))}
+    if p.at("using"):
+        raise p.error("induction' … using is not supported in this fragment")
+    if p.at("with"):
+        p.advance()
+        names = []
+        while p.tok.kind == "id" and p.tok.text != "generalizing":
+            names.append(p.advance().text)
+        d["names"] = names
+    if p.at("generalizing"):
+        p.advance()
+        d["generalizing"] = p.names()
+    return d
