@@ -33,6 +33,7 @@ from burnqed.embedded import (  # noqa: F401 - importing a tactic module registe
     tactics_interval,
     tactics_match,
     tactics_push_neg,
+    tactics_ring_nf,
     tactics_rewrite,
     tactics_simpa,
 )

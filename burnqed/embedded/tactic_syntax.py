@@ -38,7 +38,6 @@ _NO_ARGS = {
     "rfl",
     "decide",
     "ring",
-    "ring_nf",
     "omega",
     "positivity",
     "sorry",
@@ -89,6 +88,7 @@ TACTIC_NAMES = frozenset(
         "calc",
         "match",
         "induction'",
+        "ring_nf",
     }
 )
 # Lean / Mathlib tactics outside the embedded checker: parsed (a script where they never run
@@ -355,6 +355,8 @@ class _TacticParser(Parser):
             while self.tok.kind == "id" or self.at("⟨") or self.at("("):
                 pats.append(self.pattern_one())
             d["patterns"] = pats
+        elif name == "ring_nf":
+            d["at"] = self.location()
         elif name == "match":
             d.update(parse_match(self))
         elif name == "induction'":

@@ -68,6 +68,16 @@ CASES = [
      "induction' n with k ih extra\nall_goals nlinarith", False),
     ("induction'-succ-left-open", "theorem t (n : ℕ) : n ≤ n ^ 2",
      "induction' n with k ih\nnorm_num", False),
+    # Mathlib/Tactic/Ring/RingNF.lean: ring is `first | ring1 | try_this ring_nf`; ring_nf
+    # leaves the normal form (coefficients last: `x * 2`), closes equal sides, fails unchanged
+    ("ring_nf-leaves-goal", "theorem t (x : ℕ) (h : x * 2 > 5) : x + x > 5", "ring_nf\nexact h", True),
+    ("ring-falls-back", "theorem t (a b : ℤ) (h : a * 2 + b = 7) : 2 * a + b = 7", "ring\nlinarith", True),
+    ("ring_nf-closes", "theorem t (a b : ℤ) : (a + b) ^ 2 = a ^ 2 + 2 * a * b + b ^ 2", "ring_nf", True),
+    ("ring_nf-at-h", "theorem t (x : ℤ) (h : x + x = 6) : x * 2 = 6", "ring_nf at h\nexact h", True),
+    ("ring_nf-false-goal-stays", "theorem t (a b : ℤ) (h : a = b) : a + 1 = b + 2", "ring_nf\nlinarith", False),
+    ("ring-false-left-open", "theorem t (a : ℤ) : a + a = 3 * a", "ring", False),
+    ("ring_nf-no-progress", "theorem t (x : ℕ) (h : x * 2 = 4) : x * 2 = 4", "ring_nf\nexact h", False),
+    ("ring_nf-at-false", "theorem t (x : ℤ) (h : x + x = 6) : x * 2 = 7", "ring_nf at h\nexact h", False),
 ]
 
 
