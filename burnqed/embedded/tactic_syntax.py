@@ -46,7 +46,7 @@ _NO_ARGS = {
     "done",
 }
 _TERM_LIST = {"linarith", "nlinarith"}
-_SIMP = {"simp", "norm_num", "simp_arith", "field_simp", "simp_all"}
+_SIMP = {"simp", "norm_num", "simp_arith", "field_simp", "simp_all", "zify", "push_cast", "norm_cast"}
 TACTIC_NAMES = frozenset(
     _NO_ARGS
     | _TERM_LIST
@@ -94,7 +94,7 @@ TACTIC_NAMES = frozenset(
 # Lean / Mathlib tactics outside the embedded checker: parsed (a script where they never run
 # is Lean's), refused when run
 _OPAQUE_TACTICS = frozenset(
-    {"aesop", "tauto", "norm_cast", "push_cast", "zify", "qify", "gcongr", "bound", "nlinarith!", "linarith!",
+    {"aesop", "tauto", "qify", "gcongr", "bound", "nlinarith!", "linarith!",
      "field_simp!", "simp_arith!", "exact?", "apply?", "decide!", "native_decide", "norm_num!", "abel", "group",
      "noncomm_ring", "linear_combination", "polyrith", "nofun", "contradiction!", "trivial!", "assumption'", "congr",
      "ext", "funext", "conv", "split", "split_ifs", "unfold", "delta", "change", "norm_num1", "ring1", "ring_nf!",

@@ -78,6 +78,17 @@ CASES = [
     ("ring-false-left-open", "theorem t (a : ℤ) : a + a = 3 * a", "ring", False),
     ("ring_nf-no-progress", "theorem t (x : ℕ) (h : x * 2 = 4) : x * 2 = 4", "ring_nf\nexact h", False),
     ("ring_nf-at-false", "theorem t (x : ℤ) (h : x + x = 6) : x * 2 = 7", "ring_nf at h\nexact h", False),
+    # Mathlib/Tactic/Zify.lean, push_cast / norm_cast (lean4 src/Init/Tactics.lean: norm_cast
+    # is `norm_cast0 loc <;> try trivial`)
+    ("zify-goal", "theorem t (a b : ℕ) (h : (a : ℤ) + b = 10) (h2 : a = 3) : b = 7", "zify\nlinarith", True),
+    ("zify-sub-with-fact", "theorem t (a b : ℕ) (hb : b ≤ a) (h : a - b = 3) : (a : ℤ) - b = 3",
+     "zify [hb] at h\nexact h", True),
+    ("zify-sub-without-fact", "theorem t (a b : ℕ) (hb : b ≤ a) (h : a - b = 3) : (a : ℤ) - b = 3",
+     "zify at h\nexact h", False),
+    ("push_cast-at", "theorem t (a b : ℕ) (h : (↑(a + b) : ℤ) = 10) : (a : ℤ) + b = 10", "push_cast at h\nexact h", True),
+    ("norm_cast-closes-by-trivial", "theorem t (a b : ℕ) (h : a + b = 10) : (a : ℤ) + b = 10", "norm_cast", True),
+    ("norm_cast-false", "theorem t (a b : ℕ) (h : a + b = 10) : (a : ℤ) + b = 11", "norm_cast", False),
+    ("zify-no-progress", "theorem t (a b : ℤ) (h : a = b) : a = b", "zify\nexact h", False),
 ]
 
 
