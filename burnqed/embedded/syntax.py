@@ -343,16 +343,13 @@ class Parser:
         raise self.error("expected term")
 
     def _fun(self) -> Syn:
-        """``fun x => e`` / ``fun (x : T) => e`` (also ``λ``, ``↦``): one bound name, as
-        ``Syn("fun", pos, (name, type Syn | None), (body,))``."""
+        """``fun x => e`` / ``fun (x : T) ↦ e``: one bound name, ``Syn("fun", pos, (name, type), (body,))``."""
         pos = self.advance().pos
         if self.at("("):
             self.advance()
-            names = self._binder_group_names()
-            ty = None
+            names, ty = self._binder_group_names(), None
             if self.at(":"):
-                self.advance()
-                ty = self.term(0)
+                ty = self.advance() and self.term(0)
             self.expect(")")
         else:
             names, ty = self._binder_group_names(), None
