@@ -27,6 +27,7 @@ from burnqed.embedded import (  # noqa: F401 - importing a tactic module registe
     tactics_auto,
     tactics_basic,
     tactics_calc,
+    tactics_case,
     tactics_cast,
     tactics_cases,
     tactics_context,

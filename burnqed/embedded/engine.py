@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from burnqed.embedded import kernel
 from burnqed.embedded.bridge import Step
@@ -101,6 +102,19 @@ def register(*names: str) -> Callable[[BasicTactic], BasicTactic]:
     def deco(fn: BasicTactic) -> BasicTactic:
         for n in names:
             TACTICS[n] = fn
+        return fn
+
+    return deco
+
+
+GOAL_LIST_TACTICS: dict[str, Callable[[Engine, list[Goal], Tac], list[Goal]]] = {}
+
+
+def register_goal_list(name: str) -> Callable[[Callable[[Engine, list[Goal], Tac], list[Goal]]], Any]:
+    """Decorator: a tactic that runs on the whole goal list (it chooses its goal)."""
+
+    def deco(fn: Callable[[Engine, list[Goal], Tac], list[Goal]]) -> Any:
+        GOAL_LIST_TACTICS[name] = fn
         return fn
 
     return deco
@@ -218,6 +232,10 @@ class Engine:
             if goals:
                 raise TacticError("unsolved goals\n" + render(goals))
             return goals
+        on_goals = GOAL_LIST_TACTICS.get(name)
+        if on_goals is not None:  # a tactic that picks its goal from the list (case)
+            self.ctx.beat(1 + len(goals) // 8)
+            return on_goals(self, goals, tac)
         fn = TACTICS.get(name)
         if fn is None:
             raise TacticError(

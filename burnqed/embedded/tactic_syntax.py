@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from burnqed.embedded.syntax import Limits, ParseError, Parser, Syn, tokenize
-from burnqed.embedded.tactic_syntax_more import parse_induction_prime, parse_match
+from burnqed.embedded.tactic_syntax_more import parse_case, parse_induction_prime, parse_match
 
 __all__ = ["TACTIC_NAMES", "Pattern", "Tac", "parse_tactic"]
 
@@ -89,6 +89,8 @@ TACTIC_NAMES = frozenset(
         "match",
         "induction'",
         "ring_nf",
+        "case",
+        "next",
     }
 )
 # Lean / Mathlib tactics outside the embedded checker: parsed (a script where they never run
@@ -355,6 +357,8 @@ class _TacticParser(Parser):
             while self.tok.kind == "id" or self.at("⟨") or self.at("("):
                 pats.append(self.pattern_one())
             d["patterns"] = pats
+        elif name in ("case", "next"):
+            d.update(parse_case(self, name, t.pos, stop))
         elif name == "ring_nf":
             d["at"] = self.location()
         elif name == "match":

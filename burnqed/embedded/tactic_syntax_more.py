@@ -1,5 +1,6 @@
-"""Parsers of the tactics ``match e with | pat => tacs …`` and ``induction' x with names
-generalizing names`` (kept apart from tactic_syntax.py).
+"""Parsers of the tactics ``match e with | pat => tacs …``, ``induction' x with names
+generalizing names`` and ``case tag names => tacs`` / ``next names => tacs`` (kept apart
+from tactic_syntax.py).
 
 Lean's tactic ``match`` (lean4 ``src/Lean/Elab/Tactic/Match.lean``, ``mkAuxiliaryMatchTerm``)
 becomes ``refine match e with | pat => ?rhs …`` followed by ``case rhs => tacs`` for each
@@ -14,7 +15,7 @@ from typing import Any
 
 from burnqed.embedded.syntax import ParseError, Syn
 
-__all__ = ["parse_induction_prime", "parse_match"]
+__all__ = ["parse_case", "parse_induction_prime", "parse_match"]
 
 
 def _dotted(pat: Syn) -> Syn:
@@ -73,3 +74,15 @@ def parse_induction_prime(p: Any) -> dict[str, Any]:
         p.advance()
         d["generalizing"] = p.names()
     return d
+
+
+def parse_case(p: Any, name: str, pos: int, stop: frozenset[str]) -> dict[str, Any]:
+    """``case tag x… => tacs`` (``next x… => tacs`` is ``case _ x… => tacs``); one tag."""
+    tag = "_" if name == "next" else p.advance().text if p.tok.kind == "id" else None
+    if tag is None:
+        raise p.error("expected case tag")
+    names = p.names()
+    if p.at("|"):
+        raise p.error("case with several tags is not supported in this fragment")
+    p.expect("=>")
+    return {"tag": tag, "names": names, "body": p.seq(p.line_indent(pos), stop)}

@@ -89,6 +89,19 @@ CASES = [
     ("norm_cast-closes-by-trivial", "theorem t (a b : ℕ) (h : a + b = 10) : (a : ℤ) + b = 10", "norm_cast", True),
     ("norm_cast-false", "theorem t (a b : ℕ) (h : a + b = 10) : (a : ℤ) + b = 11", "norm_cast", False),
     ("zify-no-progress", "theorem t (a b : ℤ) (h : a = b) : a = b", "zify\nexact h", False),
+    # case / next (lean4 src/Lean/Elab/Tactic/BuiltinTactic.lean evalCase, renameInaccessibles)
+    ("case-tags", "theorem t (n : ℕ) : n ≤ n ^ 2",
+     "induction' n with k ih\ncase zero => simp\ncase succ => nlinarith", True),
+    ("case-out-of-order-renaming", "theorem t (n : ℕ) : n ≤ n ^ 2",
+     "induction n\ncase succ m hm => nlinarith [hm]\ncase zero => simp", True),
+    ("case-must-close", "theorem t (n : ℕ) : n ≤ n ^ 2",
+     "induction n\ncase succ m hm => skip\ncase zero => simp", False),
+    ("case-unknown-tag", "theorem t (n : ℕ) : n ≤ n ^ 2",
+     "induction n\ncase inl => simp\ncase succ m hm => nlinarith [hm]", False),
+    ("next-renames-inaccessible", "theorem t (p q : Prop) (h : p ∨ q) : q ∨ p",
+     "rcases h with _ | _\nnext hp => exact Or.inr hp\nnext hq => exact Or.inl hq", True),
+    ("next-too-many-names", "theorem t (p q : Prop) (h : p ∨ q) : q ∨ p",
+     "rcases h with h | h\nnext hp => exact Or.inr hp\nnext hq => exact Or.inl hq", False),
 ]
 
 
