@@ -10,6 +10,7 @@ from burnqed.embedded.proofterm import TacticError
 from burnqed.embedded.state import Goal, Hyp
 from burnqed.embedded.tactic_syntax import Tac
 from burnqed.embedded.tactics_basic import intro_one
+from burnqed.embedded.tactics_le_induction import le_induction
 from burnqed.embedded.tactics_cases import justify_by_induction, run_alts, subst_var
 from burnqed.embedded.terms import Binder, Conn, FVar, Num, Op, Rel, Term, fvars, replace_fvar, subterms
 
@@ -23,6 +24,12 @@ def _induction_prime(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     succ case's variable and hypothesis in order (unnamed ones inaccessible), dependent
     hypotheses reverted and reintroduced under their names as ``induction`` does."""
     names = tac.data.get("names", [])
+    s = tac.data["target"]
+    h = goal.hyp_named(s.value) if s.kind == "ident" else None
+    if h is not None and not isinstance(h.ty, str):  # induction on `m ≤ n` (Nat.le)
+        if tac.data.get("generalizing"):
+            raise TacticError("induction' … generalizing on a hypothesis is not supported in this fragment")
+        return le_induction(eng, goal, h, names)
     if len(names) > 2:
         raise TacticError("too many variable names provided")
     return _induction(eng, goal, tac, names)

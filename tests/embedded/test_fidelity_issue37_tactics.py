@@ -102,6 +102,17 @@ CASES = [
      "rcases h with _ | _\nnext hp => exact Or.inr hp\nnext hq => exact Or.inl hq", True),
     ("next-too-many-names", "theorem t (p q : Prop) (h : p ∨ q) : q ∨ p",
      "rcases h with h | h\nnext hp => exact Or.inr hp\nnext hq => exact Or.inl hq", False),
+    # induction' on `m ≤ n` (Nat.le: refl / step, Init/Prelude.lean; `0 < n` is Nat.le 1 n)
+    ("induction'-le", "theorem t (n : ℕ) (hn : 2 ≤ n) : 4 ≤ n ^ 2",
+     "induction' hn with k hk ih\n· norm_num\n· nlinarith", True),
+    ("induction'-lt", "theorem t (n : ℕ) (h : 0 < n) : 9 ∣ 10 ^ n - 1",
+     "induction' h with k hk\n· norm_num\n· rw [Nat.pow_succ]\n  omega", True),
+    ("induction'-le-case-tags", "theorem t (n : ℕ) (hn : n ≥ 1) : n ≤ n ^ 2",
+     "induction' hn with k hk ih\ncase refl => norm_num\ncase step => nlinarith", True),
+    ("induction'-le-false", "theorem t (n : ℕ) (hn : 2 ≤ n) : 5 ≤ n ^ 2",
+     "induction' hn with k hk ih\n· norm_num\n· nlinarith", False),
+    ("induction'-le-step-open", "theorem t (n : ℕ) (hn : 2 ≤ n) : 4 ≤ n ^ 2",
+     "induction' hn with k hk ih\nnorm_num", False),
 ]
 
 
