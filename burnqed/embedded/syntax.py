@@ -345,14 +345,15 @@ class Parser:
     def _fun(self) -> Syn:
         """``fun x => e`` / ``fun (x : T) ↦ e``: one bound name, ``Syn("fun", pos, (name, type), (body,))``."""
         pos = self.advance().pos
-        if self.at("("):
+        paren = self.at("(")
+        if paren:
             self.advance()
-            names, ty = self._binder_group_names(), None
-            if self.at(":"):
-                ty = self.advance() and self.term(0)
+        names, ty = self._binder_group_names(), None
+        if paren and self.at(":"):
+            self.advance()
+            ty = self.term(0)
+        if paren:
             self.expect(")")
-        else:
-            names, ty = self._binder_group_names(), None
         if len(names) != 1:
             raise ParseError("only a function of one bound name is supported in this fragment", pos)
         if not (self.at("=>") or self.at("↦")):
