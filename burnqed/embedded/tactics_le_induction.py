@@ -98,13 +98,13 @@ def le_induction(eng: Engine, goal: Goal, hn: Hyp, names: list[str]) -> list[Goa
     z = internal_uid()
     zt = k.abstract(kterm(at(FVar(z, "Nat"))), k.Free(z))  # λ z. M z
 
-    def from_refl(seq: k.Sequent, eq: k.Proof) -> k.Proof:  # M(v) from refl0 and eq : m = v
+    def from_refl(eq: k.Proof) -> k.Proof:  # M(v) from the refl goal and eq : m = v
         return proof("rw", eq, zt, True, hole(refl0))
 
     h0 = internal_uid()
     le0 = Rel("≤", m, Num(0, "Nat"))
     s0 = base.add(k.Entry(h0, kterm(le0)))
-    zero_pf = proof("intro", h0, from_refl(s0, _fact(s0, [(proof("hyp", h0), kterm(le0))], Rel("=", m, Num(0, "Nat")))))
+    zero_pf = proof("intro", h0, from_refl(_fact(s0, [(proof("hyp", h0), kterm(le0))], Rel("=", m, Num(0, "Nat")))))
     kid, ihq, h1, u1, u2 = kh.uid, internal_uid(), internal_uid(), internal_uid(), internal_uid()
     le_k, le_k1 = Rel("≤", m, kv), Rel("≤", m, k1)
     s1 = base.add(k.Entry(kid, "Nat")).add(k.Entry(ihq, kterm(Conn("→", (le_k, at(kv)))))).add(k.Entry(h1, kterm(le_k1)))
@@ -112,7 +112,7 @@ def le_induction(eng: Engine, goal: Goal, hn: Hyp, names: list[str]) -> list[Goa
     eq_k1 = _fact(s_no, [(proof("hyp", h1), kterm(le_k1)), (proof("hyp", u2), _neg(kterm(le_k)))], Rel("=", m, k1))
     use_step = proof("have", hk.uid, kterm(le_k), proof("hyp", u1),
                      proof("have", ih.uid, kterm(at(kv)), proof("app", proof("hyp", ihq), proof("hyp", u1)), hole(step0)))
-    succ_pf = proof("intro", h1, proof("em", kterm(le_k), u1, use_step, u2, from_refl(s_no, eq_k1)))
+    succ_pf = proof("intro", h1, proof("em", kterm(le_k), u1, use_step, u2, from_refl(eq_k1)))
     q = Conn("→", (Rel("≤", m, nv), motive))
     g = internal_uid()
     use = proof("app", proof("hyp", g), _fact(sequent(goal), [(proof("hyp", hn.uid), kterm(hn.ty))], Rel("≤", m, nv)))  # type: ignore[arg-type]
