@@ -189,6 +189,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise
             # a full disk or a read-only filesystem met inside a task group: one line too
             logging.getLogger(__name__).debug("OS error", exc_info=True)
+            from burnqed.files import DiskFull
+
+            if isinstance(os_error, DiskFull):  # a checkpoint's save: its line names the path and the way out
+                print(f"burnqed: {os_error}", file=sys.stderr)
+                return 1
             where = f": {os_error.filename}" if os_error.filename else ""
             print(f"burnqed: {' '.join(str(os_error.strerror or os_error).split())}{where}", file=sys.stderr)
             return 1
