@@ -21,6 +21,7 @@ __all__ = [
     "append_line",
     "checksum_mismatches",
     "disk_errno",
+    "json_object_problem",
     "saving",
     "write_checksums",
     "write_json_atomic",
@@ -140,6 +141,17 @@ def checksum_mismatches(directory: Path) -> list[str]:
         except OSError:
             bad.append(name)
     return bad
+
+
+def json_object_problem(path: Path) -> str | None:
+    """Why ``path`` (a file that is there) does not read as a JSON object, on one line with the
+    error's kind (``PermissionError: …``, ``JSONDecodeError: …``); None when it does."""
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        text = (str(exc).strip().splitlines() or [""])[0]
+        return f"{type(exc).__name__}: {text}".rstrip(": ")
+    return None if isinstance(value, dict) else "not a JSON object"
 
 
 def append_line(path: Path, text: str) -> None:

@@ -252,6 +252,7 @@ def _os_error(exc: BaseException) -> OSError | None:
 def _user_error(exc: BaseException) -> BaseException | None:
     """The error in ``exc`` (or in its exception group) that names an unusable input."""
     from burnqed.blueprint.errors import BlueprintError
+    from burnqed.iteration.errors import CheckpointUnreadable
     from burnqed.iteration.layout import RunOutputError
     from burnqed.cluster.errors import ClusterError
     from burnqed.data.leandojo import LeanDojoError
@@ -287,5 +288,6 @@ def _user_error(exc: BaseException) -> BaseException | None:
         LockHeld,  # another writer holds the run directory or the output
         BlueprintError,  # a BLUEPRINT.md that cannot be read (not UTF-8, emptied)
         RunOutputError,  # an output a run's iterations own
+        CheckpointUnreadable,  # a run's checkpoint or held-out report that is there but damaged
     )
     return _found_in(exc, lambda e: isinstance(e, (*kinds, *_PATH_ERRORS, ValidationError)))
