@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict
 
 from burnqed.env import environment
 from burnqed.iteration.layout import RunLayout
-from burnqed.writelock import Holder, LockHeld, holder, process_token
+from burnqed.writelock import Holder, LockHeld, boot_id, holder, process_token
 
 __all__ = [
     "BlueprintDamaged",
@@ -147,25 +147,29 @@ def pid_alive(pid: int) -> bool:
 
 
 def write_pid(paths: DaemonPaths) -> None:
-    """Record this process as the run's daemon: its pid and its start-time token."""
+    """Record this process as the run's daemon: ``PID START BOOT`` (its start time, field 22 of
+    /proc/PID/stat, and this boot's id), so that neither a reused pid nor a reboot is mistaken for it."""
     paths.root.mkdir(parents=True, exist_ok=True)
     pid = os.getpid()
-    paths.pid_file.write_text(f"{pid} {process_token(pid) or '-'}\n")
+    paths.pid_file.write_text(f"{pid} {process_token(pid) or '-'} {boot_id() or '-'}\n")
 
 
 def read_pid(paths: DaemonPaths) -> int | None:
-    """The running daemon's pid, or None. A pid file whose process is gone, or whose pid
-    now names another process (start time differs, or no token to check), is stale and
-    removed: nothing is ever signalled on its word."""
+    """The running daemon's pid, or None. A pid file whose process is gone, whose pid now
+    names another process (start time differs, or no token to check), or that was written in
+    another boot, is stale and removed: nothing is ever signalled on its word."""
     try:
         parts = paths.pid_file.read_text().split()
         pid = int(parts[0])
     except (FileNotFoundError, ValueError, IndexError):
         return None
     token = parts[1] if len(parts) > 1 else None
+    # a file of an older burnqed has no boot id: its start time alone decides
+    boot = parts[2] if len(parts) > 2 else None
     current = process_token(pid)
     ours = token is not None and (token == current or (token == "-" and current is None))
-    if ours and pid_alive(pid):
+    same_boot = boot is None or boot == (boot_id() or "-")
+    if ours and same_boot and pid_alive(pid):
         return pid
     paths.pid_file.unlink(missing_ok=True)
     return None
