@@ -26,6 +26,7 @@ from burnqed.writelock import Holder, LockHeld, boot_id, holder, process_token
 
 __all__ = [
     "BlueprintDamaged",
+    "clock_mark",
     "ControlError",
     "DaemonPaths",
     "DaemonState",
@@ -35,6 +36,7 @@ __all__ = [
     "read_pid",
     "read_state",
     "run_lock",
+    "seconds_since",
     "start_detached",
     "stop_daemon",
     "write_pid",
@@ -129,6 +131,21 @@ def read_state(paths: DaemonPaths) -> DaemonState:
     except ValueError as exc:
         first = str(exc).splitlines()[0]
         raise ControlError(f"{paths.state_file} is damaged ({first}); repair or remove it") from None
+
+
+def clock_mark() -> str:
+    """Now on this boot's monotonic clock, ``BOOT:SECONDS``: a duration measured from it never
+    goes negative (nor shrinks) when the wall clock is set back."""
+    return f"{boot_id() or '-'}:{time.monotonic()}"
+
+
+def seconds_since(mark: str | None, wall_started: float) -> float:
+    """Seconds since ``mark`` (``clock_mark``) on the monotonic clock while it is this boot's
+    (a daemon restarted in the same boot too); else by the wall clock, never negative."""
+    boot, _, mono = (mark or "").rpartition(":")
+    if mark and boot == (boot_id() or "-"):
+        return max(0.0, time.monotonic() - float(mono))
+    return max(0.0, time.time() - wall_started)
 
 
 def pid_alive(pid: int) -> bool:
