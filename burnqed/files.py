@@ -34,6 +34,8 @@ _DISK_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS)
 # "I/O error: No space left on device (os error 28)"; torch's writer keeps only the text)
 _OS_ERROR_CODE = re.compile(r"os error (\d+)")
 _DISK_TEXTS = {os.strerror(code): code for code in _DISK_ERRNOS}
+# less free than this after a failed save (a few pages): the disk filled
+_NEARLY_FULL_BYTES = 64 * 1024
 
 CHECKSUMS_FILE = "checksums.sha256"
 """A checkpoint's content hashes, in ``sha256sum`` format (``sha256sum -c`` checks them too)."""
@@ -87,11 +89,27 @@ def saving(path: str | Path, way_out: str, *, cleanup: Path | None = None) -> It
         _remove(cleanup)
         raise
     except Exception as exc:
-        code = disk_errno(exc)
+        code = disk_errno(exc) or _filesystem_full(Path(path))
         if code is None:
             raise
         _remove(cleanup)
         raise DiskFull(code, path, way_out) from exc
+
+
+def _filesystem_full(path: Path) -> int | None:
+    """ENOSPC / EROFS when the filesystem of ``path`` has (almost) no space left or is read-only,
+    asked after a failed save whose library kept no errno (torch.save: "unexpected pos 64 vs 0");
+    the half-written file still holds what it got, so a full disk reads as full here."""
+    folder = path
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        stat = os.statvfs(folder)
+    except OSError:
+        return None
+    if stat.f_flag & os.ST_RDONLY:
+        return errno.EROFS
+    return errno.ENOSPC if stat.f_bavail * stat.f_frsize < _NEARLY_FULL_BYTES else None
 
 
 def _remove(path: Path | None) -> None:
