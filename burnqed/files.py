@@ -3,17 +3,122 @@ replaced whole, a checkpoint's content hashes (imports nothing of ours)."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import re
 import secrets
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CHECKSUMS_FILE", "append_line", "checksum_mismatches", "write_checksums", "write_json_atomic", "write_text_atomic"]
+__all__ = [
+    "CHECKSUMS_FILE",
+    "DiskFull",
+    "append_line",
+    "checksum_mismatches",
+    "disk_errno",
+    "json_object_problem",
+    "saving",
+    "write_checksums",
+    "write_json_atomic",
+    "write_text_atomic",
+]
+
+# a full disk, an exhausted quota, a read-only filesystem: nothing the program can do but stop
+_DISK_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS)
+# how libraries that write from Rust or C++ say so without an OSError (safetensors:
+# "I/O error: No space left on device (os error 28)"; torch's writer keeps only the text)
+_OS_ERROR_CODE = re.compile(r"os error (\d+)")
+_DISK_TEXTS = {os.strerror(code): code for code in _DISK_ERRNOS}
+# less free than this after a failed save (a few pages): the disk filled
+_NEARLY_FULL_BYTES = 64 * 1024
 
 CHECKSUMS_FILE = "checksums.sha256"
 """A checkpoint's content hashes, in ``sha256sum`` format (``sha256sum -c`` checks them too)."""
+
+
+class DiskFull(OSError):
+    """A save that failed for a full disk, a quota or a read-only filesystem: one line naming
+    the path and the way out (``str()`` is that line; ``filename`` is the path)."""
+
+    def __init__(self, code: int, path: str | Path, way_out: str) -> None:
+        super().__init__(code, os.strerror(code), str(path))
+        self.way_out = way_out
+
+    def __str__(self) -> str:
+        return f"{self.strerror} while saving {self.filename}; {self.way_out}"
+
+
+def disk_errno(exc: BaseException | None) -> int | None:
+    """The errno of a full disk, quota or read-only filesystem behind ``exc`` (an OSError, a
+    library's error that only quotes the OS text, its causes, its exception group), or None."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, OSError) and exc.errno in _DISK_ERRNOS:
+            return exc.errno
+        if isinstance(exc, BaseExceptionGroup):
+            for inner in exc.exceptions:
+                found = disk_errno(inner)
+                if found is not None:
+                    return found
+        text = str(exc)
+        match = _OS_ERROR_CODE.search(text)
+        if match is not None and int(match.group(1)) in _DISK_ERRNOS:
+            return int(match.group(1))
+        for words, code in _DISK_TEXTS.items():
+            if words in text:
+                return code
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+@contextmanager
+def saving(path: str | Path, way_out: str, *, cleanup: Path | None = None) -> Iterator[None]:
+    """Save a checkpoint (or any large file) at ``path`` in the block: a full disk (or quota,
+    read-only filesystem), however the writing library reports it, becomes ``DiskFull`` naming
+    ``path`` and ``way_out``, and the half-written ``cleanup`` (a temp file or folder) is removed
+    so the failed save holds no space."""
+    try:
+        yield
+    except DiskFull:
+        _remove(cleanup)
+        raise
+    except Exception as exc:
+        code = disk_errno(exc) or _filesystem_full(Path(path))
+        if code is None:
+            raise
+        _remove(cleanup)
+        raise DiskFull(code, path, way_out) from exc
+
+
+def _filesystem_full(path: Path) -> int | None:
+    """ENOSPC / EROFS when the filesystem of ``path`` has (almost) no space left or is read-only,
+    asked after a failed save whose library kept no errno (torch.save: "unexpected pos 64 vs 0");
+    the half-written file still holds what it got, so a full disk reads as full here."""
+    folder = path
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        stat = os.statvfs(folder)
+    except OSError:
+        return None
+    if stat.f_flag & os.ST_RDONLY:
+        return errno.EROFS
+    return errno.ENOSPC if stat.f_bavail * stat.f_frsize < _NEARLY_FULL_BYTES else None
+
+
+def _remove(path: Path | None) -> None:
+    if path is None:
+        return
+    if path.is_dir():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
 
 
 def _sha256(path: Path) -> str:
@@ -54,6 +159,17 @@ def checksum_mismatches(directory: Path) -> list[str]:
         except OSError:
             bad.append(name)
     return bad
+
+
+def json_object_problem(path: Path) -> str | None:
+    """Why ``path`` (a file that is there) does not read as a JSON object, on one line with the
+    error's kind (``PermissionError: …``, ``JSONDecodeError: …``); None when it does."""
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        text = (str(exc).strip().splitlines() or [""])[0]
+        return f"{type(exc).__name__}: {text}".rstrip(": ")
+    return None if isinstance(value, dict) else "not a JSON object"
 
 
 def append_line(path: Path, text: str) -> None:

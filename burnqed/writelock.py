@@ -29,6 +29,7 @@ __all__ = [
     "Held",
     "LockHeld",
     "Holder",
+    "boot_id",
     "hold",
     "holder",
     "lock_file_for",
@@ -100,6 +101,17 @@ def process_token(pid: int) -> str | None:
     if len(fields) < 20 or fields[0] == "Z":
         return None
     return fields[19]
+
+
+def boot_id() -> str | None:
+    """This boot's id (/proc/sys/kernel/random/boot_id), None where the kernel gives none: with
+    ``process_token`` it ties a pid file to one boot, so after a reboot a pid that starts at the
+    same clock tick is never taken for the process that wrote the file."""
+    try:
+        text = Path("/proc/sys/kernel/random/boot_id").read_text(encoding="ascii").strip()
+    except OSError:
+        return None
+    return text or None
 
 
 def _parent(pid: int) -> int | None:

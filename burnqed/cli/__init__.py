@@ -189,6 +189,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise
             # a full disk or a read-only filesystem met inside a task group: one line too
             logging.getLogger(__name__).debug("OS error", exc_info=True)
+            from burnqed.files import DiskFull
+
+            if isinstance(os_error, DiskFull):  # a checkpoint's save: its line names the path and the way out
+                print(f"burnqed: {os_error}", file=sys.stderr)
+                return 1
             where = f": {os_error.filename}" if os_error.filename else ""
             print(f"burnqed: {' '.join(str(os_error.strerror or os_error).split())}{where}", file=sys.stderr)
             return 1
@@ -247,6 +252,7 @@ def _os_error(exc: BaseException) -> OSError | None:
 def _user_error(exc: BaseException) -> BaseException | None:
     """The error in ``exc`` (or in its exception group) that names an unusable input."""
     from burnqed.blueprint.errors import BlueprintError
+    from burnqed.iteration.errors import CheckpointUnreadable
     from burnqed.iteration.layout import RunOutputError
     from burnqed.cluster.errors import ClusterError
     from burnqed.data.leandojo import LeanDojoError
@@ -282,5 +288,6 @@ def _user_error(exc: BaseException) -> BaseException | None:
         LockHeld,  # another writer holds the run directory or the output
         BlueprintError,  # a BLUEPRINT.md that cannot be read (not UTF-8, emptied)
         RunOutputError,  # an output a run's iterations own
+        CheckpointUnreadable,  # a run's checkpoint or held-out report that is there but damaged
     )
     return _found_in(exc, lambda e: isinstance(e, (*kinds, *_PATH_ERRORS, ValidationError)))

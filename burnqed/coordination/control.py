@@ -22,10 +22,11 @@ from pydantic import BaseModel, ConfigDict
 
 from burnqed.env import environment
 from burnqed.iteration.layout import RunLayout
-from burnqed.writelock import Holder, LockHeld, holder, process_token
+from burnqed.writelock import Holder, LockHeld, boot_id, holder, process_token
 
 __all__ = [
     "BlueprintDamaged",
+    "clock_mark",
     "ControlError",
     "DaemonPaths",
     "DaemonState",
@@ -35,6 +36,7 @@ __all__ = [
     "read_pid",
     "read_state",
     "run_lock",
+    "seconds_since",
     "start_detached",
     "stop_daemon",
     "write_pid",
@@ -131,6 +133,21 @@ def read_state(paths: DaemonPaths) -> DaemonState:
         raise ControlError(f"{paths.state_file} is damaged ({first}); repair or remove it") from None
 
 
+def clock_mark() -> str:
+    """Now on this boot's monotonic clock, ``BOOT:SECONDS``: a duration measured from it never
+    goes negative (nor shrinks) when the wall clock is set back."""
+    return f"{boot_id() or '-'}:{time.monotonic()}"
+
+
+def seconds_since(mark: str | None, wall_started: float) -> float:
+    """Seconds since ``mark`` (``clock_mark``) on the monotonic clock while it is this boot's
+    (a daemon restarted in the same boot too); else by the wall clock, never negative."""
+    boot, _, mono = (mark or "").rpartition(":")
+    if mark and boot == (boot_id() or "-"):
+        return max(0.0, time.monotonic() - float(mono))
+    return max(0.0, time.time() - wall_started)
+
+
 def pid_alive(pid: int) -> bool:
     """True when a process of that pid exists (and is not a zombie we reaped)."""
     try:
@@ -147,25 +164,29 @@ def pid_alive(pid: int) -> bool:
 
 
 def write_pid(paths: DaemonPaths) -> None:
-    """Record this process as the run's daemon: its pid and its start-time token."""
+    """Record this process as the run's daemon: ``PID START BOOT`` (its start time, field 22 of
+    /proc/PID/stat, and this boot's id), so that neither a reused pid nor a reboot is mistaken for it."""
     paths.root.mkdir(parents=True, exist_ok=True)
     pid = os.getpid()
-    paths.pid_file.write_text(f"{pid} {process_token(pid) or '-'}\n")
+    paths.pid_file.write_text(f"{pid} {process_token(pid) or '-'} {boot_id() or '-'}\n")
 
 
 def read_pid(paths: DaemonPaths) -> int | None:
-    """The running daemon's pid, or None. A pid file whose process is gone, or whose pid
-    now names another process (start time differs, or no token to check), is stale and
-    removed: nothing is ever signalled on its word."""
+    """The running daemon's pid, or None. A pid file whose process is gone, whose pid now
+    names another process (start time differs, or no token to check), or that was written in
+    another boot, is stale and removed: nothing is ever signalled on its word."""
     try:
         parts = paths.pid_file.read_text().split()
         pid = int(parts[0])
     except (FileNotFoundError, ValueError, IndexError):
         return None
     token = parts[1] if len(parts) > 1 else None
+    # a file of an older burnqed has no boot id: its start time alone decides
+    boot = parts[2] if len(parts) > 2 else None
     current = process_token(pid)
     ours = token is not None and (token == current or (token == "-" and current is None))
-    if ours and pid_alive(pid):
+    same_boot = boot is None or boot == (boot_id() or "-")
+    if ours and same_boot and pid_alive(pid):
         return pid
     paths.pid_file.unlink(missing_ok=True)
     return None

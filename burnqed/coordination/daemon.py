@@ -4,9 +4,8 @@ A session = the brain acting through the toolbox (allow-listed MCP tools only). 
 each session the daemon — not the agent — executes the iterations the agent scheduled in
 the blueprint (burnqed.iteration), reads their held-out evaluation (never shown to the
 agent), appends a line to sessions.jsonl and carries a short handover summary into the
-next session. Transient errors back off exponentially; fatal ones (authentication,
-billing) stop the daemon. SIGTERM / SIGINT cancel the work in flight (iteration steps
-are resumable) and stop cleanly.
+next session. Transient errors back off exponentially; fatal ones (authentication, billing)
+stop the daemon. SIGTERM / SIGINT cancel the work in flight (iteration steps resume) and stop cleanly.
 """
 
 from __future__ import annotations
@@ -36,8 +35,10 @@ from burnqed.coordination.control import (
     BlueprintDamaged,
     ControlError,
     DaemonPaths,
+    clock_mark,
     read_state,
     run_lock,
+    seconds_since,
     write_pid,
     write_state,
 )
@@ -115,6 +116,7 @@ class _BrainPhase(BaseModel):
     session: int
     brain: str
     started: float
+    clock: str | None = None  # clock_mark() at the start: the session's seconds on the monotonic clock
     finished: bool = True
     next_iteration: int = 0
     outcome: BrainOutcome | None = None
@@ -333,7 +335,7 @@ class Daemon:
             session=session,
             brain=pending.brain,
             started=pending.started,
-            seconds=round(max(0.0, time.time() - pending.started), 2),  # a clock set back is not negative time
+            seconds=round(seconds_since(pending.clock, pending.started), 2),  # a clock set back changes nothing
             stop_reason=outcome.stop_reason if outcome else "time_limit",
             turns=outcome.turns if outcome else 0,
             tool_calls=pending.tool_calls,
@@ -394,9 +396,10 @@ class Daemon:
         session_log = SessionLog(self.paths.turns_file(session), session)
         brain = self._brain_factory(self.config)
         self._save(status="session", session=session, pid=os.getpid())
-        started = time.time()
-        write_text_atomic(self._brain_file, _BrainPhase(session=session, brain=brain.name, started=started,
-                                                        finished=False, next_iteration=next_iteration).model_dump_json())
+        started, clock = time.time(), clock_mark()
+        begun = _BrainPhase(session=session, brain=brain.name, started=started, clock=clock, finished=False,
+                            next_iteration=next_iteration)
+        write_text_atomic(self._brain_file, begun.model_dump_json())
         session_log.event("session_start", brain=brain.name, handover=handover)
         outcome: BrainOutcome | None = None
         task = None
@@ -409,8 +412,8 @@ class Daemon:
         if task is not None:
             self._progress.update(task, description=f"session {session}: {tool_calls} tool calls", total=1, completed=1)
         session_log.event("session_end", stop_reason=outcome.stop_reason if outcome else "time_limit")
-        phase = _BrainPhase(session=session, brain=brain.name, started=started, next_iteration=next_iteration,
-                            outcome=outcome, tool_calls=tool_calls, refused_calls=refused, tool_usage=usage)
+        phase = begun.model_copy(update={"finished": True, "outcome": outcome, "tool_calls": tool_calls,
+                                         "refused_calls": refused, "tool_usage": usage})
         write_text_atomic(self._brain_file, phase.model_dump_json(indent=2))
         return phase
 

@@ -24,7 +24,7 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 
 from burnqed.ebm.errors import EBMCheckpointError
-from burnqed.files import CHECKSUMS_FILE, checksum_mismatches, write_checksums
+from burnqed.files import CHECKSUMS_FILE, checksum_mismatches, saving, write_checksums
 from burnqed.ebm.head import EnergyHead, EnergyHeadConfig
 
 __all__ = [
@@ -58,10 +58,17 @@ class HeadCheckpointMeta(BaseModel):
     train_config: dict[str, Any] = Field(default_factory=dict)
 
 
+SAVE_WAY_OUT = ("free space and run the same command again (train-ebm resumes from its last saved training state; "
+                "burnqed iterate and the coordinator resume at this step)")
+
+
 def _replace_atomically(path: Path, write: Any) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
-    write(tmp)
-    os.replace(tmp, path)
+    # a full disk is one line naming the checkpoint (safetensors and torch.save raise their own
+    # errors for it), and the half-written temp file goes
+    with saving(path.parent, SAVE_WAY_OUT, cleanup=tmp):
+        write(tmp)
+        os.replace(tmp, path)
 
 
 def save_head(head: EnergyHead, directory: str | Path, meta: HeadCheckpointMeta) -> None:
@@ -72,7 +79,8 @@ def save_head(head: EnergyHead, directory: str | Path, meta: HeadCheckpointMeta)
     _replace_atomically(out / HEAD_WEIGHTS_FILE, lambda p: save_file(state, str(p)))
     text = meta.model_dump_json(indent=2)
     _replace_atomically(out / HEAD_CONFIG_FILE, lambda p: p.write_text(text, encoding="utf-8"))
-    write_checksums(out, [HEAD_WEIGHTS_FILE, HEAD_CONFIG_FILE])
+    with saving(out, SAVE_WAY_OUT):
+        write_checksums(out, [HEAD_WEIGHTS_FILE, HEAD_CONFIG_FILE])
 
 
 def check_head_dir(directory: str | Path) -> HeadCheckpointMeta:

@@ -11,6 +11,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from burnqed.files import json_object_problem
+from burnqed.iteration.errors import CheckpointUnreadable
 from burnqed.iteration.layout import RunLayout
 
 __all__ = ["BestCheckpoint", "best_checkpoint"]
@@ -50,11 +52,17 @@ def best_checkpoint(run_dir: str | Path) -> BestCheckpoint | None:
         for with_ebm in (False, True):
             path = layout.eval_result(index, with_ebm)
             if not path.is_file() or not (model / "config.json").is_file():
-                continue
+                continue  # not evaluated, or its checkpoint is gone: no candidate
+            # a file that is there but unreadable is named, never passed over: the best
+            # checkpoint would silently become another one (or "none")
             try:
                 report = load_report(path)
-            except (OSError, ValueError, ValidationError):
-                continue  # a torn or foreign file is no evidence
+            except (OSError, ValueError, ValidationError) as exc:
+                raise CheckpointUnreadable(
+                    f"{path} (iteration {index}'s held-out report) is unreadable or damaged ({_first_line(exc)}); "
+                    f"restore it from a copy, or give prove --model DIR (a checkpoint of {layout.root})"
+                ) from exc
+            _check_config(model / "config.json")
             head = layout.ebm(index) if with_ebm and report.ebm else None
             if head is not None and not head.is_dir():
                 head = None
@@ -65,3 +73,19 @@ def best_checkpoint(run_dir: str | Path) -> BestCheckpoint | None:
                 )  # fmt: skip
         index += 1
     return best
+
+
+def _check_config(path: Path) -> None:
+    """CheckpointUnreadable unless the checkpoint's ``config.json`` reads as a JSON object."""
+    why = json_object_problem(path)
+    if why is not None:
+        raise CheckpointUnreadable(
+            f"{path} is unreadable or damaged ({why}); restore the checkpoint {path.parent} from a copy, "
+            "or give prove --model DIR"
+        )
+
+
+def _first_line(exc: BaseException) -> str:
+    """``exc`` on one line: its first line, with its kind (a pydantic error spans many)."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")

@@ -3,6 +3,7 @@
 IterationError
  ├── IterationDataError         no theorems, no reference proofs, no pairs to learn from
  ├── StepInterrupted            a step hook stopped the run (tests simulate crashes with it)
+ ├── CheckpointUnreadable       a run's checkpoint or held-out report is there but cannot be read (names it)
  └── ReportError                `burnqed report` cannot compare what it was given
       └── EvalReportMissing     a run lacks an evaluation the report needs (names the file)
 
@@ -12,6 +13,7 @@ Two reports that cannot be paired raise ``burnqed.search.comparison.StatementSet
 from __future__ import annotations
 
 __all__ = [
+    "CheckpointUnreadable",
     "EvalReportMissing",
     "IterationDataError",
     "IterationError",
@@ -30,6 +32,11 @@ class IterationDataError(IterationError):
 
 class StepInterrupted(IterationError):
     """A step was stopped on purpose before it finished (its marker is not written)."""
+
+
+class CheckpointUnreadable(IterationError):
+    """A run's checkpoint or held-out report exists but cannot be read (permissions, garbled):
+    named as damaged, never taken for missing nor silently passed over."""
 
 
 class ReportError(IterationError):

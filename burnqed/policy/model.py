@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from burnqed.files import CHECKSUMS_FILE, checksum_mismatches
+from burnqed.files import CHECKSUMS_FILE, checksum_mismatches, json_object_problem
 from burnqed.policy.config import PolicyConfig
 from burnqed.policy.decode import StaticDecoder, cache_kwargs, cache_of
 from burnqed.policy.errors import PolicyGenerationError, PolicyLoadError, PolicyRemoteCodeRefused
@@ -61,6 +61,12 @@ def check_model_dir(path: Path) -> None:
         raise PolicyLoadError(
             f"{path} has no config.json: it is not a Hugging Face model directory "
             "(give the folder that holds config.json, the weights and the tokenizer)"
+        )
+    unreadable = json_object_problem(path / "config.json")
+    if unreadable is not None:  # there but unreadable (permissions, garbled) is damage, not absence
+        raise PolicyLoadError(
+            f"{path / 'config.json'} is unreadable or damaged ({unreadable}): restore the checkpoint {path} from a "
+            "copy or train it again (the run's earlier checkpoints are untouched)"
         )
     if not any(p.name.endswith(_WEIGHT_SUFFIXES) for p in path.iterdir()):
         hint = " (a .gguf file must be converted first: burnqed.policy.smollm2.convert_gguf)" if any(

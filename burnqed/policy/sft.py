@@ -20,13 +20,16 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from burnqed.files import write_checksums
+from burnqed.files import saving, write_checksums
 from burnqed.policy.config import PolicyConfig, SFTConfig
 from burnqed.policy.errors import PolicyLoadError, SFTError
 from burnqed.policy.model import WEIGHT_SUFFIXES, PolicyModel
 from burnqed.policy.prompts import completion_text, format_prompt
 
-__all__ = ["SFTConfig", "SFTReport", "load_pairs", "sft_policy"]
+__all__ = ["SAVE_WAY_OUT", "SFTConfig", "SFTReport", "load_pairs", "sft_policy"]
+
+SAVE_WAY_OUT = ("nothing was kept of this save and the earlier checkpoints are untouched: free space and run the "
+                "same command again (burnqed iterate and the coordinator resume at this step)")
 
 log = logging.getLogger(__name__)
 
@@ -223,12 +226,15 @@ def sft_policy(
     )
     tmp = output_dir.with_name(f".{output_dir.name}.saving-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    model.save_pretrained(tmp)
-    tok.save_pretrained(tmp)
-    (tmp / "sft_report.json").write_text(report.model_dump_json(indent=2), encoding="utf-8")
-    # the weights' hashes: a checkpoint garbled later is named on load, never generated with
-    write_checksums(tmp, [p.name for p in tmp.iterdir() if p.is_file() and p.name.endswith(WEIGHT_SUFFIXES)])
+    # a full disk is one line naming the checkpoint, not safetensors' traceback; the half-written
+    # folder goes, and the folder at output_dir (an earlier save) is still whole
+    with saving(output_dir, SAVE_WAY_OUT, cleanup=tmp):
+        tmp.mkdir(parents=True)
+        model.save_pretrained(tmp)
+        tok.save_pretrained(tmp)
+        (tmp / "sft_report.json").write_text(report.model_dump_json(indent=2), encoding="utf-8")
+        # the weights' hashes: a checkpoint garbled later is named on load, never generated with
+        write_checksums(tmp, [p.name for p in tmp.iterdir() if p.is_file() and p.name.endswith(WEIGHT_SUFFIXES)])
     if output_dir.exists():
         shutil.rmtree(output_dir)
     os.replace(tmp, output_dir)

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from burnqed.files import DiskFull, saving
 from burnqed.policy.config import TinyModelConfig
 from burnqed.policy.errors import PolicyLoadError
 
@@ -209,10 +210,11 @@ def build_tiny_model(
     model = LlamaForCausalLM(llama)
     tmp = out_dir.with_name(f".{out_dir.name}.building-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    tokenizer.save_pretrained(tmp)
-    model.save_pretrained(tmp)
-    (tmp / "burnqed_tiny.json").write_text(json.dumps(config.model_dump(), indent=2), encoding="utf-8")
+    with saving(out_dir, "free space and run the same command again (it builds the model anew)", cleanup=tmp):
+        tmp.mkdir(parents=True)
+        tokenizer.save_pretrained(tmp)
+        model.save_pretrained(tmp)
+        (tmp / "burnqed_tiny.json").write_text(json.dumps(config.model_dump(), indent=2), encoding="utf-8")
     # the same path a real checkpoint takes: anything that does not round-trip fails here
     AutoTokenizer.from_pretrained(tmp, local_files_only=True)
     AutoModelForCausalLM.from_pretrained(tmp, local_files_only=True)
@@ -231,5 +233,7 @@ def ensure_tiny_model(paths: PathsConfig, tiny: TinyModelConfig) -> Path:
     try:
         corpus = tiny_corpus(sets=tiny.corpus_sets, home=paths.home)
         return build_tiny_model(out, corpus, config=tiny)
+    except DiskFull:
+        raise  # the work failed (exit 1), not an input: the line already names the path
     except OSError as exc:
         raise PolicyLoadError(f"cannot build the tiny model in {out}: {exc}") from exc

@@ -86,6 +86,18 @@ class ToolsConfig(BaseModel):
         default=False,
         description="launch_search(cluster=true) may start or join Ray (an operator's server; never the coordinator's)",
     )
+    fair_lean_calls: bool = Field(
+        default=True,
+        description="Lean calls of the clients (tokens) are granted the pool's workers max-min fair: a free worker "
+        "goes to the waiting client with the fewest calls running, so a flooding token queues behind its own calls; "
+        "false: first come, first served (each client still capped at lean.num_workers - 1)",
+    )
+    fair_recent_s: float = Field(
+        default=2.0, ge=0,
+        description="with fair_lean_calls: a client whose last Lean call ended this recently still counts as "
+        "active, so the others are held to their fair share (workers // active clients) and its next call "
+        "finds a worker free",
+    )
     held_out_sets: list[str] = Field(
         default_factory=lambda: ["benchmark-test", "depth-test"],
         description="theorem sets launch_search refuses unless show_held_out (the coordinator must not see them); "

@@ -37,6 +37,7 @@ from burnqed.lean.results import PoolStatus, TacticOutcome, TacticStatus
 from burnqed.lean.statement import StatementError, split_statement
 from burnqed.tools.config import ToolsConfig
 from burnqed.tools.errors import InvalidInput, LeanUnavailable, LeaseError, LeaseLost, Refused
+from burnqed.tools.fairness import FairLanes
 from burnqed.tools.leases import HandleRegistry
 from burnqed.tools.policy import TacticPolicy, normalise_blanks
 
@@ -237,16 +238,24 @@ class LeanTools:
         self.policy = policy
         self.config = config
         self._lanes: dict[str, anyio.CapacityLimiter] = {}
+        self._fair: FairLanes | None = None
 
     @asynccontextmanager
     async def _lane(self, client: str | None) -> AsyncIterator[None]:
-        """At most num_workers - 1 Lean calls of one client at once (one worker stays for the others)."""
+        """At most num_workers - 1 Lean calls of one client at once (one worker stays for the others);
+        with tools.fair_lean_calls, the free workers granted max-min fair between clients (FairLanes)."""
         if client is None:
             yield
             return
+        workers = int(getattr(self.pool.status(), "workers", 2) or 2)
+        if self.config.fair_lean_calls:
+            if self._fair is None:
+                self._fair = FairLanes(workers, workers - 1, self.config.fair_recent_s)
+            async with self._fair.slot(client):
+                yield
+            return
         lane = self._lanes.get(client)
         if lane is None:
-            workers = int(getattr(self.pool.status(), "workers", 2) or 2)
             lane = self._lanes[client] = anyio.CapacityLimiter(max(1, workers - 1))
         async with lane:
             yield

@@ -157,3 +157,21 @@ def test_run_once_on_an_empty_blueprint_is_refused_and_counts_no_session(
     assert "is empty" in err and err.count("\n") == 1
     paths = DaemonPaths(run_dir=run_dir.resolve())
     assert read_state(paths).sessions_done == 0 and not paths.sessions_file.exists()
+
+
+def test_a_pid_file_of_another_boot_is_stale_even_when_pid_and_start_time_match(tmp_path: Path) -> None:
+    """Issue 41: the pid file was not tied to the boot: after a reboot a process with the same pid
+    and start tick (early boot services) was taken for the daemon and could be signalled."""
+    from burnqed.coordination.control import read_pid
+    from burnqed.writelock import boot_id, process_token
+
+    paths = DaemonPaths(run_dir=tmp_path)
+    write_pid(paths)
+    pid, start, boot = paths.pid_file.read_text().split()
+    assert (int(pid), start, boot) == (os.getpid(), process_token(os.getpid()), boot_id())
+    assert read_pid(paths) == os.getpid()
+    other_boot = "00000000-0000-0000-0000-000000000000"
+    assert boot != other_boot
+    paths.pid_file.write_text(f"{pid} {start} {other_boot}\n")
+    assert read_pid(paths) is None and not paths.pid_file.exists()  # stale: removed, never signalled
+    assert stop_daemon(paths, wait_s=1) == {"stopped": False, "reason": "not running"}

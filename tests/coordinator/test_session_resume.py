@@ -138,3 +138,32 @@ async def test_a_brain_cut_short_runs_again_with_its_first_iteration_label(tmp_p
     assert [e.label for e in store.list_entries(kind="iteration")] == ["iter_0"]
     [record] = _record(run_dir)
     assert [it["label"] for it in record["iterations"]] == ["iter_0"]
+
+
+@pytest.mark.anyio
+async def test_a_wall_clock_set_back_mid_session_gives_the_real_session_seconds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 41: negative session seconds after the clock moved back (then clamped to 0): the
+    duration is measured on the monotonic clock."""
+    import time
+    import types
+
+    import burnqed.coordination.daemon as daemon_module
+
+    calls = {"n": 0}
+
+    def wall() -> float:  # the first reading is the session's start; every later one is an hour earlier
+        calls["n"] += 1
+        return time.time() - (0 if calls["n"] == 1 else 3600)
+
+    monkeypatch.setattr(daemon_module, "time", types.SimpleNamespace(time=wall, monotonic=time.monotonic))
+    CountingBrain.runs = []
+    run_dir = tmp_path / "run"
+    config = prepare_run_config(_config(tmp_path), run_dir)
+    started = time.monotonic()
+    with anyio.fail_after(240):
+        assert await StandInDaemon(config, run_dir, brain_factory=CountingBrain).run(handle_signals=False) == 0
+    elapsed = time.monotonic() - started
+    (record,) = read_jsonl(DaemonPaths(run_dir=run_dir.resolve()).sessions_file)
+    assert 0 < record["seconds"] <= elapsed + 0.01

@@ -68,3 +68,35 @@ def test_prove_uses_the_runs_best_checkpoint_unless_told_otherwise(
     assert main(["prove", *common, "--run-dir", str(tmp_path / "empty")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no evaluated checkpoint" in err
+
+
+def test_an_unreadable_report_or_checkpoint_is_named_as_damaged_not_taken_for_missing(
+    tmp_path: Path, tiny_model_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 41: an unreadable checkpoint was reported as missing (the best iteration's garbled
+    report was passed over: prove used a worse iteration, or said there was none)."""
+    import burnqed.search.evaluation
+    from burnqed.iteration.errors import CheckpointUnreadable
+
+    layout = RunLayout(tmp_path / "run")
+    _evaluated(layout, 0, tiny_model_dir, 0.3)
+    _evaluated(layout, 1, tiny_model_dir, 0.6)
+    report = layout.eval_result(1, False)
+    report.write_text(report.read_text()[:40])  # garbled
+    common = ["∀ (n : Nat), n + 0 = n", "--max-nodes", "2", "--set", f"paths.home={tmp_path / 'home'}"]
+    assert main(["prove", *common, "--run-dir", str(layout.root)]) == 2
+    out = capsys.readouterr()
+    assert "using" not in out.out and out.err.count("\n") == 1
+    assert f"{report} (iteration 1's held-out report) is unreadable or damaged" in out.err and "--model" in out.err
+    _evaluated(layout, 1, tiny_model_dir, 0.6)
+
+    def denied(path: Path) -> None:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    with monkeypatch.context() as m:  # root reads through chmod 000: the refusal a user meets, raised as it is
+        m.setattr(burnqed.search.evaluation, "load_report", denied)
+        with pytest.raises(CheckpointUnreadable, match="PermissionError"):
+            best_checkpoint(layout.root)
+    (layout.llm(1) / "config.json").write_text("{garbled")
+    with pytest.raises(CheckpointUnreadable, match=r"iter_1/config.json is unreadable or damaged \(JSONDecodeError"):
+        best_checkpoint(layout.root)

@@ -199,3 +199,17 @@ def test_garbled_weights_of_a_hashed_checkpoint_are_named_before_use(tiny_model_
     (copy / "model.safetensors").write_bytes(bytes(data))
     with pytest.raises(PolicyLoadError, match=r"model\.safetensors does not match its hash"):
         PolicyModel.load(copy, PolicyConfig(device="cpu"))
+
+
+def test_a_garbled_config_is_named_as_damaged_before_any_load(tiny_model_dir: Path, tmp_path: Path) -> None:
+    """Issue 41: an unreadable checkpoint is reported as unreadable/damaged with its path, not as missing."""
+    import shutil
+
+    from burnqed.policy.errors import PolicyLoadError
+    from burnqed.policy.model import check_model_dir
+
+    model = tmp_path / "m"
+    shutil.copytree(tiny_model_dir, model)
+    (model / "config.json").write_bytes(b"\xff\xfe garbled")
+    with pytest.raises(PolicyLoadError, match=rf"{model / 'config.json'} is unreadable or damaged \(UnicodeDecodeError"):
+        check_model_dir(model)

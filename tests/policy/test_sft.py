@@ -154,3 +154,29 @@ def test_a_finished_save_clears_a_killed_saves_temp_folder_and_records_hashes(
     sft_policy(tiny_model_dir, _template_pairs(20, seed=1), out, SFTConfig(epochs=1, batch_size=8, seed=0))
     assert not left.exists()
     assert (out / CHECKSUMS_FILE).is_file() and checksum_mismatches(out) == []
+
+
+def test_a_full_disk_while_the_policy_is_saved_is_one_line_and_leaves_no_temp_folder(
+    tiny_model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 41: a 64-line traceback when the disk filled while a checkpoint was saved (safetensors'
+    SafetensorError quotes "No space left on device (os error 28)"; it is no OSError)."""
+    import transformers.modeling_utils
+    from safetensors import SafetensorError
+
+    from burnqed.cli import main
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise SafetensorError("Error while serializing: I/O error: No space left on device (os error 28)")
+
+    monkeypatch.setattr(transformers.modeling_utils, "safe_save_file", full)
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("".join(json.dumps({"state": f"h{i} : P\n⊢ P", "tactic": f"exact h{i}"}) + "\n" for i in range(4)))
+    out = tmp_path / "out"
+    code = main(["policy", "sft", "--pairs", str(pairs), "--base", str(tiny_model_dir), "--output", str(out),
+                 "--epochs", "1", "--batch-size", "4"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(err) == 1 and "Traceback" not in err[0], err
+    assert err[0].startswith(f"burnqed policy sft: No space left on device while saving {out};")
+    assert "run the same command again" in err[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pairs.jsonl"]  # no half-written .out.saving-PID/
