@@ -102,9 +102,22 @@ def _prompt(args: argparse.Namespace, config: BurnqedConfig) -> int:
         text = render_prompt(preset, ctx, tokenizer)
     except (PresetError, ValueError, OSError) as exc:
         print(f"burnqed policy prompt: {exc}", file=sys.stderr)
-        return 1
+        return refusal_code(exc)
     sys.stdout.write(text)
     return 0
+
+
+def refusal_code(exc: BaseException) -> int:
+    """The README's exit-code scheme: 2 for an input refused before any work, 1 for work that failed."""
+    from burnqed.files import DiskFull
+    from burnqed.policy.errors import PolicyLoadError, SFTError
+    from burnqed.policy.presets import PresetError
+
+    if isinstance(exc, DiskFull):
+        return 1
+    if isinstance(exc, (PolicyLoadError, SFTError, PresetError, ValueError, FileNotFoundError, PermissionError)):
+        return 2
+    return 1
 
 
 def resolve_base(spec: str | Path | None, config: BurnqedConfig) -> Path:
@@ -155,7 +168,7 @@ def _sft(args: argparse.Namespace, config: BurnqedConfig) -> int:
             report = sft_policy(base, pairs, args.output, config.policy.sft, policy_config=config.policy, progress=tick)
     except (PolicyError, OSError) as exc:
         print(f"burnqed policy sft: {exc}", file=sys.stderr)
-        return 1
+        return refusal_code(exc)
     summary: dict[str, Any] = report.model_dump(exclude={"loss_curve"})
     summary["final_loss"] = report.final_loss
     print(json.dumps(summary, indent=2))
@@ -171,7 +184,7 @@ def _generate(args: argparse.Namespace, config: BurnqedConfig) -> int:
         results = model.generate([s.replace("\\n", "\n") for s in args.states], args.n)
     except (PolicyError, OSError) as exc:
         print(f"burnqed policy generate: {exc}", file=sys.stderr)
-        return 1
+        return refusal_code(exc)
     for state, cands in zip(args.states, results, strict=True):
         print(json.dumps({"state": state, "candidates": [c.model_dump() for c in cands]}, ensure_ascii=False))
     return 0

@@ -32,8 +32,19 @@ def test_policy_generate_prints_candidates_as_json_lines(tiny_model_dir: Path, c
 
 
 def test_policy_generate_with_a_missing_model_fails_cleanly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["policy", "generate", "--model", str(tmp_path / "none"), "⊢ True"]) == 1
+    assert main(["policy", "generate", "--model", str(tmp_path / "none"), "⊢ True"]) == 2  # a refusal (README)
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_policy_sft_and_prompt_refusals_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A refused input exits 2 in every policy command, as the README's exit-code scheme says."""
+    out = tmp_path / "out"
+    assert main(["policy", "sft", "--pairs", str(tmp_path / "missing.jsonl"), "--base", str(tmp_path / "none"),
+                 "--output", str(out)]) == 2
+    assert not out.exists()
+    assert main(["policy", "prompt", "--preset", "no-such-preset", "--state", "⊢ True"]) == 2
+    err = capsys.readouterr().err
+    assert "burnqed policy sft:" in err and "burnqed policy prompt:" in err
 
 
 def test_policy_sft_fine_tunes_from_a_pairs_file(
