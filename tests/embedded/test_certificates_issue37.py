@@ -1,0 +1,40 @@
+"""Issue 37, the decision and certificate side: Lean-checked steps the embedded checker used to
+refuse because its decision procedure read facts differently from Mathlib's or found no kernel
+certificate, each beside a false or Lean-refused variant that must stay refused. Whole files go
+through ``frontend.process``; every accepted step is re-checked by the independent kernel."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.embedded.test_fidelity_issue37 import _verdict
+
+# (id, header, script, Lean accepts)
+CASES = [
+    # Mathlib/Tactic/Linarith/Frontend.lean LinarithConfig.splitHypotheses := true:
+    # Preprocessing.lean splitConjunctions runs before filterComparisons
+    ("linarith-splits-conjunctions", "theorem t (a b : ℤ) (h : 1 ≤ a ∧ a ≤ b) : 1 ≤ b", "linarith", True),
+    ("linarith-splits-conjunctions-false", "theorem t (a b : ℤ) (h : 1 ≤ a ∧ a ≤ b) : 2 ≤ b", "linarith", False),
+    # Mathlib/Tactic/Linarith/Parsing.lean linearFormOfExpr: atoms up to ring normalisation
+    ("linarith-ring-normal-monomials",
+     "theorem t (x y z : ℤ) : z ^ 2 - 2 * z * x + (y ^ 2 + (z ^ 2 + x ^ 2)) = x ^ 2 + y ^ 2 + 2 * z ^ 2 - 2 * x * z",
+     "linarith", True),
+    ("linarith-ring-normal-monomials-false",
+     "theorem t (x y z : ℤ) : z ^ 2 - 2 * z * x + (y ^ 2 + (z ^ 2 + x ^ 2)) = x ^ 2 + y ^ 2 + 2 * z ^ 2 - 2 * x * y",
+     "linarith", False),
+    # nlinarith sees h₀.1 (amc12_2001_p2's Lean-checked proof); without a ≥ 1 it is false (a = 0, b = 10)
+    ("nlinarith-conjunct", "theorem t (a b : ℕ) (h₀ : 1 ≤ a ∧ a ≤ 9) (h : 10 * a = a * (b + 1)) : b + 1 ≤ 10", "nlinarith", True),
+    ("nlinarith-conjunct-false", "theorem t (a b : ℕ) (h₀ : 0 ≤ a ∧ a ≤ 9) (h : 10 * a = a * (b + 1)) : b + 1 ≤ 10", "nlinarith", False),
+    # a simp rule with a tactic block, a hypothesis cleared by simp_all before the rule is used
+    # (mathd_numbertheory_202's Lean-checked proof)
+    ("simp_all-show-by-rule", "theorem t (h : 19 % 10 = 9) : 99 % 10 = 9",
+     "simp_all [Nat.mod_eq_of_lt, show 19 % 10 = 9 by norm_num, show 99 % 10 = 9 by norm_num]", True),
+    ("simp_all-show-by-rule-false", "theorem t (h : 19 % 10 = 9) : 99 % 10 = 8",
+     "simp_all [show 19 % 10 = 9 by norm_num]", False),
+]
+
+
+@pytest.mark.parametrize(("header", "script", "lean_accepts"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_decision_and_certificate_cases(header: str, script: str, lean_accepts: bool) -> None:
+    got = _verdict(header, script)
+    assert (got == "accepted") == lean_accepts, got
