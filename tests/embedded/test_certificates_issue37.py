@@ -31,6 +31,24 @@ CASES = [
      "simp_all [Nat.mod_eq_of_lt, show 19 % 10 = 9 by norm_num, show 99 % 10 = 9 by norm_num]", True),
     ("simp_all-show-by-rule-false", "theorem t (h : 19 % 10 = 9) : 99 % 10 = 8",
      "simp_all [show 19 % 10 = 9 by norm_num]", False),
+    # nlinarith on an equality goal: two runs, each negated goal multiplied with the extra terms
+    # (Frontend.lean eq_of_not_lt_of_not_gt; mathd_numbertheory_326's Lean-checked proof)
+    ("nlinarith-equality-goal", "theorem t (n : ℤ) (h : n ^ 3 - n = 720) : n = 9",
+     "nlinarith [sq_nonneg (n - 9), sq_nonneg (n + 9)]", True),
+    ("nlinarith-equality-goal-false", "theorem t (n : ℤ) (h : n ^ 3 - n = 720) : n = 8",
+     "nlinarith [sq_nonneg (n - 9), sq_nonneg (n + 9)]", False),
+    ("nlinarith-false-inequality", "theorem t (a b : ℤ) : 2 * a * b ≤ a ^ 2 + b ^ 2 - 1",
+     "nlinarith [sq_nonneg (a - b), sq_nonneg (a + b)]", False),
+    # simp_all substitutes `a = x + 1` inside a product: the kernel's certificate multiplies the
+    # equation by the cofactor (kernel step mul_eq; aime_1991_p1's Lean-checked proof)
+    ("simp_all-substitutes-in-products",
+     "theorem t (x y a b : ℕ) (ha : a = x + 1) (hb : b = y + 1) (hab : a * b = 72) : (x + 1) * (y + 1) = 72",
+     "simp_all", True),
+    ("simp_all-substitutes-in-products-false",
+     "theorem t (x y a b : ℕ) (ha : a = x + 1) (hb : b = y + 1) (hab : a * b = 72) : (x + 1) * (y + 1) = 71",
+     "simp_all", False),
+    # omega on a false ℕ subtraction fact stays refused
+    ("omega-nat-sub-false", "theorem t (a b : ℕ) (h : a < b) : a - b + b = a", "omega", False),
 ]
 
 
