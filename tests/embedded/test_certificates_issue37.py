@@ -47,6 +47,14 @@ CASES = [
     ("simp_all-substitutes-in-products-false",
      "theorem t (x y a b : ℕ) (ha : a = x + 1) (hb : b = y + 1) (hab : a * b = 72) : (x + 1) * (y + 1) = 71",
      "simp_all", False),
+    # remainders of polynomials (certify_powmod: x = 7 * (x / 7) + x % 7 substituted by mul_eq)
+    ("cube-mod-pinned", "theorem t (x : ℕ) (h : x % 7 = 3) : x ^ 3 % 7 = 6", "simp [Nat.pow_mod, h]", True),
+    ("cube-mod-pinned-false", "theorem t (x : ℕ) (h : x % 7 = 3) : x ^ 3 % 7 = 5", "simp [Nat.pow_mod, h]", False),
+    ("pow_mod-cube-instance", "theorem t (x : ℕ) : x ^ 3 % 9 = (x % 9) ^ 3 % 9", "rw [Nat.pow_mod]", True),
+    ("int-product-mod-pinned", "theorem t (a b : ℤ) (h₁ : a % 7 = 1) (h₂ : b % 7 = 1) : ¬a * b * (a + b) % 7 = 0",
+     "simp [h₁, h₂, Int.mul_emod, Int.add_emod]", True),
+    ("int-product-mod-pinned-false", "theorem t (a b : ℤ) (h₁ : a % 7 = 1) (h₂ : b % 7 = 1) : ¬a * b * (a + b) % 7 = 2",
+     "simp [h₁, h₂, Int.mul_emod, Int.add_emod]", False),
     # omega on a false ℕ subtraction fact stays refused
     ("omega-nat-sub-false", "theorem t (a b : ℕ) (h : a < b) : a - b + b = a", "omega", False),
 ]
