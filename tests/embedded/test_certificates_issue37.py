@@ -55,6 +55,9 @@ CASES = [
      "simp [h₁, h₂, Int.mul_emod, Int.add_emod]", True),
     ("int-product-mod-pinned-false", "theorem t (a b : ℤ) (h₁ : a % 7 = 1) (h₂ : b % 7 = 1) : ¬a * b * (a + b) % 7 = 2",
      "simp [h₁, h₂, Int.mul_emod, Int.add_emod]", False),
+    # a power with a closed base is one kernel atom whatever the base's form (numbertheory_2dvd4expn)
+    ("closed-base-power", "theorem t (n : ℕ) (h : n ≠ 0) : 4 ^ (n + 1) = (2 ^ 2) ^ (n + 1)", "simp_all [pow_succ]", True),
+    ("closed-base-power-false", "theorem t (n : ℕ) (h : n ≠ 0) : 4 ^ (n + 1) = (2 ^ 3) ^ (n + 1)", "simp_all [pow_succ]", False),
     # omega on a false ℕ subtraction fact stays refused
     ("omega-nat-sub-false", "theorem t (a b : ℕ) (h : a < b) : a - b + b = a", "omega", False),
 ]

@@ -204,3 +204,17 @@ def test_mul_eq_multiplies_only_an_equality_by_an_integral_polynomial() -> None:
     sat = App("≤", (Lit(0, "Int"), App("+", (App("*", (Y, Y), "Int"), Y), "Int")), "Prop")
     seq2 = seq_of(eq, pos, sat)
     assert refutation(seq2, [e.ty for e in seq2.ctx if not isinstance(e.ty, str)]) is None
+
+
+def test_a_power_with_a_closed_base_is_one_atom_whatever_the_bases_form() -> None:
+    n = Free(3)
+    four = App("^", (Lit(4, "Nat"), n), "Nat")
+    two_sq = App("^", (App("^", (Lit(2, "Nat"), Lit(2, "Nat")), "Nat"), n), "Nat")
+    two = App("^", (Lit(2, "Nat"), n), "Nat")
+    assert k.poly(four) == k.poly(two_sq)
+    assert k.poly(four) != k.poly(two)
+    # (2 ^ 2) ^ n = 4 ^ n by `ring`; 2 ^ n = 4 ^ n is no ring identity
+    ctx = (Entry(3, "Nat"),)
+    assert k.check(Sequent(ctx, App("=", (four, two_sq), "Prop")), Proof("ring"), []) is None
+    with pytest.raises(KernelError):
+        k.check(Sequent(ctx, App("=", (four, two), "Prop")), Proof("ring"), [])
