@@ -58,6 +58,11 @@ CASES = [
     # a power with a closed base is one kernel atom whatever the base's form (numbertheory_2dvd4expn)
     ("closed-base-power", "theorem t (n : ℕ) (h : n ≠ 0) : 4 ^ (n + 1) = (2 ^ 2) ^ (n + 1)", "simp_all [pow_succ]", True),
     ("closed-base-power-false", "theorem t (n : ℕ) (h : n ≠ 0) : 4 ^ (n + 1) = (2 ^ 3) ^ (n + 1)", "simp_all [pow_succ]", False),
+    # decide on a bounded ∀ over ℕ (Nat.decidableBallLT / decidableBallLe): value by value
+    ("decide-bounded-forall", "theorem t : ∀ n < 5, n ^ 2 % 5 ≠ 3", "decide", True),
+    ("decide-bounded-forall-nested", "theorem t : ∀ n ≤ 3, ∀ m < 3, n * m ≤ 6", "decide", True),
+    ("decide-bounded-forall-false", "theorem t : ∀ n < 5, n ^ 2 % 5 ≠ 4", "decide", False),
+    ("decide-unbounded-forall", "theorem t : ∀ n : ℕ, n + 0 = n", "decide", False),
     # omega on a false ℕ subtraction fact stays refused
     ("omega-nat-sub-false", "theorem t (a b : ℕ) (h : a < b) : a - b + b = a", "omega", False),
 ]
