@@ -213,15 +213,8 @@ def prove_mod_product(
         todo = _mod_products(fs)
         z = _quotient(fs, goal)
         cert = None
-        if z is None:  # no degree-2 quotient (x ^ 3 % 7): the substitution certificate first
-            from burnqed.embedded.certify_powmod import remainder_certificate
-
-            fresh = k.FactSet(ctx)
-            for p in [*(t for _, t in premises), neg]:
-                fresh.add(k.nnf(p, True, ctx))
-            cert = remainder_certificate(fresh, goal, Budget(nodes=512, cuts=48, deadline=deadline, z3_ms=budget.z3_ms))
         # the quotient's cuts first: with the right z each leaf is one Farkas combination
-        if cert is None and z is not None:
+        if z is not None:
             cert = _with_products(fs, todo, Budget(nodes=512, cuts=48, deadline=deadline, z3_ms=budget.z3_ms), z)
         if cert is None and todo:
             cert = _with_products(fs, todo, budget)

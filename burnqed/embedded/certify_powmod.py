@@ -19,10 +19,10 @@ from fractions import Fraction
 from typing import Any
 
 from burnqed.embedded import kernel as k
-from burnqed.embedded.certify import Budget
-from burnqed.embedded.certify_mod import _mod_definitions, _three_ways
+from burnqed.embedded.certify import Budget, internal_uid
+from burnqed.embedded.certify_mod import _mod_definitions, _three_ways, prove_mod_product
 
-__all__ = ["remainder_certificate"]
+__all__ = ["prove_mod", "remainder_certificate"]
 
 _MAX_DEGREE = 8
 
@@ -149,3 +149,27 @@ def remainder_certificate(fs: k.FactSet, goal: k.Term, budget: Budget) -> tuple[
     for w in reversed(steps):
         cert = None if cert is None else (*w, cert)
     return cert
+
+
+def prove_mod(
+    seq: k.Sequent, premises: list[tuple[k.Proof, k.Term]], goal: k.Term, *, budget: Budget | None = None
+) -> k.Proof | None:
+    """``goal`` by contradiction where remainders by a numeral are involved: the substitution
+    certificate (``remainder_certificate``), else the products of certify_mod.py. None if
+    neither is found."""
+    deadline = budget.deadline if budget is not None else None
+    z3_ms = budget.z3_ms if budget is not None else 2000
+    u = internal_uid()
+    neg = k.App("→", (goal, k.FALSE), "Prop")
+    ctx = seq.to(goal)
+    fs = k.FactSet(ctx)
+    try:
+        for p in [*(t for _, t in premises), neg]:
+            fs.add(k.nnf(p, True, ctx))
+        cert = remainder_certificate(fs, goal, Budget(nodes=512, cuts=48, deadline=deadline, z3_ms=z3_ms))
+    except k.KernelError:
+        cert = None
+    if cert is None:
+        return prove_mod_product(seq, premises, goal, budget=budget)
+    facts = (*(pr for pr, _ in premises), k.Proof("hyp", (u,)))
+    return k.Proof("by_contra", (u, k.Proof("arith", (facts, cert))))

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from burnqed.embedded import kernel as k
 from burnqed.embedded.bridge import _holes, hole, kterm, proof, sequent
 from burnqed.embedded.certify import Budget, prove_fact
-from burnqed.embedded.certify_mod import prove_mod_product
+from burnqed.embedded.certify_powmod import prove_mod
 from burnqed.embedded.engine import Engine
 from burnqed.embedded.lemma_proofs import prove_iff
 from burnqed.embedded.lemma_use import PerUse
@@ -70,7 +70,7 @@ class SimpProver:
         premises += [(p, t) for p, t in self.sources(goal) if not isinstance(t, k.Bind)]
         got = prove_fact(seq, [*premises, *extra], target, budget=self.budget())
         if got is None:  # remainders of products (a step of `simp [Nat.mul_mod]`)
-            got = prove_mod_product(seq, [*premises, *extra], target, budget=self.budget())
+            got = prove_mod(seq, [*premises, *extra], target, budget=self.budget())
         return got
 
     def iff(self, goal: Goal, a: k.Term, b: k.Term) -> k.Proof:
