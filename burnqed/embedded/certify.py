@@ -319,11 +319,12 @@ def _products(
     pairs of comparisons, the last facts (the negated target, the extra terms) first, as many
     as the bound allows, squares included; then the linear search."""
     wrappers: list[tuple[Any, ...]] = []
+    facts = [i for i, _ in lins(fs)]
     for p in _square_candidates(fs, props, squares)[:8]:
         wrappers.append(("square", p))
         fs.add(k.Lin(p.mul(p), False))
-    base = [i for i, f in lins(fs)]
-    base.reverse()
+    # the negated target and the extra terms first, then the hypotheses, then the squares
+    base = facts[::-1] + [i for i, _ in lins(fs) if i not in facts]
     for i, j in itertools.combinations_with_replacement(base[:_PRODUCT_FACTS], 2):
         a, b = fs.facts[i], fs.facts[j]
         if not (isinstance(a, k.Lin) and isinstance(b, k.Lin)):
