@@ -21,6 +21,7 @@ from fractions import Fraction
 from typing import Any
 
 from burnqed.embedded import kernel as k
+from burnqed.embedded.certify_ideal import substitutions
 from burnqed.embedded.certify_int import cuts, fourier_motzkin, lins, narrowest, q, real_sum
 from burnqed.embedded.smt import _lib
 
@@ -269,32 +270,73 @@ def refutation(
     budget = budget or Budget()
     fs = k.FactSet(seq)
     try:
-        for p in props:
+        for p in props[:-1]:
             fs.add(k.nnf(p, True, seq))
+        target_at = len(fs.facts)
+        if props:
+            fs.add(k.nnf(props[-1], True, seq))
         if not nonlinear:
-            return _search(fs, frozenset(), budget)
-        wrappers: list[tuple[Any, ...]] = []
-        base = [i for i, f in lins(fs)]
-        for p in _square_candidates(fs, props, squares)[:8]:
-            wrappers.append(("square", p))
-            fs.add(k.Lin(p.mul(p), False))
-        # Mathlib multiplies every pair of the comparisons; here the last ones (the negated
-        # target, the extra terms) first, then the hypotheses, as many as the bound allows
-        base.reverse()
-        for i, j in itertools.combinations_with_replacement(base[:_PRODUCT_FACTS], 2):
-            wrappers.append(("prod", i, j))
-            a, b = fs.facts[i], fs.facts[j]
-            if not (isinstance(a, k.Lin) and isinstance(b, k.Lin)):
-                continue
-            fs.add(k.Lin(a.poly.mul(b.poly), a.eq or b.eq))
-        cert = _search(fs, frozenset(), budget)
-        if cert is None:
-            return None
-        for w in reversed(wrappers):
-            cert = (*w, cert)
-        return cert
+            got = _search(fs, frozenset(), budget)
+            if got is not None:
+                return got
+            # an equation substituted inside non-linear terms (simp's rewriting with `h : a = e`)
+            steps = substitutions(fs)
+            if not steps or not budget.tick():
+                return None
+            got = _search(fs, frozenset(), budget)
+            for w in reversed(steps):
+                got = None if got is None else (*w, got)
+            return got
+        # Mathlib's linarith proves an equality goal as two runs (Frontend.lean, `linarith`:
+        # "target is an equality: splitting", `eq_of_not_lt_of_not_gt`), and nlinarith
+        # multiplies each run's negated goal with the other facts: the negated target's cases
+        # are split before the products here
+        split = next(
+            (i for i in range(target_at, len(fs.facts)) if isinstance(fs.facts[i], k.Disj)
+             and all(len(c) == 1 and isinstance(c[0], k.Lin) for c in fs.facts[i].cases)),  # type: ignore[union-attr]
+            None,
+        )
+        if split is None:
+            return _products(fs, props, squares, budget)
+        subs = []
+        for case in fs.facts[split].cases:  # type: ignore[union-attr]
+            branch = fs.copy()
+            branch.add(k.Disj((case,)))
+            sub = _products(branch, props, squares, budget)
+            if sub is None:
+                return None
+            subs.append(sub)
+        return ("split", split, tuple(subs))
     except k.KernelError:
         return None
+
+
+def _products(
+    fs: k.FactSet, props: list[k.Term], squares: tuple[k.Poly, ...], budget: Budget
+) -> tuple[Any, ...] | None:
+    """nlinarith's certificate (Mathlib/Tactic/Linarith/Preprocessing.lean nlinarithExtras):
+    squares first (the extra ones, then those of terms the facts square), then products of
+    pairs of comparisons, the last facts (the negated target, the extra terms) first, as many
+    as the bound allows, squares included; then the linear search."""
+    wrappers: list[tuple[Any, ...]] = []
+    facts = [i for i, _ in lins(fs)]
+    for p in _square_candidates(fs, props, squares)[:8]:
+        wrappers.append(("square", p))
+        fs.add(k.Lin(p.mul(p), False))
+    # the negated target and the extra terms first, then the hypotheses, then the squares
+    base = facts[::-1] + [i for i, _ in lins(fs) if i not in facts]
+    for i, j in itertools.combinations_with_replacement(base[:_PRODUCT_FACTS], 2):
+        a, b = fs.facts[i], fs.facts[j]
+        if not (isinstance(a, k.Lin) and isinstance(b, k.Lin)):
+            continue
+        wrappers.append(("prod", i, j))
+        fs.add(k.Lin(a.poly.mul(b.poly), a.eq or b.eq))
+    cert = _search(fs, frozenset(), budget)
+    if cert is None:
+        return None
+    for w in reversed(wrappers):
+        cert = (*w, cert)
+    return cert
 
 
 def prove_fact(

@@ -212,10 +212,10 @@ def prove_mod_product(
             fs.add(k.nnf(p, True, ctx))
         todo = _mod_products(fs)
         z = _quotient(fs, goal)
-        if not todo and z is None:
-            return None
+        cert = None
         # the quotient's cuts first: with the right z each leaf is one Farkas combination
-        cert = None if z is None else _with_products(fs, todo, Budget(nodes=512, cuts=48, deadline=deadline, z3_ms=budget.z3_ms), z)
+        if z is not None:
+            cert = _with_products(fs, todo, Budget(nodes=512, cuts=48, deadline=deadline, z3_ms=budget.z3_ms), z)
         if cert is None and todo:
             cert = _with_products(fs, todo, budget)
     except k.KernelError:

@@ -10,7 +10,7 @@ from typing import Any
 from burnqed.embedded import kernel as k
 from burnqed.embedded.bridge import kterm, proof, sequent
 from burnqed.embedded.certify import Budget, prove_fact
-from burnqed.embedded.certify_mod import prove_mod_product
+from burnqed.embedded.certify_powmod import prove_mod
 from burnqed.embedded.engine import Engine
 from burnqed.embedded.proofterm import TacticError, instantiate_mvars
 from burnqed.embedded.state import Goal
@@ -50,8 +50,11 @@ def instance_proof(
     facts = [(pf, kterm(t)) for pf, t in premises]
     seq = sequent(goal).to(target)
     pf = prove_fact(seq, facts, target, budget=Budget(deadline=deadline, z3_ms=cfg.z3_timeout_ms))
-    if pf is None:
-        pf = prove_mod_product(seq, facts, target, budget=Budget(deadline=deadline, z3_ms=cfg.z3_timeout_ms))
+    if pf is None:  # its own time bound: the linear search may have used up the first one
+        deadline = time.monotonic() + cfg.z3_cert_timeout_ms / 1000
+        if eng.ctx.deadline is not None:
+            deadline = min(deadline, eng.ctx.deadline)
+        pf = prove_mod(seq, facts, target, budget=Budget(deadline=deadline, z3_ms=cfg.z3_timeout_ms))
     if pf is None:
         raise TacticError(f"the kernel found no proof of this instance of {name}: {show(goal, target_term(lhs, rhs, eq.kind))}")
     return proof("annot", pf, target)

@@ -10,7 +10,7 @@ from typing import Any
 from burnqed.embedded import kernel as k
 from burnqed.embedded.bridge import sequent
 from burnqed.embedded.certify import prove_fact
-from burnqed.embedded.certify_mod import prove_mod_product
+from burnqed.embedded.certify_powmod import prove_mod
 from burnqed.embedded.elab import ElabError, Scope, elab_prop, elab_value
 from burnqed.embedded.lemmas import lemma_instances
 from burnqed.embedded.state import goal_scope
@@ -88,7 +88,7 @@ def instance_app(pe: Any, name: str, args: tuple[Syn, ...], expected: Term | Non
             g = pe.kt(stmt)
             facts = [(q(), pe.kt(instantiate_mvars(t, pe.sub))) for t, q in premises]
             seq = sequent(pe.goal).to(g)
-            pf = prove_fact(seq, facts, g) or prove_mod_product(seq, facts, g)
+            pf = prove_fact(seq, facts, g) or prove_mod(seq, facts, g)
             if pf is None:
                 raise TacticError(f"the kernel found no proof of this instance of {name}: {pe.show(stmt)}")
             return k.Proof("annot", (pf, g))

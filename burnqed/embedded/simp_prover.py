@@ -7,9 +7,9 @@ import time
 from collections.abc import Callable
 
 from burnqed.embedded import kernel as k
-from burnqed.embedded.bridge import hole, kterm, proof, sequent
+from burnqed.embedded.bridge import _holes, hole, kterm, proof, sequent
 from burnqed.embedded.certify import Budget, prove_fact
-from burnqed.embedded.certify_mod import prove_mod_product
+from burnqed.embedded.certify_powmod import prove_mod
 from burnqed.embedded.engine import Engine
 from burnqed.embedded.lemma_proofs import prove_iff
 from burnqed.embedded.lemma_use import PerUse
@@ -24,17 +24,37 @@ class SimpProver:
     """Kernel proofs of simp's steps: certificates from the hypotheses and the named rules
     for quantifier-free steps, congruence (certify.prove_iff) under binders."""
 
-    def __init__(self, eng: Engine, sources: list[tuple[Term, Callable[[], k.Proof]]]) -> None:
+    def __init__(
+        self,
+        eng: Engine,
+        sources: list[tuple[Term, Callable[[], k.Proof]]],
+        home: Goal | None = None,
+        rebuild: Callable[[Goal], list[tuple[Term, Callable[[], k.Proof]]]] | None = None,
+    ) -> None:
         self.eng = eng
         self.raw = sources
-        self._sources: list[tuple[k.Proof, k.Term]] | None = None
+        self.home = home
+        self.rebuild = rebuild
+        self._sources: dict[int, list[tuple[k.Proof, k.Term]]] = {}
 
-    def sources(self) -> list[tuple[k.Proof, k.Term]]:
-        if self._sources is None:
-            # an INSTANCE_LEMMAS rule has no general proof: its steps are proved by the
-            # certificates of `fact` alone
-            self._sources = [(build(), kterm(prop)) for prop, build in self.raw if not isinstance(build, PerUse)]
-        return self._sources
+    def sources(self, goal: Goal | None = None) -> list[tuple[k.Proof, k.Term]]:
+        """The rules' proofs for a step of ``goal``. A rule term with a tactic block
+        (``show P by norm_num``) was elaborated in the goal simp started from; its nested goal
+        has that context, which a later goal of the same simp (a hypothesis cleared or
+        rewritten) no longer covers: there the rules are elaborated again in the later goal
+        (``rebuild``), and where that fails the step has no proof."""
+        key = 0 if goal is None or self.home is None or goal.uid == self.home.uid else goal.uid
+        got = self._sources.get(key)
+        if got is not None:
+            return got
+        raw = self.raw
+        if key and self.rebuild is not None and any(_holes(pf) for pf, _ in self.sources()):
+            raw = self.rebuild(goal)  # type: ignore[arg-type]
+        # an INSTANCE_LEMMAS rule has no general proof: its steps are proved by the
+        # certificates of `fact` alone
+        got = [(build(), kterm(prop)) for prop, build in raw if not isinstance(build, PerUse)]
+        self._sources[key] = got
+        return got
 
     def budget(self) -> Budget:
         cfg = self.eng.ctx.config
@@ -47,15 +67,15 @@ class SimpProver:
         """``target`` from the goal's hypotheses, the rules and ``extra`` (quantifier-free)."""
         seq = sequent(goal).to(target)
         premises = [(proof("hyp", e.uid), e.ty) for e in seq.ctx if not isinstance(e.ty, str)]
-        premises += [(p, t) for p, t in self.sources() if not isinstance(t, k.Bind)]
+        premises += [(p, t) for p, t in self.sources(goal) if not isinstance(t, k.Bind)]
         got = prove_fact(seq, [*premises, *extra], target, budget=self.budget())
         if got is None:  # remainders of products (a step of `simp [Nat.mul_mod]`)
-            got = prove_mod_product(seq, [*premises, *extra], target, budget=self.budget())
+            got = prove_mod(seq, [*premises, *extra], target, budget=self.budget())
         return got
 
     def iff(self, goal: Goal, a: k.Term, b: k.Term) -> k.Proof:
         """``a ↔ b`` in the goal's context, or a failure of the tactic."""
-        pf = prove_iff(sequent(goal), a, b, self.sources(), budget=self.budget())
+        pf = prove_iff(sequent(goal), a, b, self.sources(goal), budget=self.budget())
         if pf is None:
             raise TacticError("simp: the kernel found no proof of this simplification step")
         return proof("annot", pf, k.App("↔", (a, b), "Prop"))

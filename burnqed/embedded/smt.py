@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from burnqed.embedded.arith import try_eval
+from burnqed.embedded.linarith_pre import linear_form
 from burnqed.embedded.terms import (
     Binder,
     BVar,
@@ -82,6 +83,8 @@ class Encoder:
     # ---------------------------------------------------------------- numbers
     def num(self, t: Term) -> Any:
         """A z3 arithmetic expression for a number term."""
+        if self.linear and self.real:
+            return self._linarith_num(t)
         v = try_eval(t)
         if v is not None:
             return self._const(v)
@@ -138,6 +141,30 @@ class Encoder:
                 out = out * base
             return out
         return self._atom(t)
+
+    def _linarith_num(self, t: Term) -> Any:
+        """linarith's reading (linarith_pre.linear_form, Mathlib's linearFormOfExpr): each
+        distinct monomial of the ring-normalised polynomial is one variable; only atoms of
+        ℕ terms are ``≥ 0`` (natToInt adds ``0 ≤ ↑a`` for the cast atoms, not for products)."""
+        atoms: dict[object, Term] = {}
+        try:
+            form = linear_form(t, atoms, self.max_expand)
+        except OverflowError:
+            return self._atom(t)
+        z3 = self.z3
+        total = []
+        for mono, c in form.items():
+            coeff = z3.RealVal(f"{c.numerator}/{c.denominator}")
+            if mono == ():
+                total.append(coeff)
+                continue
+            if len(mono) == 1 and mono[0][1] == 1:
+                x = atoms[mono[0][0]]
+                var = self._fresh(getattr(x, "ty", "Int"), mono[0][0], "x")
+            else:
+                var = self._fresh("Int", ("monomial", mono), "m")
+            total.append(coeff * var)
+        return z3.Sum(total) if total else z3.RealVal(0)
 
     def _atom(self, t: Term) -> Any:
         return self._fresh(t.ty if isinstance(t, Op) else "Int", alpha_key(t), "t")

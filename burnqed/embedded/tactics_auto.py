@@ -12,6 +12,7 @@ from burnqed.embedded.arith import TooLarge, try_eval
 from burnqed.embedded.bridge import KernelReject, hole, kterm, proof, sequent
 from burnqed.embedded.certify import Budget, prove_fact
 from burnqed.embedded.engine import Engine, register, render
+from burnqed.embedded.linarith_pre import comparisons
 from burnqed.embedded.poly import difference
 from burnqed.embedded.proofterm import TacticError
 from burnqed.embedded.smt import prove
@@ -220,15 +221,10 @@ def _built(build: object) -> k.Proof | None:
         return None
 
 
-def _comparison(t: Term) -> bool:
-    if isinstance(t, Conn) and t.op == "¬":
-        t = t.args[0]
-    return isinstance(t, Rel) and t.op in ("=", "<", "≤", ">", "≥") or t == FALSE
-
-
 @register("linarith", "nlinarith")
 def _linarith(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
-    hyps = [p for p in _context_props(goal) if _comparison(p)]
+    # Mathlib's preprocessing: splitConjunctions, filterComparisons (linarith_pre.py)
+    hyps = [c for p in _context_props(goal) for c in comparisons(p)]
     builders = []
     for s in tac.data.get("terms", []):
         prop, pe = elab_in_goal(eng, goal, s, None)
@@ -242,8 +238,8 @@ def _linarith(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     target = t if isinstance(t, Rel) and t.op in ("=", "<", "≤", ">", "≥") else None
     nonlinear = tac.name == "nlinarith"
     if _run_z3(eng, hyps, target, linear=not nonlinear, real=True):
-        used = [h for h in goal.hyps if not isinstance(h.ty, str) and _comparison(h.ty)]
-        extra = hyps[len(used) :]
+        used = [h for h in goal.hyps if not isinstance(h.ty, str) and comparisons(h.ty)]
+        extra = hyps[sum(len(comparisons(h.ty)) for h in used) :]  # type: ignore[arg-type]
         # the extra terms' own proofs (Mathlib's linarith adds them as hypotheses)
         given = [_built(b) for b in builders] if eng.kernel_on else None
         if target is None:  # linarith proves False from the hypotheses

@@ -10,6 +10,7 @@ from burnqed.embedded import kernel as k
 from burnqed.embedded.arith import TooLarge, eval_prop, is_closed, try_eval
 from burnqed.embedded.bridge import hole, kterm, proof, sequent
 from burnqed.embedded.certify import prove_fact
+from burnqed.embedded.decide_bounded import bounded_forall, decide_bounded
 from burnqed.embedded.elab import ElabError, elab_prop
 from burnqed.embedded.engine import Engine, register, render
 from burnqed.embedded.unify import closes_by_reducible_rfl, reducible_normal
@@ -424,6 +425,8 @@ def _rfl(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
 def _decide(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     t = goal.target
     text = show(goal, t)
+    if bounded_forall(t) is not None:  # Nat.decidableBallLT / decidableBallLe
+        return decide_bounded(eng, goal, text)
     if not is_closed(t):
         raise TacticError(
             f"expected type must not contain free or meta variables\n  {text}"

@@ -385,7 +385,7 @@ def _simp(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         # simp_all rewrote it
         named = [(rev, s) for rev, s in named if not (s.kind == "ident" and goal.hyp_named(s.value) is not None)]
     rules, sources = _simp_rules(eng, goal, named)
-    prover = SimpProver(eng, sources)
+    prover = SimpProver(eng, sources, goal, lambda g: _simp_rules(eng, g, named)[1])
     on = eng.kernel_on
     star = any(s.kind == "ident" and s.value == "*" for _, s in d.get("rules", []))
     if name == "simp_all":

@@ -86,10 +86,21 @@ CORPUS: list[tuple[str, str, str, str, str]] = [
      "intro a h h3\nnlinarith [h3, mul_pos h (show 0 < a + 1 by omega), mul_pos h (show 0 < a + 2 by omega), show 0 < a + 1 by omega, show 0 < a + 2 by omega]",
      "closes", "amc12b_2002_p7's Lean-checked proof"),
     # linarith (Mathlib/Tactic/Linarith/Preprocessing.lean): ℕ facts cast to ℤ by natToInt;
-    # ↑(a - b) stays an atom (Nat.cast_sub needs b ≤ a); no ∧ splitting; ≠ is no comparison
+    # ↑(a - b) stays an atom (Nat.cast_sub needs b ≤ a); ∧ split (Frontend.lean
+    # LinarithConfig.splitHypotheses := true, Preprocessing.lean splitConjunctions);
+    # ≠ and ¬ = are no comparisons (filterComparisons, ineqOrNotIneq?)
     ("linarith-nat-sub-atom", "∀ (a b : ℕ), a < b → a - b = 0", "intro a b h\nlinarith", "error", "natToInt"),
     ("omega-nat-sub", "∀ (a b : ℕ), a < b → a - b = 0", "intro a b h\nomega", "closes", "omega knows truncated -"),
-    ("linarith-no-and-split", "∀ (a b : ℤ), a ≤ b ∧ b ≤ a → a = b", "intro a b h\nlinarith", "error", "filterComparisons"),
+    ("linarith-and-split", "∀ (a b : ℤ), a ≤ b ∧ b ≤ a → a = b", "intro a b h\nlinarith", "closes", "splitConjunctions"),
+    ("nlinarith-and-split", "∀ (a b n : ℕ), 1 ≤ a ∧ a ≤ 9 → 0 ≤ b ∧ b ≤ 9 → 10 * a = a * (b + 1) → b + 1 ≤ 10",
+     "intro a b n h₀ h₁ h\nnlinarith", "closes", "amc12_2001_p2's Lean-checked proof (needs h₀.1)"),
+    ("linarith-neg-eq-dropped", "∀ (a b : ℤ), ¬a = b → a ≤ b → a < b", "intro a b h h'\nlinarith", "error", "filterComparisons drops ¬ ="),
+    # linearFormOfExpr (Mathlib/Tactic/Linarith/Parsing.lean): atoms up to ring normalisation,
+    # each monomial one variable
+    ("linarith-monomials-ring-normal", "∀ (a b : ℤ), a * b ≤ 3 → b * a ≤ 3", "intro a b h\nlinarith", "closes", "linearFormOfExpr, elimMonom"),
+    ("linarith-ring-identity", "∀ (x y : ℤ), (x - y) ^ 2 = x ^ 2 - 2 * x * y + y ^ 2", "intro x y\nlinarith", "closes", "linearFormOfExpr: Pow by a numeral"),
+    ("linarith-monomials-false", "∀ (a b : ℤ), a * b ≤ 3 → b * a ≤ 2", "intro a b h\nlinarith", "error", "no Farkas combination"),
+    ("linarith-product-not-nonneg", "∀ (a b : ℕ), a * b + 1 > 0", "intro a b\nlinarith", "error", "natToInt: 0 ≤ ↑a, 0 ≤ ↑b only"),
     ("linarith-strict-int", "∀ (a b : ℤ), a < b → a + 1 ≤ b", "intro a b h\nlinarith", "closes", "strengthenStrictInt"),
     # simp does no ring normalization (Mathlib's simp set has no add_sq, two_mul)
     ("simp-no-ring-identity", "∀ (a b : ℤ), (a + b) ^ 2 = a ^ 2 + 2 * a * b + b ^ 2", "intro a b\nsimp", "error", "simp made no progress"),

@@ -288,7 +288,7 @@ def _cert_poly(fs: FactSet, p: Any, integral: bool) -> Poly:
     return out
 
 
-_ARITY = {"false": 2, "contra": 3, "split": 3, "cut": 5, "prod": 4, "square": 3, "farkas": 2}
+_ARITY = {"false": 2, "contra": 3, "split": 3, "cut": 5, "prod": 4, "square": 3, "mul_eq": 4, "farkas": 2}
 
 
 def _refute(fs: FactSet, cert: Any) -> None:
@@ -338,6 +338,14 @@ def _refute(fs: FactSet, cert: Any) -> None:
         branch = fs.copy()
         branch.add(new)
         _refute(branch, cert[-1])
+        return
+    if kind == "mul_eq":  # p = 0 gives p * q = 0 for a polynomial q (an element of the ideal)
+        f = _index(fs, cert[1])
+        if not (isinstance(f, Lin) and f.eq):
+            raise KernelError("arith: mul_eq needs an equality")
+        branch = fs.copy()
+        branch.add(Lin(f.poly.mul(_cert_poly(fs, cert[2], True)), True))
+        _refute(branch, cert[3])
         return
     if kind == "farkas":
         if type(cert[1]) is not tuple:

@@ -162,7 +162,11 @@ def poly(t: Term) -> Poly:
         for _ in range(int(k)):
             out = out.mul(a)
         if rest:  # x ^ (e + k) = x ^ e * x ^ k; x ^ e is an atom
-            base_exp = App("^", (t.args[0], _from_poly(rest)), t.sort)
+            # a closed base is its value (`(2 ^ 2) ^ n` and `4 ^ n` are one atom), as the
+            # exponent is its canonical term
+            c = a.constant()
+            base = Lit(int(c), t.sort) if c is not None and c.denominator == 1 else t.args[0]
+            base_exp = App("^", (base, _from_poly(rest)), t.sort)
             out = out.mul(Poly.atom(base_exp))
         return out
     return Poly.atom(t)  # truncated -, / and % with an unknown side

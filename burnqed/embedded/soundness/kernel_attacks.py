@@ -174,7 +174,7 @@ def _random_cert(rng: random.Random, fs: k.FactSet, atoms: list[k.Term], depth: 
     n = len(fs.facts)
     lins = [i for i, f in enumerate(fs.facts) if isinstance(f, k.Lin)]
     disj = [i for i, f in enumerate(fs.facts) if isinstance(f, k.Disj)]
-    kinds = ["farkas", "farkas", "false", "contra"] + ["split", "cut", "prod", "square"] * (depth > 0)
+    kinds = ["farkas", "farkas", "false", "contra"] + ["split", "cut", "prod", "square", "mul_eq"] * (depth > 0)
     kind = rng.choice(kinds)
     idx = lambda: rng.randrange(-1, n + 1) if rng.random() < 0.05 else rng.randrange(max(n, 1))  # noqa: E731
     if kind == "farkas":
@@ -205,6 +205,8 @@ def _random_cert(rng: random.Random, fs: k.FactSet, atoms: list[k.Term], depth: 
         return ("prod", rng.choice(lins or [0]), rng.choice(lins or [0]), _random_cert(rng, fs, atoms, depth - 1))
     if kind == "square":
         return ("square", _rand_poly(rng, atoms, False), _random_cert(rng, fs, atoms, depth - 1))
+    if kind == "mul_eq":  # any fact, equality or not, times a random polynomial
+        return ("mul_eq", rng.choice(lins or [0]), _rand_poly(rng, atoms, rng.random() < 0.9), _random_cert(rng, fs, atoms, depth - 1))
     c = rng.randint(-3, 3)
     p = _rand_poly(rng, atoms, True)
     return ("cut", p, c, _random_cert(rng, fs, atoms, depth - 1), _random_cert(rng, fs, atoms, depth - 1))
@@ -290,7 +292,7 @@ def _mutate(rng: random.Random, cert: Any) -> Any:
             j = rng.randrange(len(subs))
             subs[j] = _mutate(rng, subs[j])
         return ("split", cert[1], tuple(subs))
-    if kind in ("prod", "square"):
+    if kind in ("prod", "square", "mul_eq"):
         return (*cert[:-1], _mutate(rng, cert[-1]))
     if kind in ("false", "contra"):
         return (kind, *(i + rng.choice((-1, 0, 1)) for i in cert[1:]))

@@ -178,3 +178,43 @@ def test_numerals_and_sequents_are_sort_checked() -> None:
     with pytest.raises(KernelError):
         k.well_formed(Sequent((Entry(1, "Real"),), FALSE))
     k.well_formed(seq_of(App("=", (X, App("cast", (M,), "Int")), "Prop")))
+
+
+def test_mul_eq_multiplies_only_an_equality_by_an_integral_polynomial() -> None:
+    # facts: x = y + 1 (index 0), x * y ≥ 0, y * y + y < 0 (x * y = y * y + y: contradiction
+    # once the equation is multiplied by y)
+    Y = Free(2)
+    eq = App("=", (X, App("+", (Y, Lit(1, "Int")), "Int")), "Prop")
+    pos = App("≤", (Lit(0, "Int"), App("*", (X, Y), "Int")), "Prop")
+    neg_ = App("<", (App("+", (App("*", (Y, Y), "Int"), Y), "Int"), Lit(0, "Int")), "Prop")
+    seq = seq_of(eq, pos, neg_)
+    props = [e.ty for e in seq.ctx if not isinstance(e.ty, str)]
+    farkas = ("farkas", ((1, Fraction(1)), (2, Fraction(1)), (3, Fraction(-1))))
+    good = ("mul_eq", 0, Poly.atom(Y), farkas)
+    assert k.check(seq, arith(seq, good), []) is None
+    # an inequality is no ideal element; a fractional multiplier is refused; arity checked
+    refused(seq, ("mul_eq", 1, Poly.atom(Y), farkas))
+    refused(seq, ("mul_eq", 0, Poly({((Y, 1),): Fraction(1, 2)}), farkas))
+    refused(seq, ("mul_eq", 0, Poly.atom(Y)))
+    # the search finds the substitution itself (certify_ideal.substitutions)
+    cert = refutation(seq, props)
+    assert cert is not None and cert[0] == "mul_eq"
+    assert k.check(seq, arith(seq, cert), []) is None
+    # and no certificate for the satisfiable variant (x = y + 1, x * y ≥ 0, y * y + y ≥ 0)
+    sat = App("≤", (Lit(0, "Int"), App("+", (App("*", (Y, Y), "Int"), Y), "Int")), "Prop")
+    seq2 = seq_of(eq, pos, sat)
+    assert refutation(seq2, [e.ty for e in seq2.ctx if not isinstance(e.ty, str)]) is None
+
+
+def test_a_power_with_a_closed_base_is_one_atom_whatever_the_bases_form() -> None:
+    n = Free(3)
+    four = App("^", (Lit(4, "Nat"), n), "Nat")
+    two_sq = App("^", (App("^", (Lit(2, "Nat"), Lit(2, "Nat")), "Nat"), n), "Nat")
+    two = App("^", (Lit(2, "Nat"), n), "Nat")
+    assert k.poly(four) == k.poly(two_sq)
+    assert k.poly(four) != k.poly(two)
+    # (2 ^ 2) ^ n = 4 ^ n by `ring`; 2 ^ n = 4 ^ n is no ring identity
+    ctx = (Entry(3, "Nat"),)
+    assert k.check(Sequent(ctx, App("=", (four, two_sq), "Prop")), Proof("ring"), []) is None
+    with pytest.raises(KernelError):
+        k.check(Sequent(ctx, App("=", (four, two), "Prop")), Proof("ring"), [])
