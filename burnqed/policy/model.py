@@ -271,13 +271,14 @@ class PolicyModel:
             raise PolicyGenerationError(f"generation failed: {exc}") from exc
         results: list[list[TacticCandidate]] = []
         for i in range(len(states)):
-            best: dict[str, float] = {}
+            best: dict[str, tuple[float, str]] = {}
             for j in range(i * n, (i + 1) * n):
-                tactic = parse_candidate(self.preset, _cut_at_stop(texts[j], self.preset.stop), ctxs[i])
-                if tactic and log_probs[j] > best.get(tactic, float("-inf")):
-                    best[tactic] = log_probs[j]
-            ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))
-            results.append([TacticCandidate(tactic=t, log_prob=lp) for t, lp in ranked])
+                answer = _cut_at_stop(texts[j], self.preset.stop)
+                tactic = parse_candidate(self.preset, answer, ctxs[i])
+                if tactic and log_probs[j] > best.get(tactic, (float("-inf"), ""))[0]:
+                    best[tactic] = (log_probs[j], answer)
+            ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0]))
+            results.append([TacticCandidate(tactic=t, log_prob=lp, answer=a) for t, (lp, a) in ranked])
         return results
 
     def _sample(

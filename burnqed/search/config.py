@@ -36,6 +36,13 @@ class SearchConfig(BaseModel):
         "prefix enters the tree and the model continues from a frontier state with the proof so far",
     )
     whole_samples: int = Field(default=8, ge=1, description="whole mode: proofs sampled per statement (the k of pass@k)")
+    correction_rounds: int = Field(
+        default=0,
+        ge=0,
+        description="whole mode: each failed proof's Lean errors are fed back to the model this many times at most "
+        "(in its preset's correction format), one new proof per round; each counts as a sample and its tactics as "
+        "Lean calls",
+    )
     num_candidates: int = Field(default=4, ge=1, description="policy candidates per expanded state")
     max_nodes: int = Field(default=100, ge=1, description="expanded states per theorem")
     max_depth: int = Field(default=12, ge=1, description="longest tactic sequence explored")
