@@ -46,6 +46,9 @@ class SearchConfig(BaseModel):
     num_candidates: int = Field(default=4, ge=1, description="policy candidates per expanded state")
     max_nodes: int = Field(default=100, ge=1, description="expanded states per theorem")
     max_depth: int = Field(default=12, ge=1, description="longest tactic sequence explored")
+    max_lean_calls: int | None = Field(
+        default=None, ge=1, description="tactic runs per theorem at most (a Lean-call budget equal across modes)"
+    )
     # the node budget is the budget: a wall-clock limit that binds makes outcomes depend on machine load,
     # so it is only a safety cap, set high enough never to trigger in a normal search
     time_limit_s: float = Field(default=300.0, gt=0, description="wall-clock safety cap per theorem (not a budget)")

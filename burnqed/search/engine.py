@@ -71,6 +71,10 @@ class SearchLost(Exception):
     """The worker behind a search died mid-attempt (internal: the attempt is retried)."""
 
 
+class _CallBudgetSpent(Exception):
+    """``search.max_lean_calls`` tactic runs were made (internal: ends the search at its budget)."""
+
+
 # errors after which the handle (and its worker) are gone: the attempt is retried
 _LOST_ERRORS: tuple[type[Exception], ...] = (
     SearchLost,
@@ -140,6 +144,8 @@ class BestFirstSearch:
             tree = SearchTree()
             try:
                 return await self._attempt(theorem, tree, clock, iteration, attempts)
+            except _CallBudgetSpent:
+                return self._result(theorem, tree, clock, None, iteration, attempts, "node_budget", "Lean-call budget")
             except OutsideFragment as exc:
                 return self._result(theorem, tree, clock, None, iteration, attempts, "outside_fragment", str(exc))
             except InvalidStatement as exc:
@@ -270,6 +276,8 @@ class BestFirstSearch:
         why = why if why is not None else []
         if node.state_id is None:
             raise SearchLost(f"node {node.node_id} has no Lean state")
+        if self.config.max_lean_calls is not None and clock.tactics >= self.config.max_lean_calls:
+            raise _CallBudgetSpent
         t0 = time.perf_counter()
         try:
             out = await proof.run_tactic(node.state_id, cand.tactic)

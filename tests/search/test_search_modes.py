@@ -109,3 +109,12 @@ async def test_whole_mode_correction_round_feeds_the_errors_back_and_counts_its_
     (span,) = turn.errors
     assert turn.code.split("\n")[span.line - 1] == "  bogus" and span.goals_before is not None
     assert span.message  # the checker's refusal of `bogus`
+
+
+@pytest.mark.parametrize("mode", ["step", "whole", "hybrid"])
+async def test_the_lean_call_budget_binds_every_mode(mode: str) -> None:
+    prover = ScriptedProver({(): ["bogus1", "constructor\ntrivial\nbogus", "bogus3"]})
+    cfg = _cfg(mode, max_lean_calls=2, whole_samples=3, num_candidates=3, max_nodes=50, min_new_children=0)
+    result = await BestFirstSearch(ToyPool(), prover, None, cfg).prove(THEOREM)
+    assert not result.proved and result.reason == "node_budget" and result.detail == "Lean-call budget"
+    assert result.stats.tactics_run == 2
