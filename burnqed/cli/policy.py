@@ -1,4 +1,4 @@
-"""Sub-commands of burnqed.policy: ``policy build-tiny``, ``policy sft``, ``policy generate``, ``policy prompt``."""
+"""Sub-commands of burnqed.policy: ``policy build-tiny``, ``policy pairs``, ``policy sft``, ``policy generate``, ``policy prompt``."""
 
 from __future__ import annotations
 
@@ -24,6 +24,13 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     p.add_argument("--output", type=Path, metavar="DIR", help="where to build it (default: paths.home/models/tiny)")
     p.add_argument("--force", action="store_true", help="rebuild even if the directory exists")
     p.set_defaults(handler=_build_tiny)
+
+    p = psub.add_parser("pairs", parents=[parent], help="(state, tactic) pairs of a set's reference proofs, replayed in Lean")
+    p.add_argument("--theorem-set", dest="theorem_set", required=True, metavar="NAME", help="a built-in theorem set")
+    p.add_argument("--whole", action="store_true", help="pair each state with the rest of the proof (whole-proof model)")
+    p.add_argument("--limit", type=int, default=0, metavar="N", help="the first N statements only (0: all)")
+    p.add_argument("--output", type=Path, required=True, metavar="FILE.jsonl", help="where the pairs go")
+    p.set_defaults(handler=_pairs)
 
     p = psub.add_parser("sft", parents=[parent], help="fine-tune a policy on (state, tactic) pairs")
     p.add_argument("--pairs", type=Path, required=True, metavar="FILE", help=".jsonl {state, tactic} or trajectory .parquet")
@@ -148,6 +155,33 @@ def _build_tiny(args: argparse.Namespace, config: BurnqedConfig) -> int:
     return 0
 
 
+def _pairs(args: argparse.Namespace, config: BurnqedConfig) -> int:
+    import anyio
+
+    from burnqed.data.sets import load_builtin
+    from burnqed.data.theorems import TheoremSetError
+    from burnqed.iteration.data import reference_pairs
+    from burnqed.lean import LeanConfig, LeanPool
+    from burnqed.lean.errors import LeanError
+
+    async def replay(lean: LeanConfig, theorems: list[Any]) -> list[tuple[str, str]]:
+        async with LeanPool(lean) as pool:
+            return await reference_pairs(pool, theorems, concurrency=lean.num_workers, whole=args.whole)
+
+    try:
+        theorems = load_builtin(args.theorem_set, home=config.paths.home, config=config.data)
+        theorems = theorems[: args.limit] if args.limit > 0 else theorems
+        pairs = anyio.run(replay, config.lean, theorems)
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        lines = [json.dumps({"state": st, "tactic": t}, ensure_ascii=False) for st, t in pairs]
+        args.output.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    except (TheoremSetError, LeanError, KeyError, OSError) as exc:
+        print(f"burnqed policy pairs: {exc}", file=sys.stderr)
+        return 1
+    print(f"{len(pairs)} pairs from {len(theorems)} statements -> {args.output}")
+    return 0
+
+
 def _sft(args: argparse.Namespace, config: BurnqedConfig) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
@@ -186,5 +220,5 @@ def _generate(args: argparse.Namespace, config: BurnqedConfig) -> int:
         print(f"burnqed policy generate: {exc}", file=sys.stderr)
         return refusal_code(exc)
     for state, cands in zip(args.states, results, strict=True):
-        print(json.dumps({"state": state, "candidates": [c.model_dump() for c in cands]}, ensure_ascii=False))
+        print(json.dumps({"state": state, "candidates": [c.model_dump(exclude={"answer"}) for c in cands]}, ensure_ascii=False))
     return 0

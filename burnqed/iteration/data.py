@@ -97,8 +97,14 @@ def even_subset(theorems: Sequence[Theorem], size: int) -> list[Theorem]:
     return [theorems[(i * n) // size] for i in range(size)]
 
 
-async def reference_pairs(pool: ProofPool, theorems: Sequence[Theorem], concurrency: int = 4) -> list[Pair]:
-    """(state, tactic) pairs of every reference proof, replayed through the pool; broken proofs are skipped."""
+async def reference_pairs(
+    pool: ProofPool, theorems: Sequence[Theorem], concurrency: int = 4, *, whole: bool = False
+) -> list[Pair]:
+    """(state, tactic) pairs of every reference proof, replayed through the pool; broken proofs are skipped.
+
+    ``whole``: each state on the path is paired with the rest of the proof from it, one tactic per
+    line (what a whole-proof model in the ``plain`` format is trained on: whole and hybrid search).
+    """
     results: dict[int, list[Pair]] = {}
     limiter = anyio.CapacityLimiter(max(1, concurrency))
 
@@ -110,12 +116,12 @@ async def reference_pairs(pool: ProofPool, theorems: Sequence[Theorem], concurre
             try:
                 async with pool.start_proof(theorem.statement, header=theorem.header) as proof:
                     state_id, state = proof.state_id, render_goals(list(proof.goals))
-                    for tactic in theorem.proof:
+                    for k, tactic in enumerate(theorem.proof):
                         out = await proof.run_tactic(state_id, tactic)
                         if out.next_state_id is None:
                             log.warning("reference proof of %s fails at %r; skipped", theorem.name, tactic)
                             return
-                        pairs.append((state, tactic))
+                        pairs.append((state, "\n".join(theorem.proof[k:]) if whole else tactic))
                         state_id, state = out.next_state_id, render_goals(list(out.goals or []))
             except (InvalidStatement, InvalidInput) as exc:
                 log.warning("reference proof of %s not replayed: %s", theorem.name, exc)

@@ -277,13 +277,14 @@ class PolicyModel:
             raise PolicyGenerationError(f"generation failed: {exc}") from exc
         results: list[list[TacticCandidate]] = []
         for i in range(len(states)):
-            best: dict[str, float] = {}
+            best: dict[str, tuple[float, str]] = {}
             for j in range(i * n, (i + 1) * n):
-                tactic = parse_candidate(self.preset, _cut_at_stop(texts[j], self.preset.stop), ctxs[i])
-                if tactic and log_probs[j] > best.get(tactic, float("-inf")):
-                    best[tactic] = log_probs[j]
-            ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))
-            results.append([TacticCandidate(tactic=t, log_prob=lp) for t, lp in ranked])
+                answer = _cut_at_stop(texts[j], self.preset.stop)
+                tactic = parse_candidate(self.preset, answer, ctxs[i])
+                if tactic and log_probs[j] > best.get(tactic, (float("-inf"), ""))[0]:
+                    best[tactic] = (log_probs[j], answer)
+            ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0]))
+            results.append([TacticCandidate(tactic=t, log_prob=lp, answer=a) for t, (lp, a) in ranked])
         return results
 
     def _sample(
@@ -316,6 +317,8 @@ class PolicyModel:
                 total += torch.where(finished, 0.0, logp.gather(1, token[:, None]).squeeze(1))
                 generated.append(token)
                 finished |= torch.isin(token, eos)
+                if self.preset.stop:  # a stop sequence ends its row, as a server honouring `stop` does
+                    finished |= self._stopped(generated, finished)
                 if bool(finished.all()) or i == cfg.max_new_tokens - 1:
                     break
                 logits = step(token)
@@ -324,6 +327,20 @@ class PolicyModel:
         kept = [row[: next((k + 1 for k, t in enumerate(row) if t in eos_set), len(row))] for row in tokens]
         texts = [self.tokenizer.decode(row, skip_special_tokens=True) for row in kept]
         return kept, texts, total.tolist()
+
+    def _stopped(self, generated: list[torch.Tensor], finished: torch.Tensor) -> torch.Tensor:
+        """Rows whose latest tokens hold one of the preset's stop sequences (a window of tokens wide
+        enough for the longest: every token decodes to at least one character or byte)."""
+        import torch
+
+        stops = self.preset.stop
+        window = max(len(s.encode("utf-8")) for s in stops) + 1
+        recent = torch.stack(generated[-window:], dim=1).tolist()
+        hit = [
+            not done and any(s in self.tokenizer.decode(row, skip_special_tokens=True) for s in stops)
+            for row, done in zip(recent, finished.tolist(), strict=True)
+        ]
+        return torch.tensor(hit, dtype=torch.bool, device=finished.device)
 
     def _stepper(self, cache: Any, mask: torch.Tensor, last: torch.Tensor, n: int) -> Callable[[torch.Tensor], torch.Tensor]:
         """The decode step after a prefill (``cache`` of the B prompts, their mask and last

@@ -412,7 +412,7 @@ class OpenAIPolicy:
         ``samples`` per prompt (prompt ``index // samples``), or one answer per sample.
         """
         count = len(ctxs)
-        best: list[dict[str, float]] = [{} for _ in range(count)]
+        best: list[dict[str, tuple[float, str]]] = [{} for _ in range(count)]
         per_answer = samples if len(answers) == 1 else 1
         choices = [choice for answer, _ in answers for choice in answer.choices]
         for choice in choices:
@@ -429,12 +429,16 @@ class OpenAIPolicy:
             log_prob = math.fsum(lp for lp in choice.logprobs.token_logprobs if lp is not None)
             ctx = ctxs[choice.index // per_answer]
             # a server that ignores `stop` still yields the same candidate
-            tactic = parse_candidate(self.preset, _cut_at_stop(choice.text, self.preset.stop), ctx)
+            text = _cut_at_stop(choice.text, self.preset.stop)
+            tactic = parse_candidate(self.preset, text, ctx)
             group = best[choice.index // per_answer]
-            if tactic and log_prob > group.get(tactic, float("-inf")):
-                group[tactic] = log_prob
+            if tactic and log_prob > group.get(tactic, (float("-inf"), ""))[0]:
+                group[tactic] = (log_prob, text)
         return [
-            [TacticCandidate(tactic=t, log_prob=lp) for t, lp in sorted(group.items(), key=lambda kv: (-kv[1], kv[0]))]
+            [
+                TacticCandidate(tactic=t, log_prob=lp, answer=a)
+                for t, (lp, a) in sorted(group.items(), key=lambda kv: (-kv[1][0], kv[0]))
+            ]
             for group in best
         ]
 

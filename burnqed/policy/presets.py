@@ -26,7 +26,8 @@ Sources (format facts only; the code here is burnqed's own). Commits are those r
 - ``goedel-prover-v2``: github.com/Goedel-LM/Goedel-Prover-V2 @2e9036e, README.md:171-202 and
   src/utils.py:339-350 (``DeepSeekCoTHandler.prover_inference``: statement cut at ``:= by``
   plus ``:= by sorry``, no newline before the closing fence), src/utils.py:323-337 (the proof
-  is the *last* lean4 block), src/utils.py:371-372 (the correction turn),
+  is the *last* lean4 block), src/utils.py:363-377 (the correction turn, burnqed/policy/corrections.py;
+  also used for ``deepseek-prover-v2``, whose own authors describe none),
   src/inference.py:104-106 (top_p 0.95, temperature 1.0), README.md:202 (32768 new tokens).
 - ``kimina-prover-distill``: github.com/Goedel-LM/Goedel-Prover-V2 @2e9036e, src/utils.py:405-427
   (``KiminaCoTHandler``: system text, "Think about and solve ..." user turn, ``# Problem:``
@@ -46,6 +47,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from burnqed.policy.corrections import CorrectionFormat, correction_message, feedback_text
 from burnqed.policy.types import PromptContext
 
 __all__ = [
@@ -114,6 +116,7 @@ class ModelPreset(BaseModel):
     top_p: float = Field(gt=0, le=1)
     parse: Parse
     trust_remote_code: bool = Field(default=False, description="the checkpoint needs its own modelling/tokenizer code")
+    correction: CorrectionFormat = Field(default="none", description="the correction turn's format (none: asked afresh)")
     source: str = Field(description="where the format is documented (repository, path, lines)")
 
 
@@ -186,6 +189,7 @@ PRESETS: dict[str, ModelPreset] = {
             temperature=1.0,
             top_p=0.95,
             parse="last-lean4-block",
+            correction="goedel",
             source="github.com/deepseek-ai/DeepSeek-Prover-V2 README.md:127-160",
         ),
         ModelPreset(
@@ -200,6 +204,7 @@ PRESETS: dict[str, ModelPreset] = {
             temperature=1.0,
             top_p=0.95,
             parse="last-lean4-block",
+            correction="goedel",
             source="github.com/Goedel-LM/Goedel-Prover-V2 README.md:171-202; src/utils.py:323-350; src/inference.py:104-106",
         ),
         ModelPreset(
@@ -215,6 +220,7 @@ PRESETS: dict[str, ModelPreset] = {
             temperature=0.8,
             top_p=0.95,
             parse="last-lean4-block",
+            correction="kimina",
             source="github.com/Goedel-LM/Goedel-Prover-V2 src/utils.py:247-259,405-427; "
             "github.com/MoonshotAI/Kimina-Prover-Preview kimina_prover_demo/error_fix.py:61,83",
         ),
@@ -301,6 +307,10 @@ def chat_messages(preset: ModelPreset, ctx: PromptContext) -> list[dict[str, str
     """The chat turns of a chat preset (system first when the authors give one)."""
     messages = [{"role": "system", "content": preset.system}] if preset.system else []
     messages.append({"role": "user", "content": _user_content(preset, ctx)})
+    if preset.correction != "none":
+        for round_number, turn in enumerate(ctx.corrections, 1):
+            messages.append({"role": "assistant", "content": turn.answer})
+            messages.append({"role": "user", "content": feedback_text(preset.correction, turn, round_number)})
     return messages
 
 
@@ -346,16 +356,6 @@ def render_prompt(preset: ModelPreset, ctx: PromptContext, tokenizer: Any | None
         # prover/utils.py:14 + generator.py:38-42: prompt, header, statement `:= by\n`, proof so far
         return f"{_COMPLETE}{_header(ctx)}{_statement(ctx)} := by\n{_proof_lines(ctx)}"
     return render_chat(preset, chat_messages(preset, ctx), tokenizer)
-
-
-def correction_message(round_number: int, errors: str) -> str:
-    """The user turn that feeds Lean's errors back (Goedel-Prover-V2 src/utils.py:371-372; Kimina alike, :445)."""
-    return (
-        f"The proof (Round {round_number - 1}) is not correct. Following is the compilation error message, where we "
-        f"use <error></error> to signal the position of the error.\n\n{errors}"
-        "\n\nBefore producing the Lean 4 code to formally prove the given theorem, provide a detailed analysis of "
-        "the error message."
-    )
 
 
 # ---------------------------------------------------------------------------------------------

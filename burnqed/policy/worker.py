@@ -126,6 +126,7 @@ class WireCandidate(BaseModel):
 
     tactic: str
     log_prob: float
+    answer: str | None = None
 
 
 class WireTensor(BaseModel):
@@ -163,7 +164,7 @@ class WorkerAnswer(BaseModel):
 
     def tactic_candidates(self) -> list[list[TacticCandidate]]:
         """The candidates as TacticCandidate lists."""
-        return [[TacticCandidate(tactic=c.tactic, log_prob=c.log_prob) for c in row] for row in self.candidates or []]
+        return [[TacticCandidate(tactic=c.tactic, log_prob=c.log_prob, answer=c.answer) for c in row] for row in self.candidates or []]
 
 
 def _write(out: BinaryIO, message: BaseModel) -> None:
@@ -176,7 +177,7 @@ def answer(model: PolicyModel, request: WorkerRequest) -> WorkerAnswer:
     try:
         if request.kind == "generate":
             rows = model.generate(request.states, request.n, request.contexts)
-            wire = [[WireCandidate(tactic=c.tactic, log_prob=c.log_prob) for c in row] for row in rows]
+            wire = [[WireCandidate(tactic=c.tactic, log_prob=c.log_prob, answer=c.answer) for c in row] for row in rows]
             return WorkerAnswer(id=request.id, candidates=wire)
         return WorkerAnswer(id=request.id, embeddings=WireTensor.from_tensor(model.encode(request.states)))
     except Exception as exc:  # noqa: BLE001 - every model failure goes back to the caller as data

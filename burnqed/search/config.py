@@ -36,9 +36,19 @@ class SearchConfig(BaseModel):
         "prefix enters the tree and the model continues from a frontier state with the proof so far",
     )
     whole_samples: int = Field(default=8, ge=1, description="whole mode: proofs sampled per statement (the k of pass@k)")
+    correction_rounds: int = Field(
+        default=0,
+        ge=0,
+        description="whole mode: each failed proof's Lean errors are fed back to the model this many times at most "
+        "(in its preset's correction format), one new proof per round; each counts as a sample and its tactics as "
+        "Lean calls",
+    )
     num_candidates: int = Field(default=4, ge=1, description="policy candidates per expanded state")
     max_nodes: int = Field(default=100, ge=1, description="expanded states per theorem")
     max_depth: int = Field(default=12, ge=1, description="longest tactic sequence explored")
+    max_lean_calls: int | None = Field(
+        default=None, ge=1, description="tactic runs per theorem at most (a Lean-call budget equal across modes)"
+    )
     # the node budget is the budget: a wall-clock limit that binds makes outcomes depend on machine load,
     # so it is only a safety cap, set high enough never to trigger in a normal search
     time_limit_s: float = Field(default=300.0, gt=0, description="wall-clock safety cap per theorem (not a budget)")

@@ -26,7 +26,6 @@ import logging
 import time
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass, field
 from typing import Literal
 
 from burnqed.data.theorems import Theorem
@@ -46,7 +45,9 @@ from burnqed.lean.protocol import render_goals
 from burnqed.policy.errors import PolicyGenerationError, PolicyServerError
 from burnqed.policy.presets import split_tactics
 from burnqed.policy.types import PromptContext, TacticCandidate
+from burnqed.search.clock import AttemptClock as _Clock
 from burnqed.search.config import SearchConfig
+from burnqed.search.correction import ChainFailure, correction_turn
 from burnqed.search.controls import ConnectiveScorer
 from burnqed.search.protocols import (
     ProofPool,
@@ -70,6 +71,10 @@ class SearchLost(Exception):
     """The worker behind a search died mid-attempt (internal: the attempt is retried)."""
 
 
+class _CallBudgetSpent(Exception):
+    """``search.max_lean_calls`` tactic runs were made (internal: ends the search at its budget)."""
+
+
 # errors after which the handle (and its worker) are gone: the attempt is retried
 _LOST_ERRORS: tuple[type[Exception], ...] = (
     SearchLost,
@@ -79,57 +84,6 @@ _LOST_ERRORS: tuple[type[Exception], ...] = (
     LeanProtocolError,
     LeanStartupError,
 )
-
-
-@dataclass(slots=True)
-class _Clock:
-    """Mutable timing and counters of one attempt (frozen into SearchStats at the end)."""
-
-    started: float = field(default_factory=time.perf_counter)
-    expanded: int = 0
-    pruned: int = 0
-    failed: int = 0
-    timeouts: int = 0
-    generated: int = 0
-    duplicate: int = 0
-    new: int = 0
-    depth_capped: int = 0
-    resamples: int = 0
-    max_depth: int = 0
-    empty_at: int | None = None
-    rejected: int = 0
-    tactics: int = 0
-    lean_s: float = 0.0
-    generation_s: float = 0.0
-    scoring_s: float = 0.0
-    peak_frontier: int = 0
-
-    def stats(self, states: int, attempts: int) -> SearchStats:
-        """The frozen statistics."""
-        return SearchStats(
-            nodes_expanded=self.expanded,
-            nodes_pruned=self.pruned,
-            nodes_failed=self.failed + self.timeouts,
-            states=states,
-            proofs_rejected=self.rejected,
-            tactics_run=self.tactics,
-            lean_s=self.lean_s,
-            generation_s=self.generation_s,
-            scoring_s=self.scoring_s,
-            wall_s=time.perf_counter() - self.started,
-            peak_frontier=self.peak_frontier,
-            attempts=attempts,
-            candidates_generated=self.generated,
-            candidates_duplicate=self.duplicate,
-            children_new=self.new,
-            children_seen=self.pruned,
-            failed_tactics=self.failed,
-            tactic_timeouts=self.timeouts,
-            depth_capped=self.depth_capped,
-            resamples=self.resamples,
-            max_depth_reached=self.max_depth,
-            frontier_empty_at=self.empty_at,
-        )
 
 
 _WANT: dict[str, Literal["tactic", "proof"]] = {"step": "tactic", "whole": "proof", "hybrid": "proof"}
@@ -190,6 +144,8 @@ class BestFirstSearch:
             tree = SearchTree()
             try:
                 return await self._attempt(theorem, tree, clock, iteration, attempts)
+            except _CallBudgetSpent:
+                return self._result(theorem, tree, clock, None, iteration, attempts, "node_budget", "Lean-call budget")
             except OutsideFragment as exc:
                 return self._result(theorem, tree, clock, None, iteration, attempts, "outside_fragment", str(exc))
             except InvalidStatement as exc:
@@ -250,6 +206,7 @@ class BestFirstSearch:
                 node = tree.nodes[heapq.heappop(frontier)[2]]
                 clock.expanded += 1
                 children: list[SearchNode] = []
+                failed: list[tuple[TacticCandidate, ChainFailure]] = []
                 tried: set[str] = set()
                 whole = cfg.mode == "whole"
                 samples = cfg.whole_samples if whole else cfg.num_candidates
@@ -271,12 +228,17 @@ class BestFirstSearch:
                         if cfg.mode == "step":
                             solved = await self._try(tree, proof, node, cand, clock, children)
                         else:
-                            solved = await self._run_chain(tree, proof, node, cand, clock, children)
+                            why: list[ChainFailure] = []
+                            solved = await self._run_chain(tree, proof, node, cand, clock, children, why)
+                            failed += [(cand, w) for w in why]
                         if solved is not None:
                             return solved, "proved"
                     if self.generator is None or _open(children, cfg.max_depth) >= cfg.min_new_children:
                         break
-                if whole:  # pass@k: the k proofs sampled at the root are the whole search
+                if whole:  # pass@k: the k proofs sampled at the root (and their corrections) are the whole search
+                    solved = await self._correct(theorem, tree, proof, node, failed, clock, children)
+                    if solved is not None:
+                        return solved, "proved"
                     break
                 clock.depth_capped += len(children) - _open(children, cfg.max_depth)
                 open_children = [c for c in children if c.depth < cfg.max_depth]
@@ -306,11 +268,16 @@ class BestFirstSearch:
         clock: _Clock,
         children: list[SearchNode],
         seen: list[SearchNode] | None = None,
+        why: list[str] | None = None,
     ) -> SearchNode | None:
         """Run one candidate; returns the new node when it closes every goal with a clean root
-        (``seen`` receives the existing node when the tactic reached a state already in the tree)."""
+        (``seen`` receives the existing node when the tactic reached a state already in the tree,
+        ``why`` Lean's error when it was refused)."""
+        why = why if why is not None else []
         if node.state_id is None:
             raise SearchLost(f"node {node.node_id} has no Lean state")
+        if self.config.max_lean_calls is not None and clock.tactics >= self.config.max_lean_calls:
+            raise _CallBudgetSpent
         t0 = time.perf_counter()
         try:
             out = await proof.run_tactic(node.state_id, cand.tactic)
@@ -321,6 +288,7 @@ class BestFirstSearch:
             clock.tactics += 1
             clock.failed += 1
             log.warning("REPL error on tactic %r: %s", cand.tactic, exc)
+            why.append(str(exc))
             return None
         clock.lean_s += time.perf_counter() - t0
         clock.tactics += 1
@@ -330,10 +298,12 @@ class BestFirstSearch:
         if status == "timeout":
             # cut off by a clock, not refused by Lean: load-dependent, so counted apart
             clock.timeouts += 1
+            why.append("(deterministic) timeout")
             return None
         if status != "success" or out.has_sorry:
             # a step that needs sorry proves nothing: as good as a failure
             clock.failed += 1
+            why.append(out.error_text if status != "success" else "declaration uses 'sorry'")
             return None
         complete = bool(out.proof_complete)
         goals = list(out.goals or [])
@@ -359,6 +329,7 @@ class BestFirstSearch:
             return child
         child.rejected = True
         clock.rejected += 1
+        why.append("the proof term holds sorry or an unassigned metavariable")
         return None
 
     async def _run_chain(
@@ -369,28 +340,70 @@ class BestFirstSearch:
         cand: TacticCandidate,
         clock: _Clock,
         children: list[SearchNode],
+        failure: list[ChainFailure] | None = None,
     ) -> SearchNode | None:
         """Run a whole-proof candidate tactic by tactic from ``node``: every valid step enters the tree
         (its open states join ``children``, so the frontier holds the valid prefix and the search
-        resumes from the state where a step failed, as DeepSeek-Prover-V1.5's truncate-and-resume)."""
+        resumes from the state where a step failed, as DeepSeek-Prover-V1.5's truncate-and-resume);
+        ``failure`` receives where and why it did not prove."""
         current = node
-        for i, step in enumerate(split_tactics(cand.tactic)):
+        steps = split_tactics(cand.tactic)
+        full = (*tree.proof(node), *steps)
+        at = len(full) - len(steps)
+        for i, step in enumerate(steps):
             # the candidate's log-prob is credited once, to its first step
             part = TacticCandidate(tactic=step, log_prob=cand.log_prob if i == 0 else 0.0)
             opened: list[SearchNode] = []
             seen: list[SearchNode] = []
-            solved = await self._try(tree, proof, current, part, clock, opened, seen)
+            why: list[str] = []
+            solved = await self._try(tree, proof, current, part, clock, opened, seen, why)
             if solved is not None:
                 return solved
             if seen:  # a state already in the tree: the proof goes on from there
                 current = seen[0]
                 continue
             if not opened:  # failed or timed out: the valid prefix stays in the tree
+                if failure is not None:
+                    failure.append(ChainFailure(full, at + i, why[0] if why else "error", current.state))
                 return None
             children.extend(opened)
             current = opened[0]
             if current.depth >= self.config.max_depth:
                 return None
+        if failure is not None and steps:
+            failure.append(ChainFailure(full, None, f"unsolved goals\n{current.state}", current.state))
+        return None
+
+    async def _correct(
+        self,
+        theorem: Theorem,
+        tree: SearchTree,
+        proof: ProofSession,
+        node: SearchNode,
+        failed: list[tuple[TacticCandidate, ChainFailure]],
+        clock: _Clock,
+        children: list[SearchNode],
+    ) -> SearchNode | None:
+        """Whole mode's correction rounds: each failed proof's errors go back to the model (the
+        conversation so far, its answer, the errors), one new proof per round, run as every candidate."""
+        for cand, failure in failed:
+            turns = []
+            for _ in range(self.config.correction_rounds):
+                turns.append(correction_turn(theorem, failure, cand.answer))
+                context = prompt_context(theorem, node.state, tree.proof(node), want="proof")
+                context = context.model_copy(update={"corrections": tuple(turns)})
+                clock.corrections += 1
+                answers = await self._candidates(node.state, clock, 1, automation=False, context=context)
+                if not answers:
+                    break
+                cand = answers[0]
+                why: list[ChainFailure] = []
+                solved = await self._run_chain(tree, proof, node, cand, clock, children, why)
+                if solved is not None:
+                    return solved
+                if not why:
+                    break
+                failure = why[0]
         return None
 
     async def _root_is_clean(self, proof: ProofSession, node: SearchNode, clock: _Clock) -> bool:

@@ -56,6 +56,7 @@ class SearchStats(BaseModel):
     resamples: int = Field(default=0, description="extra policy rounds for expansions short of new states")
     max_depth_reached: int = 0
     frontier_empty_at: int | None = Field(default=None, description="expansions done when the frontier ran empty")
+    corrections: int = Field(default=0, description="whole mode: correction rounds asked of the policy")
 
     @property
     def other_s(self) -> float:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -30,6 +30,13 @@ class SearchBudget(BaseModel):
     time_limit_s: float | None = Field(default=None, gt=0, le=3600, description="wall clock per theorem")
     num_candidates: int | None = Field(default=None, ge=1, le=64, description="tactics sampled per state")
     max_depth: int | None = Field(default=None, ge=1, le=256)
+    mode: Literal["step", "whole", "hybrid"] | None = Field(
+        default=None, description="step: best-first over tactics; whole: k whole proofs (pass@k); hybrid: both"
+    )
+    whole_samples: int | None = Field(default=None, ge=1, le=1024, description="whole mode: proofs sampled per theorem")
+    correction_rounds: int | None = Field(
+        default=None, ge=0, le=8, description="whole mode: rounds a failed proof's errors go back to the model"
+    )
 
 
 class JobView(BaseModel):

@@ -55,3 +55,20 @@ async def test_a_local_attempt_is_resumed_on_ray_from_the_same_store(local_ray: 
     }
     frame = pq.read_table(out).to_pandas()
     assert not frame.duplicated(["theorem", "node_id"]).any() and not store_dir(out).exists()
+
+
+@pytest.mark.parametrize("mode", ["whole", "hybrid"])
+async def test_ray_runs_the_whole_and_hybrid_modes_as_a_local_run(mode: str, local_ray: Any, tmp_path: Path) -> None:
+    search = SEARCH.model_copy(update={"mode": mode, "whole_samples": 3})
+    spec = SPEC.model_copy(update={"search": search})
+    theorems = THEOREMS[:6]
+    with anyio.fail_after(240):
+        async with LeanPool(LeanConfig(backend="embedded", num_workers=2)) as pool:
+            local = await run_statements(StatementRun(theorems, search, Local(pool, RULES), tmp_path / "local", resume=False))
+        ran = await run_statements(StatementRun(theorems, search, spec, tmp_path / "ray", resume=False))
+    assert ran.cluster is not None and ran.searched == len(theorems)
+    assert {r.theorem.name: (r.proved, r.proof) for r in ran.results} == {
+        r.theorem.name: (r.proved, r.proof) for r in local.results
+    }
+    if mode == "whole":  # k proofs at the root: one expansion per statement on the actors too
+        assert all(r.stats.nodes_expanded == 1 for r in ran.results)

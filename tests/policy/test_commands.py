@@ -87,3 +87,19 @@ async def test_policy_bench_reports_batched_and_single_throughput() -> None:
     json.dumps(result)
     assert result["generate"]["batched_model_calls"] < result["generate"]["single_model_calls"]
     assert result["generate"]["speedup"] > 0 and result["encode"]["speedup"] > 0
+
+
+def test_policy_pairs_replays_reference_proofs_whole_or_by_step(tmp_path: Path) -> None:
+    lean = ["--set", "lean.backend=embedded", "--set", "lean.num_workers=1"]
+    for whole in (False, True):
+        out = tmp_path / f"pairs-{whole}.jsonl"
+        args = ["policy", "pairs", "--theorem-set", "core", "--limit", "4", "--output", str(out), *lean]
+        assert main([*args, "--whole"] if whole else args) == 0
+        rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+        # core's 4th theorem: modus_ponens, `intro p q hp hpq`, `apply hpq`, `exact hp`
+        tactics = [r["tactic"] for r in rows]
+        if whole:
+            assert "intro p q hp hpq\napply hpq\nexact hp" in tactics and "apply hpq\nexact hp" in tactics
+        else:
+            assert "apply hpq" in tactics and not any("\n" in t for t in tactics)
+        assert all(r["state"] for r in rows)

@@ -78,3 +78,43 @@ async def test_step_mode_hands_the_proof_so_far_and_asks_for_one_tactic() -> Non
     assert result.proved and result.proof == ["constructor", "trivial", "rfl"]
     assert {c.want for c in prover.seen} == {"tactic"}
     assert [c.proof_so_far for c in prover.seen] == [(), ("constructor",), ("constructor", "trivial")]
+
+
+class CorrectingProver(ScriptedProver):
+    """Answers a wrong proof first and, once shown its errors, the right one."""
+
+    async def generate(
+        self, states: Sequence[str], n: int, contexts: Sequence[PromptContext] | None = None
+    ) -> list[list[TacticCandidate]]:
+        assert contexts is not None
+        self.seen.extend(contexts)
+        proof = "constructor\ntrivial\nrfl" if contexts[0].corrections else "constructor\ntrivial\nbogus"
+        return [[TacticCandidate(tactic=proof, log_prob=-1.0, answer=f"```lean4\n{proof}\n```")]]
+
+
+async def test_whole_mode_correction_round_feeds_the_errors_back_and_counts_its_budget() -> None:
+    without = await BestFirstSearch(ToyPool(), CorrectingProver({}), None, _cfg("whole", whole_samples=1)).prove(THEOREM)
+    assert not without.proved and without.stats.corrections == 0
+    prover = CorrectingProver({})
+    search = BestFirstSearch(ToyPool(), prover, None, _cfg("whole", whole_samples=1, correction_rounds=2))
+    with anyio.fail_after(10):
+        result = await search.prove(THEOREM)
+    assert result.proved and result.proof == ["constructor", "trivial", "rfl"]
+    assert result.stats.corrections == 1  # proved in the first correction round: the second is not asked
+    assert result.stats.candidates_generated == 2 and result.stats.tactics_run == without.stats.tactics_run + 3
+    first, corrected = prover.seen
+    assert not first.corrections
+    (turn,) = corrected.corrections
+    assert turn.answer == "```lean4\nconstructor\ntrivial\nbogus\n```"  # the model's own answer, shown back
+    (span,) = turn.errors
+    assert turn.code.split("\n")[span.line - 1] == "  bogus" and span.goals_before is not None
+    assert span.message  # the checker's refusal of `bogus`
+
+
+@pytest.mark.parametrize("mode", ["step", "whole", "hybrid"])
+async def test_the_lean_call_budget_binds_every_mode(mode: str) -> None:
+    prover = ScriptedProver({(): ["bogus1", "constructor\ntrivial\nbogus", "bogus3"]})
+    cfg = _cfg(mode, max_lean_calls=2, whole_samples=3, num_candidates=3, max_nodes=50, min_new_children=0)
+    result = await BestFirstSearch(ToyPool(), prover, None, cfg).prove(THEOREM)
+    assert not result.proved and result.reason == "node_budget" and result.detail == "Lean-call budget"
+    assert result.stats.tactics_run == 2

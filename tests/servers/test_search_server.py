@@ -185,3 +185,26 @@ async def test_use_ebm_without_a_policy_is_refused_at_validation(tools_overrides
         assert refused.is_error and "use_ebm needs a policy" in refused.content[0].text, refused.content[0].text
         listed = (await call(client, "list_jobs")).structured_content
     assert listed["jobs"] == []
+
+
+@pytest.mark.parametrize("mode", ["whole", "hybrid"])
+async def test_a_search_job_runs_in_the_whole_and_hybrid_modes(mode: str, tools_overrides: dict[str, Any]) -> None:
+    async with Client(build_server(load_config(None, tools_overrides))) as client:
+        budget = {"max_nodes": 4, "mode": mode, "whole_samples": 2}
+        launched = await call(client, "launch_search", theorem_set="core", limit=3, policy="none", budget=budget)
+        assert not launched.is_error, launched.content[0].text
+        with anyio.fail_after(240):  # the job's pool starts on a shared machine
+            while (
+                view := (await call(client, "job_status", job_id=launched.structured_content["job_id"], wait_s=2))
+            ).structured_content["status"] == "running":
+                pass
+        view = view.structured_content
+        assert view["status"] == "succeeded" and view["done"] == 3
+        with anyio.fail_after(180):
+            answer = await client.call_tool("job_result", {"job_id": view["job_id"], "detail": "full"})
+        full = answer.structured_content["result"]
+        if mode == "whole":  # k proofs at the root, no automation tactics: one expansion each
+            assert [o["nodes"] for o in full["outcomes"]] == [1, 1, 1]
+            assert all(o["stats"]["tactics_run"] <= 2 * 12 for o in full["outcomes"])
+        else:  # hybrid: best-first with the automation tactics, as step search
+            assert view["proved"] >= 1
