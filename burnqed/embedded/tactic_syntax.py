@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from burnqed.embedded.syntax import Limits, ParseError, Parser, Syn, tokenize
-from burnqed.embedded.tactic_syntax_more import parse_case, parse_induction_prime, parse_match
+from burnqed.embedded.tactic_syntax_more import parse_case, parse_induction_prime, parse_match, parse_suffices
 
 __all__ = ["TACTIC_NAMES", "Pattern", "Tac", "parse_tactic"]
 
@@ -91,6 +91,7 @@ TACTIC_NAMES = frozenset(
         "ring_nf",
         "case",
         "next",
+        "suffices",
     }
 )
 # Lean / Mathlib tactics outside the embedded checker: parsed (a script where they never run
@@ -363,6 +364,8 @@ class _TacticParser(Parser):
             d["at"] = self.location()
         elif name == "match":
             d.update(parse_match(self))
+        elif name == "suffices":
+            d.update(parse_suffices(self, t.pos, stop))
         elif name == "induction'":
             d.update(parse_induction_prime(self))
         elif name in ("exact", "apply", "refine", "refine'", "specialize", "exact_mod_cast"):

@@ -113,6 +113,21 @@ CASES = [
      "induction' hn with k hk ih\n· norm_num\n· nlinarith", False),
     ("induction'-le-step-open", "theorem t (n : ℕ) (hn : 2 ≤ n) : 4 ≤ n ^ 2",
      "induction' hn with k hk ih\nnorm_num", False),
+    # suffices (lean4 src/Init/Tactics.lean; Mathlib/Tactic/Have.lean for the bare form)
+    ("suffices-by", "theorem t (x : ℤ) (h : 2 * x = 6) : x + 1 = 4",
+     "suffices hx : x = 3 by omega\nomega", True),
+    ("suffices-from", "theorem t (p q : Prop) (hp : p) (hpq : p → q) : q",
+     "suffices h : p from hpq h\nexact hp", True),
+    ("suffices-bare", "theorem t (x : ℤ) (h : 2 * x = 6) : x + 1 = 4",
+     "suffices hx : x = 3\n· omega\n· omega", True),
+    ("suffices-bare-order", "theorem t (x : ℤ) (h : 2 * x = 6) : x + 1 = 4",
+     "suffices hx : x = 3\n· linarith [h]\n· rw [hx]", False),
+    ("suffices-this", "theorem t (x : ℤ) (h : 2 * x = 6) : x + 1 = 4",
+     "suffices x = 3 by linarith [this]\nomega", True),
+    ("suffices-false", "theorem t (x : ℤ) (h : 2 * x = 6) : x + 1 = 4",
+     "suffices hx : x = 4 by omega\nomega", False),
+    ("suffices-by-must-close", "theorem t (x : ℤ) (h : 2 * x = 6) : x + 1 = 4",
+     "suffices hx : x = 3 by skip\nomega", False),
 ]
 
 

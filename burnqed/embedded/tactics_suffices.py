@@ -1,0 +1,44 @@
+"""``suffices`` and ``revert``: tactics that move a statement between the context and the goal.
+
+``suffices h : t from e`` / ``suffices h : t by tacs`` (lean4 ``src/Init/Tactics.lean``, macro
+``suffices``: ``refine_lift suffices h : t from e; ?_``): ``e`` (or ``tacs``, which must close
+it) proves the main goal with ``h : t`` added, and the goal becomes ``t``. Mathlib's bare
+``suffices h : t`` (``Mathlib/Tactic/Have.lean``, ``elab_rules`` for ``suffices``:
+``replaceMainGoal [goal2, goal1]``) leaves the main goal with ``h`` first, then ``t``.
+Kernel proof of the main goal: ``have h : t := ?t; ?main``.
+"""
+
+from __future__ import annotations
+
+from burnqed.embedded.bridge import hole, kterm, proof
+from burnqed.embedded.engine import Engine, register, render
+from burnqed.embedded.proofterm import TacticError
+from burnqed.embedded.state import Goal
+from burnqed.embedded.tactic_syntax import Tac
+from burnqed.embedded.tactics_basic import add_hyp, elab_in_goal, prop_in_goal
+
+__all__: list[str] = []
+
+
+@register("suffices")
+def _suffices(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    d = tac.data
+    ty = prop_in_goal(goal, d["type"])
+    need = goal.with_(eng.fresh(), target=ty, tag=None)
+    main, _h = add_hyp(eng, goal, d["name"], ty)
+    if "by" in d:
+        left = eng.run(d["by"], [main])
+        if left:
+            raise TacticError("unsolved goals\n" + render(left))
+        out = [need]
+    elif "term" in d:
+        _prop, pe = elab_in_goal(eng, main, d["term"], main.target)
+        if pe.new_goals:
+            raise TacticError("don't know how to synthesize placeholder")
+        if eng.kernel_on:
+            eng.justify(main, pe.proof())
+        out = [need]
+    else:
+        out = [main, need]
+    eng.justify(goal, proof("have", _h.uid, kterm(ty), hole(need), hole(main)))
+    return out
