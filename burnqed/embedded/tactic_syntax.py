@@ -92,6 +92,7 @@ TACTIC_NAMES = frozenset(
         "case",
         "next",
         "suffices",
+        "revert",
     }
 )
 # Lean / Mathlib tactics outside the embedded checker: parsed (a script where they never run
@@ -351,7 +352,7 @@ class _TacticParser(Parser):
         d: dict[str, Any] = {}
         if name in _NO_ARGS:
             pass
-        elif name in ("intro", "intros", "clear", "subst"):
+        elif name in ("intro", "intros", "clear", "subst", "revert"):
             d["names"] = self.names()
         elif name == "rintro":
             pats = []

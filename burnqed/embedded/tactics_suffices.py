@@ -16,6 +16,7 @@ from burnqed.embedded.proofterm import TacticError
 from burnqed.embedded.state import Goal
 from burnqed.embedded.tactic_syntax import Tac
 from burnqed.embedded.tactics_basic import add_hyp, elab_in_goal, prop_in_goal
+from burnqed.embedded.terms import Binder, BVar, Conn, FVar, fvars, replace_fvar
 
 __all__: list[str] = []
 
@@ -42,3 +43,34 @@ def _suffices(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         out = [main, need]
     eng.justify(goal, proof("have", _h.uid, kterm(ty), hole(need), hole(main)))
     return out
+
+
+@register("revert")
+def _revert(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    """lean4 ``src/Lean/Elab/Tactic/Generalize.lean`` ``evalRevert`` / ``MVarId.revert``: the
+    named hypotheses and every hypothesis that depends on them (context order) go back into
+    the target, a variable as ``∀``, a proposition as ``→``. Kernel proof: the new goal
+    applied to the reverted variables and hypotheses."""
+    chosen: set[int] = set()
+    for n in tac.data["names"]:
+        h = goal.hyp_named(n)
+        if h is None:
+            raise TacticError(f"unknown identifier '{n}'")
+        chosen.add(h.uid)
+    for h in goal.hyps:  # dependents come later in the context
+        if not isinstance(h.ty, str) and fvars(h.ty) & chosen:
+            chosen.add(h.uid)
+    reverted = [h for h in goal.hyps if h.uid in chosen]
+    target = goal.target
+    for h in reversed(reverted):
+        if isinstance(h.ty, str):
+            target = Binder("∀", h.user, h.ty, replace_fvar(target, h.uid, BVar(h.user, h.ty)))
+        else:
+            target = Conn("→", (h.ty, target))
+    kept = tuple(h for h in goal.hyps if h.uid not in chosen)
+    new = goal.with_(eng.fresh(), hyps=kept, target=target)
+    pf = proof("annot", hole(new), kterm(target))
+    for h in reverted:
+        pf = proof("inst", pf, kterm(FVar(h.uid, h.ty))) if isinstance(h.ty, str) else proof("app", pf, proof("hyp", h.uid))
+    eng.justify(goal, pf)
+    return [new]

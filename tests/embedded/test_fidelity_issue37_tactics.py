@@ -128,6 +128,19 @@ CASES = [
      "suffices hx : x = 4 by omega\nomega", False),
     ("suffices-by-must-close", "theorem t (x : ℤ) (h : 2 * x = 6) : x + 1 = 4",
      "suffices hx : x = 3 by skip\nomega", False),
+    # revert (lean4 src/Lean/Elab/Tactic/Generalize.lean evalRevert): dependents go too
+    ("revert-prop", "theorem t (x : ℤ) (h : x = 3) : x + 1 = 4",
+     "revert h\nintro h'\nomega", True),
+    ("revert-var-with-dependent", "theorem t (x : ℤ) (h : x = 3) : x + 1 = 4",
+     "revert x\nintro y hy\nomega", True),
+    ("revert-then-omega", "theorem t (x : ℤ) (h : x = 3) : x + 1 = 4",
+     "revert x\nomega", True),
+    ("revert-hyp-gone", "theorem t (x : ℤ) (h : x = 3) : x + 1 = 4",
+     "revert h\nintro h'\nrw [h]", False),
+    ("revert-var-hyp-gone", "theorem t (x : ℤ) (h : x = 3) : x + 1 = 4",
+     "revert x\nintro y\nintro\nrw [h]", False),
+    ("revert-false", "theorem t (x : ℤ) (h : x = 3) : x + 1 = 4",
+     "revert h\nintro h'\nexact h'", False),
 ]
 
 
