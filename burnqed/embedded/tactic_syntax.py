@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from burnqed.embedded.syntax import Limits, ParseError, Parser, Syn, tokenize
-from burnqed.embedded.tactic_syntax_more import parse_case, parse_induction_prime, parse_match, parse_suffices
+from burnqed.embedded.tactic_syntax_more import (
+    parse_case, parse_have_binders, parse_induction_prime, parse_match, parse_suffices)
 
 __all__ = ["TACTIC_NAMES", "Pattern", "Tac", "parse_tactic"]
 
@@ -396,7 +397,9 @@ class _TacticParser(Parser):
         elif name in ("have", "show"):
             if name == "have":
                 d["name"] = self.advance().text if self.tok.kind == "id" else "this"
-                if self.at(":"):
+                if self.at("("):
+                    d.update(parse_have_binders(self, t.pos))
+                elif self.at(":"):
                     self.advance()
                     d["type"] = self.term_()
             else:

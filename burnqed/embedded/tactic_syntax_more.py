@@ -15,7 +15,7 @@ from typing import Any
 
 from burnqed.embedded.syntax import ParseError, Syn
 
-__all__ = ["parse_case", "parse_induction_prime", "parse_match", "parse_suffices"]
+__all__ = ["parse_case", "parse_induction_prime", "parse_have_binders", "parse_match", "parse_suffices"]
 
 
 def _dotted(pat: Syn) -> Syn:
@@ -108,3 +108,21 @@ def parse_suffices(p: Any, pos: int, stop: frozenset[str]) -> dict[str, Any]:
         p.advance()
         d["by"] = p.seq(p.line_indent(pos), stop)
     return d
+
+
+def parse_have_binders(p: Any, pos: int) -> dict[str, Any]:
+    """``have h (x : ℤ) (y z : ℕ) : P := …`` (lean4 ``haveIdDecl``: binders before the colon
+    make the statement ``∀ x y z, P``, proved with them introduced); ``p`` stands at ``(``."""
+    groups: list[tuple[str, Syn | None, bool]] = []
+    while p.at("("):
+        p.advance()
+        names = p._binder_group_names()
+        if not names:
+            raise p.error("expected binder name")
+        p.expect(":")
+        ty = p.term_()
+        p.expect(")")
+        groups.extend((n, ty, False) for n, _ in names)
+    p.expect(":")
+    body = p.term_()
+    return {"type": Syn("binder", pos, ("∀", groups), (body,)), "binders": [n for n, _, _ in groups]}

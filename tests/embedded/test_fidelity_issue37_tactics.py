@@ -141,6 +141,15 @@ CASES = [
      "revert x\nintro y\nintro\nrw [h]", False),
     ("revert-false", "theorem t (x : ℤ) (h : x = 3) : x + 1 = 4",
      "revert h\nintro h'\nexact h'", False),
+    # have with binders before the colon (lean4 haveIdDecl): a ∀ statement
+    ("have-binders", "theorem t (a : ℤ) : (a + 1) ^ 2 ≥ 0",
+     "have h (x : ℤ) : x ^ 2 ≥ 0 := by positivity\nexact h (a + 1)", True),
+    ("have-binders-two", "theorem t : (3 : ℕ) + 4 = 4 + 3",
+     "have h (x y : ℕ) : x + y = y + x := by omega\nexact h 3 4", True),
+    ("have-binders-false", "theorem t (a : ℤ) : a ^ 3 ≥ 0",
+     "have h (x : ℤ) : x ^ 3 ≥ 0 := by positivity\nexact h a", False),
+    ("have-binders-term-refused", "theorem t (a : ℤ) : a + 0 = a",
+     "have h (x : ℤ) : x + 0 = x := by omega\nexact h", False),
 ]
 
 
