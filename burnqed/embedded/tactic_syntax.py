@@ -93,7 +93,7 @@ TACTIC_NAMES = frozenset(
         "case",
         "next",
         "suffices",
-        "revert",
+        "revert", "contrapose", "contrapose!",
     }
 )
 # Lean / Mathlib tactics outside the embedded checker: parsed (a script where they never run
@@ -353,7 +353,7 @@ class _TacticParser(Parser):
         d: dict[str, Any] = {}
         if name in _NO_ARGS:
             pass
-        elif name in ("intro", "intros", "clear", "subst", "revert"):
+        elif name in ("intro", "intros", "clear", "subst", "revert", "contrapose", "contrapose!"):
             d["names"] = self.names()
         elif name == "rintro":
             pats = []

@@ -74,3 +74,26 @@ def _revert(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         pf = proof("inst", pf, kterm(FVar(h.uid, h.ty))) if isinstance(h.ty, str) else proof("app", pf, proof("hyp", h.uid))
     eng.justify(goal, pf)
     return [new]
+
+
+@register("contrapose", "contrapose!")
+def _contrapose(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    """Mathlib ``Mathlib/Tactic/Contrapose.lean``: ``contrapose h`` turns ``h : Q ⊢ P`` into
+    ``h : ¬P ⊢ ¬Q`` (``revert h; refine mtr ?_; intro h``); ``contrapose! h`` then runs
+    ``try push_neg at h ⊢``. Kernel proof: by contradiction, the new goal applied to ``h``."""
+    names = tac.data["names"]
+    if len(names) != 1:
+        raise TacticError("contrapose without exactly one hypothesis is not supported in this fragment")
+    h = goal.hyp_named(names[0])
+    if h is None or isinstance(h.ty, str):
+        raise TacticError(f"unknown hypothesis '{names[0]}'")
+    if any(not isinstance(o.ty, str) and h.uid in fvars(o.ty) for o in goal.hyps) or h.uid in fvars(goal.target):
+        raise TacticError(f"contrapose: '{names[0]}' has dependents")
+    kept = tuple(o for o in goal.hyps if o.uid != h.uid)
+    new, hn = add_hyp(eng, goal.with_(goal.uid, hyps=kept), h.user, Conn("¬", (goal.target,)), target=Conn("¬", (h.ty,)))
+    false = proof("app", proof("annot", hole(new), kterm(new.target)), proof("hyp", h.uid))
+    eng.justify(goal, proof("by_contra", hn.uid, false))
+    if tac.name == "contrapose!":
+        push = Tac("push_neg", tac.pos, {"at": [h.user, "⊢"]})
+        return eng.run(Tac("try", tac.pos, {"body": push}), [new])
+    return [new]

@@ -150,6 +150,17 @@ CASES = [
      "have h (x : ℤ) : x ^ 3 ≥ 0 := by positivity\nexact h a", False),
     ("have-binders-term-refused", "theorem t (a : ℤ) : a + 0 = a",
      "have h (x : ℤ) : x + 0 = x := by omega\nexact h", False),
+    # contrapose / contrapose! (Mathlib/Tactic/Contrapose.lean; push_neg at h ⊢ after the !)
+    ("contrapose", "theorem t (x : ℤ) (h : x ≠ 3) : 2 * x ≠ 6",
+     "contrapose h\nintro h2\napply h\nomega", True),
+    ("contrapose!", "theorem t (x : ℤ) (h : x ≠ 3) : 2 * x ≠ 6",
+     "contrapose! h\nomega", True),
+    ("contrapose!-pushed", "theorem t (x : ℤ) (h : 5 < x) : ¬ x ≤ 2",
+     "contrapose! h\nexact le_trans h (by norm_num)", True),
+    ("contrapose-false", "theorem t (x : ℤ) (h : x ≠ 3) : 2 * x ≠ 8",
+     "contrapose! h\nomega", False),
+    ("contrapose-old-h-gone", "theorem t (x : ℤ) (h : x ≠ 3) : 2 * x ≠ 6",
+     "contrapose h\nexact h", False),
 ]
 
 
