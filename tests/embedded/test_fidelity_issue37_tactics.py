@@ -161,6 +161,12 @@ CASES = [
      "contrapose! h\nomega", False),
     ("contrapose-old-h-gone", "theorem t (x : ℤ) (h : x ≠ 3) : 2 * x ≠ 6",
      "contrapose h\nexact h", False),
+    # exact up to ℕ offsets (lean4 Meta/ExprDefEq.lean isDefEqOffsetNat, Meta/Offset.lean)
+    ("exact-nat-offset", "theorem t (n : ℕ) (h : n + 12 + 1 = 20) : n + 13 = 20", "exact h", True),
+    ("exact-nat-offset-le", "theorem t (n : ℕ) (h : 5 ≤ n + 2 + 3) : 5 ≤ n + 5", "exact h", True),
+    ("exact-nat-offset-false", "theorem t (n : ℕ) (h : n + 12 + 1 = 20) : n + 14 = 20", "exact h", False),
+    ("exact-nat-offset-below", "theorem t (n : ℕ) (h : n + 1 = 0) : 3 = n + 5", "exact h", False),
+    ("exact-int-offset-not-defeq", "theorem t (n : ℤ) (h : n + 12 + 1 = 20) : n + 13 = 20", "exact h", False),
 ]
 
 
