@@ -71,7 +71,10 @@ def _revert(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     new = goal.with_(eng.fresh(), hyps=kept, target=target)
     pf = proof("annot", hole(new), kterm(target))
     for h in reverted:
-        pf = proof("inst", pf, kterm(FVar(h.uid, h.ty))) if isinstance(h.ty, str) else proof("app", pf, proof("hyp", h.uid))
+        if isinstance(h.ty, str):
+            pf = proof("inst", pf, kterm(FVar(h.uid, h.ty)))
+        else:
+            pf = proof("app", pf, proof("hyp", h.uid))
     eng.justify(goal, pf)
     return [new]
 
@@ -90,7 +93,8 @@ def _contrapose(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     if any(not isinstance(o.ty, str) and h.uid in fvars(o.ty) for o in goal.hyps) or h.uid in fvars(goal.target):
         raise TacticError(f"contrapose: '{names[0]}' has dependents")
     kept = tuple(o for o in goal.hyps if o.uid != h.uid)
-    new, hn = add_hyp(eng, goal.with_(goal.uid, hyps=kept), h.user, Conn("¬", (goal.target,)), target=Conn("¬", (h.ty,)))
+    base = goal.with_(goal.uid, hyps=kept)
+    new, hn = add_hyp(eng, base, h.user, Conn("¬", (goal.target,)), target=Conn("¬", (h.ty,)))
     false = proof("app", proof("annot", hole(new), kterm(new.target)), proof("hyp", h.uid))
     eng.justify(goal, proof("by_contra", hn.uid, false))
     if tac.name == "contrapose!":
