@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from burnqed.embedded.syntax import Limits, ParseError, Parser, Syn, tokenize
-from burnqed.embedded.tactic_syntax_more import parse_case, parse_induction_prime, parse_match
+from burnqed.embedded.tactic_syntax_more import (
+    parse_case, parse_have_binders, parse_induction_prime, parse_match, parse_suffices)
 
 __all__ = ["TACTIC_NAMES", "Pattern", "Tac", "parse_tactic"]
 
@@ -91,6 +92,8 @@ TACTIC_NAMES = frozenset(
         "ring_nf",
         "case",
         "next",
+        "suffices",
+        "revert", "contrapose", "contrapose!",
     }
 )
 # Lean / Mathlib tactics outside the embedded checker: parsed (a script where they never run
@@ -350,7 +353,7 @@ class _TacticParser(Parser):
         d: dict[str, Any] = {}
         if name in _NO_ARGS:
             pass
-        elif name in ("intro", "intros", "clear", "subst"):
+        elif name in ("intro", "intros", "clear", "subst", "revert", "contrapose", "contrapose!"):
             d["names"] = self.names()
         elif name == "rintro":
             pats = []
@@ -363,6 +366,8 @@ class _TacticParser(Parser):
             d["at"] = self.location()
         elif name == "match":
             d.update(parse_match(self))
+        elif name == "suffices":
+            d.update(parse_suffices(self, t.pos, stop))
         elif name == "induction'":
             d.update(parse_induction_prime(self))
         elif name in ("exact", "apply", "refine", "refine'", "specialize", "exact_mod_cast"):
@@ -392,7 +397,9 @@ class _TacticParser(Parser):
         elif name in ("have", "show"):
             if name == "have":
                 d["name"] = self.advance().text if self.tok.kind == "id" else "this"
-                if self.at(":"):
+                if self.at("("):
+                    d.update(parse_have_binders(self, t.pos))
+                elif self.at(":"):
                     self.advance()
                     d["type"] = self.term_()
             else:

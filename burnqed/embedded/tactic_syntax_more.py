@@ -15,7 +15,7 @@ from typing import Any
 
 from burnqed.embedded.syntax import ParseError, Syn
 
-__all__ = ["parse_case", "parse_induction_prime", "parse_match"]
+__all__ = ["parse_case", "parse_induction_prime", "parse_have_binders", "parse_match", "parse_suffices"]
 
 
 def _dotted(pat: Syn) -> Syn:
@@ -86,3 +86,43 @@ def parse_case(p: Any, name: str, pos: int, stop: frozenset[str]) -> dict[str, A
         raise p.error("case with several tags is not supported in this fragment")
     p.expect("=>")
     return {"tag": tag, "names": names, "body": p.seq(p.line_indent(pos), stop)}
+
+
+def parse_suffices(p: Any, pos: int, stop: frozenset[str]) -> dict[str, Any]:
+    """``suffices h : t from e`` / ``suffices h : t by tacs`` (lean4 ``src/Lean/Parser/Term.lean``,
+    ``sufficesDecl``: an optional ``h :`` then the type then ``from`` or ``by``) and Mathlib's
+    bare ``suffices h : t`` (``Mathlib/Tactic/Have.lean``); without ``h :`` the name is ``this``."""
+    d: dict[str, Any] = {"name": "this"}
+    if p.tok.kind == "id" and p.peek().kind == "sym" and p.peek().text == ":":
+        d["name"] = p.advance().text
+        p.advance()
+    elif p.at(":"):  # Mathlib's `suffices : t`
+        p.advance()
+    if p.tok.kind == "sym" and p.tok.text == "(":
+        raise p.error("suffices with binders is not supported in this fragment")
+    d["type"] = p.term_()
+    if p.at("from"):
+        p.advance()
+        d["term"] = p.term_()
+    elif p.at("by"):
+        p.advance()
+        d["by"] = p.seq(p.line_indent(pos), stop)
+    return d
+
+
+def parse_have_binders(p: Any, pos: int) -> dict[str, Any]:
+    """``have h (x : ℤ) (y z : ℕ) : P := …`` (lean4 ``haveIdDecl``: binders before the colon
+    make the statement ``∀ x y z, P``, proved with them introduced); ``p`` stands at ``(``."""
+    groups: list[tuple[str, Syn | None, bool]] = []
+    while p.at("("):
+        p.advance()
+        names = p._binder_group_names()
+        if not names:
+            raise p.error("expected binder name")
+        p.expect(":")
+        ty = p.term_()
+        p.expect(")")
+        groups.extend((n, ty, False) for n, _ in names)
+    p.expect(":")
+    body = p.term_()
+    return {"type": Syn("binder", pos, ("∀", groups), (body,)), "binders": [n for n, _, _ in groups]}

@@ -9,7 +9,7 @@ from burnqed.embedded.engine import Engine, register, render
 from burnqed.embedded.proofterm import TacticError, dvd_exists, elab_witness, unify
 from burnqed.embedded.state import Goal, Hyp, goal_scope
 from burnqed.embedded.tactic_syntax import Tac
-from burnqed.embedded.tactics_basic import add_hyp, discharge_proof, elab_in_goal, prop_in_goal, show
+from burnqed.embedded.tactics_basic import add_hyp, discharge_proof, elab_in_goal, intro_one, prop_in_goal, show
 from burnqed.embedded.terms import Binder, Conn, Const, Rel, Term, instantiate, mvars
 
 __all__: list[str] = []
@@ -71,13 +71,18 @@ def _have(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     name = d["name"]
     ty = prop_in_goal(goal, d["type"]) if "type" in d else None
     side: list[Goal] = []
+    if "binders" in d and "by" not in d:
+        raise TacticError("have with binders before ':' is supported only with ':= by' in this fragment")
     if "by" in d:
         if ty is None:
             raise TacticError(
                 "have ... := by: the type of the new hypothesis must be given"
             )
         block = goal.with_(eng.fresh(), target=ty, tag=None)
-        left = eng.run(d["by"], [block])
+        inner = block
+        for n in d.get("binders", ()):  # lean4 haveIdDecl: the binders introduced first
+            inner = intro_one(eng, inner, n)
+        left = eng.run(d["by"], [inner])
         if left:
             raise TacticError("unsolved goals\n" + render(left))
         pf = hole(block)

@@ -156,6 +156,8 @@ def _unify(
         p, t = defeq_head(p), defeq_head(t)
     if type(p) is not type(t):
         if defeq and isinstance(p, Num | Op) and isinstance(t, Num | Op):
+            if _unify_offset(p, t, sub, defeq, bound):
+                return True
             a, b = try_eval(p), try_eval(t)
             return a is not None and a == b
         return False
@@ -174,6 +176,10 @@ def _unify(
         if all(
             _unify(x, y, sub, defeq, bound) for x, y in zip(p.args, t.args, strict=True)
         ):
+            return True
+        sub.clear()
+        sub.update(saved)
+        if defeq and _unify_offset(p, t, sub, defeq, bound):
             return True
         sub.clear()
         sub.update(saved)
@@ -243,6 +249,28 @@ def closes_by_rfl(target: Term) -> bool:
     if isinstance(target, Conn) and target.op == "↔":
         return unify(target.args[0], target.args[1], {}, True) is not None
     return False
+
+
+def _unify_offset(p: Term, t: Term, sub: dict[int, Term], defeq: bool, bound: frozenset[str]) -> bool:
+    """Lean's ``isDefEqOffsetNat`` (lean4 ``src/Lean/Meta/ExprDefEq.lean`` with
+    ``Meta/Offset.lean``): ``s + k₁ =?= u + k₂`` on ℕ with closed ``k`` (ℕ literal arithmetic)
+    becomes ``s + (k₁ - k₂) =?= u`` (or the other way), ``s + k =?= v`` becomes ``s =?= v - k``
+    (false when ``v < k``); ``n + 12 + 1`` is ``n + 13``. The kernel's conv checks the values."""
+    po, to = _offset(p), _offset(t)
+    if po is None and to is None:
+        return False
+    pv, tv = _eval_nat(p), _eval_nat(t)
+    if (po is None and pv is None) or (to is None and tv is None):
+        return False
+    s, k1 = po if po is not None else (None, pv)
+    u, k2 = to if to is not None else (None, tv)
+    assert k1 is not None and k2 is not None
+    if (s is None and k1 < k2) or (u is None and k2 < k1):
+        return False  # v =?= u + k with v < k: no ℕ solution
+    m = min(k1, k2)
+    lhs = (s if k1 == m else Op("+", (s, Num(k1 - m, "Nat")), "Nat")) if s is not None else Num(k1 - m, "Nat")
+    rhs = (u if k2 == m else Op("+", (u, Num(k2 - m, "Nat")), "Nat")) if u is not None else Num(k2 - m, "Nat")
+    return _unify(lhs, rhs, sub, defeq, bound)
 
 
 def _eval_nat(t: Term) -> int | None:
