@@ -59,6 +59,11 @@ async def _iterate(args: argparse.Namespace, config: BurnqedConfig) -> int:
                             baselines = await run_baselines(
                                 runner.config, run_dir, pool, names=tuple(config.iteration.baselines), progress=progress
                             )
+                        if config.iteration.head_controls and interrupt.signal is None:
+                            from burnqed.iteration.controls import run_controls
+
+                            # the head's non-learned controls on the last iteration's held-out set
+                            await run_controls(runner.config, run_dir, pool, progress=progress)
                         if args.write_proofs is not None and interrupt.signal is None:
                             from burnqed.iteration.targets import write_found_proofs
 

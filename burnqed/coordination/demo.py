@@ -291,13 +291,15 @@ async def run_demo(config: CoordinationRunConfig, run_dir: Path, *, sessions: in
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console) as progress:
         code = await Daemon(config, run_dir, progress=progress).run()
-        if config.iteration.baselines and code == 0:
+        if (config.iteration.baselines or config.iteration.head_controls) and code == 0:
             from burnqed.iteration.baselines import run_baselines
+            from burnqed.iteration.controls import run_controls
             from burnqed.lean.pool import LeanPool
 
             console.print(f"baselines on the same held-out set and budget: {', '.join(config.iteration.baselines)}")
             async with LeanPool(config.lean) as pool:
                 await run_baselines(config, run_dir, pool, names=tuple(config.iteration.baselines), progress=progress)
+                await run_controls(config, run_dir, pool, progress=progress)
     rows = collect_rows(run_dir)
     table = Table(title="Solve rate per expert iteration (embedded backend)")
     for column in ("iteration", "training set", "held-out, with energy head", "held-out, no energy head", "seconds"):
