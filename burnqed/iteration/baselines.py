@@ -12,9 +12,10 @@
   fine-tunings add up to, it came out peaked and weaker);
 - ``reference_matched``: the reference policy at the iterations' search budget, compute-matched:
   ``matched_nodes`` = the held-out node budget × ``iteration.iterations`` per statement (k× nodes);
-- ``supervised``: the upper bound, the same recipe on the reference proofs of every pool statement
-  of every depth the generator labels (the depth world's pool with ``labelled_depth`` = 6, statements
-  the iteration only ever sees unlabelled), ``checkpoints/llm/baseline_supervised``.
+- ``supervised``: the upper bound, the same recipe on reference proofs of every depth the generator
+  labels (the depth world's pool with ``labelled_depth`` = 6, statements the iteration only ever sees
+  unlabelled), as many statements as the reference baseline's, evenly spaced over the graded pool,
+  ``checkpoints/llm/baseline_supervised``.
 
 The reference baselines sample at ``iteration.baseline_temperature`` and
 ``baseline_num_candidates`` when set (their own sampling, tuned on the tuning split), else as the
@@ -97,7 +98,9 @@ def supervised_theorems(config: IterationRunConfig) -> list[Theorem]:
     from burnqed.iteration.curriculum import curriculum_pool
 
     labelled = config.model_copy(update={"iteration": it.model_copy(update={"labelled_depth": MAX_DEPTH})})
-    return even_subset([t for t in curriculum_pool(labelled) if t.proof], it.baseline_reference_size)
+    # as many statements as the reference baseline trains on, evenly spaced over every depth: the bound
+    # measures what labels at every depth give, not what more labelled statements give
+    return even_subset([t for t in curriculum_pool(labelled) if t.proof], len(reference_theorems(config)))
 
 
 def baseline_search(config: IterationRunConfig, name: str) -> SearchConfig:
