@@ -153,7 +153,8 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     )  # fmt: skip
     p.add_argument(
         "--baselines", action="store_true",
-        help="then evaluate the baselines (rule policy alone; a policy fine-tuned on every reference proof)",
+        help="then evaluate the baselines (rule policy alone; a policy fine-tuned on every reference proof, at the "
+        "held-out budget and at the iterations' total budget; the supervised bound trained at every depth)",
     )  # fmt: skip
     p.add_argument(
         "--theorems", metavar="FILE",
@@ -175,7 +176,7 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
             "iteration.eval_size": a.eval_size,
             "iteration.max_nodes": a.max_nodes,
             "iteration.cluster": True if a.cluster else None,
-            "iteration.baselines": ["rules", "reference"] if a.baselines else None,
+            "iteration.baselines": ["rules", "reference", "reference_matched", "supervised"] if a.baselines else None,
             # absolute: the run records where its statements came from
             "iteration.theorems": str(Path(a.theorems).resolve()) if a.theorems else None,
             "iteration.held_out": str(Path(a.held_out).resolve()) if a.held_out else None,

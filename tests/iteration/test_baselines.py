@@ -83,7 +83,7 @@ def test_iterate_flag_sets_the_baselines(flag: list[str]) -> None:
     from burnqed.cli import build_parser
 
     args = build_parser().parse_args(["iterate", *flag])
-    assert args.config_overrides(args)["iteration.baselines"] == ["rules", "reference"]
+    assert args.config_overrides(args)["iteration.baselines"] == list(BASELINES)
 
 
 def test_an_interrupted_baseline_resumes_from_its_store(config: BurnqedConfig) -> None:
