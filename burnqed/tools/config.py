@@ -87,7 +87,7 @@ class ToolsConfig(BaseModel):
         description="launch_search(cluster=true) may start or join Ray (an operator's server; never the coordinator's)",
     )
     held_out_sets: list[str] = Field(
-        default_factory=lambda: ["benchmark-test", "depth-test", "depth-tune"],
+        default_factory=lambda: ["benchmark-test", "depth-test"],
         description="theorem sets launch_search refuses unless show_held_out (the coordinator must not see them); "
         "iteration.eval_set is always held out too",
     )
