@@ -59,6 +59,11 @@ async def _iterate(args: argparse.Namespace, config: BurnqedConfig) -> int:
                             baselines = await run_baselines(
                                 runner.config, run_dir, pool, names=tuple(config.iteration.baselines), progress=progress
                             )
+                        if config.iteration.head_controls and interrupt.signal is None:
+                            from burnqed.iteration.controls import run_controls
+
+                            # the head's non-learned controls on the last iteration's held-out set
+                            await run_controls(runner.config, run_dir, pool, progress=progress)
                         if args.write_proofs is not None and interrupt.signal is None:
                             from burnqed.iteration.targets import write_found_proofs
 
@@ -148,7 +153,8 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     )  # fmt: skip
     p.add_argument(
         "--baselines", action="store_true",
-        help="then evaluate the baselines (rule policy alone; a policy fine-tuned on every reference proof)",
+        help="then evaluate the baselines (rule policy alone; a policy fine-tuned on every reference proof, at the "
+        "held-out budget and at the iterations' total budget; the supervised bound trained at every depth)",
     )  # fmt: skip
     p.add_argument(
         "--theorems", metavar="FILE",
@@ -170,7 +176,7 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
             "iteration.eval_size": a.eval_size,
             "iteration.max_nodes": a.max_nodes,
             "iteration.cluster": True if a.cluster else None,
-            "iteration.baselines": ["rules", "reference"] if a.baselines else None,
+            "iteration.baselines": ["rules", "reference", "reference_matched", "supervised"] if a.baselines else None,
             # absolute: the run records where its statements came from
             "iteration.theorems": str(Path(a.theorems).resolve()) if a.theorems else None,
             "iteration.held_out": str(Path(a.held_out).resolve()) if a.held_out else None,

@@ -12,9 +12,12 @@ frontier matter.
   graded like the benchmark (slot i has depth ``1 + 6·i // size``); only statements of depth
   ≤ ``labelled_depth`` keep a reference proof, deeper ones carry none (no reference proof of
   them exists to train on). The held-out statements are excluded by hash.
-- ``depth_test()``: the held-out set, fixed before any tuning: ``DEPTH_TEST_SIZE`` statements
-  from ``DEPTH_TEST_SEED``, depths 3 … 5 (a third each), every one deeper than any labelled
-  pool statement (depth ≤ 2 by default).
+- ``depth_test()``: the held-out test split, fixed before any tuning: ``DEPTH_TEST_SIZE``
+  statements from ``DEPTH_TEST_SEED``, depths 3 … 5 (a third each), every one deeper than any
+  labelled pool statement (depth ≤ 2 by default). Evaluated once per final configuration.
+- ``depth_tune()``: the tuning split of the same distribution (same depths and size) from its
+  own seed ``DEPTH_TUNE_SEED``, disjoint from the test split by statement hash: every choice
+  (budgets, sampling, sizes, the head) is made on it, never on the test split.
 
 Every reference proof is checked by the embedded checker when drawn (burnqed.embedded.verify).
 """
@@ -32,14 +35,17 @@ __all__ = [
     "DEPTH_TEST_LEVELS",
     "DEPTH_TEST_SEED",
     "DEPTH_TEST_SIZE",
+    "DEPTH_TUNE_SEED",
     "DEPTH_VERSION",
     "depth_pool",
     "depth_statement",
     "depth_test",
+    "depth_tune",
 ]
 
 DEPTH_VERSION = 2  # 2: `use` alone proves the offset part (an `omega` after it met no goal in Lean)
 DEPTH_TEST_SEED = 271828
+DEPTH_TUNE_SEED = 161803  # the tuning split's own seed: a different draw of the test split's distribution
 DEPTH_TEST_SIZE = 150
 DEPTH_TEST_LEVELS = (3, 4, 5)
 MAX_DEPTH = 6
@@ -103,18 +109,26 @@ def _draw(
     raise BenchmarkError(f"depth slot {index} of {split} seed {seed}: no verified statement in {max_attempts} attempts")
 
 
-def depth_test(*, checker: CheckerLike | None = None) -> list[Theorem]:
-    """The held-out set of the depth world: the same statements on every call."""
+def _held_out(split: str, seed: int, reject: set[str], checker: CheckerLike | None) -> list[Theorem]:
     checker = checker or new_checker(10.0)
-    reject: set[str] = set()
     out = []
     for index in range(DEPTH_TEST_SIZE):
         depth = DEPTH_TEST_LEVELS[(len(DEPTH_TEST_LEVELS) * index) // DEPTH_TEST_SIZE]
-        theorem = _draw("depth_test", DEPTH_TEST_SEED, index, depth, reject=reject, checker=checker,
-                        labelled=True, max_attempts=20)
+        theorem = _draw(split, seed, index, depth, reject=reject, checker=checker, labelled=True, max_attempts=20)
         reject.add(theorem.sha)
         out.append(theorem)
     return out
+
+
+def depth_test(*, checker: CheckerLike | None = None) -> list[Theorem]:
+    """The held-out test split of the depth world: the same statements on every call."""
+    return _held_out("depth_test", DEPTH_TEST_SEED, set(), checker)
+
+
+def depth_tune(*, checker: CheckerLike | None = None) -> list[Theorem]:
+    """The tuning split: the test split's distribution from another seed, none of the test split's statements."""
+    checker = checker or new_checker(10.0)
+    return _held_out("depth_tune", DEPTH_TUNE_SEED, {t.sha for t in depth_test(checker=checker)}, checker)
 
 
 def depth_pool(
@@ -127,8 +141,8 @@ def depth_pool(
     max_attempts: int = 20,
 ) -> list[Theorem]:
     """The unlabeled pool: depths 1 … 6 graded over ``size`` slots; reference proofs only up to ``labelled_depth``."""
-    if seed == DEPTH_TEST_SEED:
-        raise BenchmarkError(f"seed {DEPTH_TEST_SEED} is reserved for the depth world's held-out set")
+    if seed in (DEPTH_TEST_SEED, DEPTH_TUNE_SEED):
+        raise BenchmarkError(f"seed {seed} is reserved for the depth world's held-out splits")
     checker = checker or new_checker(10.0)
     reject = set(exclude)
     out = []

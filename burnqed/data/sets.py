@@ -1,10 +1,11 @@
-"""The built-in theorem sets, by name: ``core``, ``benchmark-test``, ``benchmark-train`` and ``depth-test``.
+"""The built-in theorem sets, by name: ``core``, ``benchmark-test``, ``benchmark-train``, ``depth-test``, ``depth-tune``.
 
 ``core`` and ``benchmark-test`` ship with the package as JSON Lines files, so they are the
 same bytes on every machine; ``benchmark-train`` is generated from its seed on first use
 and cached under ``<paths.home>/data/`` (a file name that records the generator version,
 seed and size, so a change of any of them builds a new file). ``depth-test`` is the held-out set
-of the depth world (burnqed.data.depth), generated from its fixed seed (cached the same way).
+of the depth world (burnqed.data.depth), generated from its fixed seed (cached the same way);
+``depth-tune`` its tuning split, from another seed and disjoint from it (``TUNE_SETS``, ``split_of``).
 """
 
 from __future__ import annotations
@@ -23,10 +24,13 @@ __all__ = [
     "BUILTIN_SETS",
     "DATA_DIR",
     "builtin_sets",
+    "HELD_OUT_SPLITS",
+    "TUNE_SETS",
     "held_out_hashes",
     "load_builtin",
     "shipped_path",
     "soundness_sources",
+    "split_of",
     "train_cache_path",
 ]
 
@@ -36,8 +40,21 @@ BUILTIN_SETS: dict[str, str] = {
     "core": "about 30 named theorems in the style of Lean core, with reference proofs",
     "benchmark-test": "the held-out benchmark: 300 graded statements from a fixed seed (shipped)",
     "benchmark-train": "the default training benchmark (data.train_size statements, seed data.train_seed)",
-    "depth-test": "the depth world's held-out set: 150 statements of 3 to 5 composed parts, fixed seed (generated)",
+    "depth-test": "the depth world's held-out test split: 150 statements of 3 to 5 composed parts, fixed seed (generated)",
+    "depth-tune": "the depth world's tuning split: depth-test's distribution from another seed, disjoint (generated)",
 }
+
+TUNE_SETS: dict[str, str] = {"depth-test": "depth-tune"}
+"""A held-out test set → its tuning split (``iteration.eval_split = "tune"`` evaluates the latter)."""
+
+HELD_OUT_SPLITS: dict[str, str] = {"depth-test": "test", "depth-tune": "tune", "benchmark-test": "test"}
+"""Which split a built-in held-out set is."""
+
+
+def split_of(theorem_set: str) -> str:
+    """The split an evaluation's ``theorem_set`` ("depth-tune[150]") used: test, tune, or "own" (a file or other set)."""
+    name = theorem_set.split("[", 1)[0]
+    return HELD_OUT_SPLITS.get(name, "own")
 
 _SHIPPED = {"core": "core.jsonl", "benchmark-test": "benchmark-test.jsonl"}
 
@@ -67,8 +84,8 @@ def load_builtin(name: str, *, home: Path | None = None, config: DataConfig | No
         if name == "benchmark-test" and not path.is_file():
             return generate_test()
         return load_theorems(path)
-    if name == "depth-test":
-        return _depth_test(home)
+    if name in ("depth-test", "depth-tune"):
+        return _depth_split(name, home)
     if name != "benchmark-train":
         raise TheoremSetError(f"unknown built-in set {name!r} (known: {', '.join(builtin_sets())})")
     config = config or DataConfig()
@@ -87,13 +104,13 @@ def load_builtin(name: str, *, home: Path | None = None, config: DataConfig | No
     return theorems
 
 
-def _depth_test(home: Path | None) -> list[Theorem]:
-    from burnqed.data.depth import DEPTH_VERSION, depth_test
+def _depth_split(name: str, home: Path | None) -> list[Theorem]:
+    from burnqed.data.depth import DEPTH_VERSION, depth_test, depth_tune
 
-    cached = Path(home) / "data" / f"depth-test-v{DEPTH_VERSION}.jsonl" if home is not None else None
+    cached = Path(home) / "data" / f"{name}-v{DEPTH_VERSION}.jsonl" if home is not None else None
     if cached is not None and cached.is_file():
         return load_theorems(cached)
-    theorems = depth_test()
+    theorems = depth_test() if name == "depth-test" else depth_tune()
     if cached is not None:
         save_theorems(cached, theorems)
     return theorems

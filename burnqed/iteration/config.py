@@ -16,7 +16,15 @@ from burnqed.paths import PathsConfig
 from burnqed.policy.config import PolicyConfig
 from burnqed.search.config import SearchConfig
 
-__all__ = ["IterationConfig", "IterationRunConfig", "evaluation_search_config", "iteration_search_config"]
+__all__ = [
+    "IterationConfig",
+    "IterationRunConfig",
+    "evaluation_search_config",
+    "iteration_search_config",
+    "matched_nodes",
+    "pool_seed",
+    "seeded_policy",
+]
 
 
 class IterationConfig(BaseModel):
@@ -58,7 +66,18 @@ class IterationConfig(BaseModel):
     start_level: int = Field(default=2, ge=1, le=6, description="curriculum: the frontier before any history")
     eval_set: str = Field(default="benchmark-test", description="held-out set name or a .jsonl path")
     eval_size: int = Field(default=60, ge=0, description="held-out theorems evaluated (evenly spaced); 0 = all")
-    seed: int = Field(default=0, description="seed of subsets and of fine-tuning")
+    eval_split: Literal["test", "tune"] = Field(
+        default="test",
+        description="'test' evaluates eval_set; 'tune' its tuning split (burnqed.data.sets.TUNE_SETS: depth-test → "
+        "depth-tune, another seed, disjoint): every choice is made on 'tune', 'test' once per final configuration",
+    )
+    seed: int = Field(default=0, description="the run's seed: fine-tuning (+ N), and with seed_scope 'all' more")
+    seed_scope: Literal["all", "fine_tuning"] = Field(
+        default="all",
+        description="'all': iteration.seed also offsets the pool's generator seed (data.train_seed + seed, so the "
+        "seed set, drawn from the pool, changes with it) and policy.seed (+ seed); 'fine_tuning': the fine-tuning "
+        "shuffle only (the runs measured before issue 42). Seed 0 is the same run either way",
+    )
     max_nodes: int | None = Field(default=32, ge=1, description="node budget per theorem; None = search.max_nodes")
     num_candidates: int | None = Field(
         default=8, ge=1, description="tactics sampled per state; None = search.num_candidates"
@@ -123,12 +142,25 @@ class IterationConfig(BaseModel):
         default=0, ge=0, description="torch CPU threads while iterating; 0 = half the CPU cores (Lean gets the rest)"
     )
     ebm_min_positives: int = Field(default=4, ge=1, description="proof-path states needed to train an energy head")
-    baselines: list[Literal["rules", "reference"]] = Field(
+    baselines: list[Literal["rules", "reference", "reference_matched", "supervised"]] = Field(
         default_factory=list,
         description="baselines `burnqed iterate` evaluates after the iterations (burnqed.iteration.baselines)",
     )
     baseline_reference_size: int = Field(
         default=0, ge=0, description="reference baseline: statements whose reference proofs it trains on (0 = all)"
+    )
+    baseline_temperature: float | None = Field(
+        default=None, gt=0, description="the reference baselines' sampling temperature (tuned on the tuning split); "
+        "None = policy.temperature"
+    )
+    baseline_num_candidates: int | None = Field(
+        default=None, ge=1, description="the reference baselines' tactics per state (tuned on the tuning split); "
+        "None = the held-out evaluation's"
+    )
+    head_controls: list[Literal["connectives", "depth_bonus"]] = Field(
+        default_factory=list,
+        description="non-learned priorities evaluated beside the head on the last iteration's held-out set "
+        "(eval_results/iter_N_control_<name>.json; burnqed.iteration.controls)",
     )
 
 
@@ -136,6 +168,24 @@ class IterationConfig(BaseModel):
     def search_first(self) -> bool:
         """Whether iteration 0 searches with the base model and the proofs found are the supervision."""
         return self.start == "search" or (self.start is None and self.theorems is not None)
+
+    @property
+    def held_out_set(self) -> str:
+        """The held-out set evaluated: eval_set, or its tuning split with ``eval_split = "tune"``."""
+        if self.eval_split == "test":
+            return self.eval_set
+        from burnqed.data.sets import TUNE_SETS
+
+        return TUNE_SETS[self.eval_set]
+
+    @model_validator(mode="after")
+    def _tune_split_exists(self) -> IterationConfig:
+        from burnqed.data.sets import TUNE_SETS
+
+        if self.eval_split == "tune" and self.eval_set not in TUNE_SETS:
+            raise ValueError(f"iteration.eval_split = 'tune': {self.eval_set!r} has no tuning split "
+                             f"(known: {', '.join(f'{k} → {v}' for k, v in TUNE_SETS.items())})")
+        return self
 
     @model_validator(mode="after")
     def _own_theorems_are_the_sets(self) -> IterationConfig:
@@ -205,3 +255,23 @@ def evaluation_search_config(config: IterationRunConfig) -> SearchConfig:
     if it.eval_num_candidates is not None:
         updates["num_candidates"] = it.eval_num_candidates
     return iteration_search_config(config).model_copy(update=updates)
+
+
+def pool_seed(config: IterationRunConfig) -> int:
+    """The curriculum pool's generator seed: data.train_seed, offset by iteration.seed with seed_scope 'all'."""
+    it = config.iteration
+    return config.data.train_seed + (it.seed if it.seed_scope == "all" else 0)
+
+
+def seeded_policy(config: IterationRunConfig) -> PolicyConfig:
+    """The policy config a run samples with: policy.seed offset by iteration.seed with seed_scope 'all'."""
+    it, policy = config.iteration, config.policy
+    if it.seed_scope != "all" or policy.seed is None or it.seed == 0:
+        return policy
+    return policy.model_copy(update={"seed": policy.seed + it.seed})
+
+
+def matched_nodes(config: IterationRunConfig) -> int:
+    """The compute-matched baseline's node budget: the held-out budget times the iterations that made the
+    last policy (k iterations, k held-out-sized searches' worth of nodes per statement)."""
+    return evaluation_search_config(config).max_nodes * config.iteration.iterations

@@ -34,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from burnqed.data.theorems import Theorem, load_theorems, save_theorems
 from burnqed.files import write_json_atomic
-from burnqed.iteration.config import IterationRunConfig
+from burnqed.iteration.config import IterationRunConfig, pool_seed
 from burnqed.iteration.errors import IterationDataError
 
 __all__ = [
@@ -75,12 +75,14 @@ def _excluded_hashes(config: IterationRunConfig) -> set[str]:
 
     excluded = set(held_out_hashes())
     if config.iteration.world == "depth":
-        excluded |= {t.sha for t in load_builtin("depth-test", home=config.paths.home)}
-    name = config.iteration.eval_set
-    if name in BUILTIN_SETS and name != "benchmark-train":
-        excluded |= {t.sha for t in load_builtin(name, home=config.paths.home, config=config.data)}
-    elif name not in BUILTIN_SETS:
-        excluded |= {t.sha for t in load_theorems(name)}
+        # both held-out splits, whichever is evaluated: the pool is the same for a tuning and a test run
+        for split in ("depth-test", "depth-tune"):
+            excluded |= {t.sha for t in load_builtin(split, home=config.paths.home)}
+    for name in dict.fromkeys((config.iteration.eval_set, config.iteration.held_out_set)):
+        if name in BUILTIN_SETS and name != "benchmark-train":
+            excluded |= {t.sha for t in load_builtin(name, home=config.paths.home, config=config.data)}
+        elif name not in BUILTIN_SETS:
+            excluded |= {t.sha for t in load_theorems(name)}
     return excluded
 
 
@@ -88,7 +90,7 @@ def curriculum_pool(config: IterationRunConfig) -> list[Theorem]:
     """The unlabeled training pool (``pool_N`` names), generated once and cached.
 
     Drawn with the benchmark generator at ``iteration.pool_size`` and seed
-    ``data.train_seed``; statements of the held-out set (and of ``iteration.eval_set``) are
+    ``pool_seed(config)`` (``data.train_seed``, + ``iteration.seed`` with ``seed_scope = "all"``); statements of the held-out set (and of ``iteration.eval_set``) are
     excluded by hash, and the exclusion is checked again on every load.
     """
     from burnqed.data.benchmark import generate
@@ -96,21 +98,22 @@ def curriculum_pool(config: IterationRunConfig) -> list[Theorem]:
 
     it = config.iteration
     excluded = _excluded_hashes(config)
-    path = pool_cache_path(config.paths.home, it.pool_size, config.data.train_seed)
+    seed = pool_seed(config)
+    path = pool_cache_path(config.paths.home, it.pool_size, seed)
     if it.world == "depth":
         from burnqed.data.depth import DEPTH_VERSION, depth_pool
 
-        path = path.with_name(f"depth-pool-v{DEPTH_VERSION}-seed{config.data.train_seed}-n{it.pool_size}"
+        path = path.with_name(f"depth-pool-v{DEPTH_VERSION}-seed{seed}-n{it.pool_size}"
                               f"-labelled{it.labelled_depth}.jsonl")
     if path.is_file():
         theorems = load_theorems(path)
     elif it.world == "depth":
-        theorems = depth_pool(it.pool_size, config.data.train_seed, labelled_depth=it.labelled_depth,
+        theorems = depth_pool(it.pool_size, seed, labelled_depth=it.labelled_depth,
                               exclude=excluded, max_attempts=config.data.max_attempts)
         save_theorems(path, theorems)
     else:
         drawn = generate(
-            "train", it.pool_size, config.data.train_seed, exclude=excluded,
+            "train", it.pool_size, seed, exclude=excluded,
             checker=new_checker(config.data.verify_timeout_s), max_attempts=config.data.max_attempts,
         )  # fmt: skip
         theorems = [t.model_copy(update={"name": f"pool_{i:04d}"}) for i, t in enumerate(drawn)]
@@ -150,7 +153,7 @@ def seed_set(config: IterationRunConfig, pool: Sequence[Theorem] | None = None) 
 def seed_set_label(config: IterationRunConfig) -> str:
     """How the sft marker names the seed set."""
     it = config.iteration
-    return f"curriculum-seed[pool_seed={config.data.train_seed},n={it.seed_size},levels<={it.seed_max_level}]"
+    return f"curriculum-seed[pool_seed={pool_seed(config)},n={it.seed_size},levels<={it.seed_max_level}]"
 
 
 # ---------------------------------------------------------------- the solve history

@@ -33,6 +33,9 @@ The head beside its controls (``controls``, burnqed.iteration.report_controls): 
 ``iter_N_control_<name>.json`` (a non-learned priority in place of the head) are paired with
 iteration N without the head, and the head with the best control.
 
+Splits (``splits``, burnqed.iteration.report_splits): per run, which held-out split each
+evaluation used (``test``, ``tune``, or the run's own file), from its report's ``theorem_set``.
+
 Other reports in eval_results named ``iter_N_<suffix>.json`` (re-evaluations) become extra
 rows, paired against ``iter_0_<suffix>.json`` when it exists, else against iteration 0's
 no-EBM report when the statements match. The statistics are ``burnqed.search.comparison``'s
@@ -55,12 +58,13 @@ from burnqed.iteration.report_cells import (
 )  # fmt: skip
 from burnqed.iteration.report_controls import CONTROL_STEM, ControlRow, control_rows, run_arms
 from burnqed.iteration.report_groups import GroupRow, group_rows
+from burnqed.iteration.report_splits import SplitRow, split_rows
 from burnqed.search.comparison import PairedComparison, PairedOutcomes, StatementSetMismatch, pair_reports, pool_pairs
 from burnqed.search.evaluation import EvalReport, load_report
 from burnqed.search.ranking import RankingQuality, merge_ranking
 
 __all__ = ["POOLED", "BaselineRow", "BudgetBinding", "ControlRow", "EvalRow", "GroupRow", "RateCell", "RunReport",
-           "best_baseline_rows", "run_report"]
+           "SplitRow", "best_baseline_rows", "run_report"]
 
 _MAIN = re.compile(r"^iter_(\d+)(_no_ebm)?\.json$")
 _EXTRA = re.compile(r"^iter_(\d+)_(.+)\.json$")
@@ -147,6 +151,7 @@ class RunReport(BaseModel):
     controls: list[ControlRow] = Field(
         default_factory=list, description="the head beside its non-learned controls (iter_N_control_<name>.json)"
     )
+    splits: list[SplitRow] = Field(default_factory=list, description="per run and held-out set: the split evaluated")
     resamples: int
     seed: int
     level: float
@@ -205,8 +210,6 @@ def _load(path: Path) -> EvalReport:
         return load_report(path)
     except (ValueError, ValidationError) as exc:
         raise EvalReportMissing(str(path), f"not an eval report ({_first_line(exc)})") from exc
-
-
 
 
 class _Seed:
@@ -381,7 +384,10 @@ _DESCRIPTIONS = {
     "iter_0": "iteration 0, no head",
     "rules": "the rule policy alone",
     "reference": "fine-tuned on every reference proof available",
+    "reference_matched": "the reference policy at the iterations' total node budget (compute-matched)",
+    "supervised": "upper bound: fine-tuned on reference proofs of every depth (not a baseline to beat)",
 }
+_BOUNDS = frozenset({"supervised"})  # reported beside the baselines, never the one to beat
 
 
 def _describe(name: str, report: EvalReport) -> str:
@@ -389,7 +395,7 @@ def _describe(name: str, report: EvalReport) -> str:
 
 
 def _mark_best(rows: list[BaselineRow]) -> list[BaselineRow]:
-    rated = [r for r in rows if r.rate is not None and r.vs_last is not None]
+    rated = [r for r in rows if r.rate is not None and r.vs_last is not None and r.name not in _BOUNDS]
     if not rated:
         return rows
     best = max(rated, key=lambda r: (r.vs_last.rate_a if r.vs_last else 0.0, r.name != "iter_0"))
@@ -422,6 +428,11 @@ def _arms(run: _Run) -> list[tuple[str, EvalReport]]:
             arms.append((f"iter_{index}", with_))
     arms += [(f"baseline_{name}", r) for name, r in sorted(run.baselines.items()) if isinstance(r, EvalReport)]
     return arms
+
+
+def _evaluations(run: _Run) -> list[tuple[str, EvalReport]]:
+    extra = [(stem, r) for stem, (_, r) in sorted(run.extra.items()) if isinstance(r, EvalReport)]
+    return [*_arms(run), *extra]
 
 
 def best_baseline_rows(report: RunReport) -> list[BaselineRow]:
@@ -475,6 +486,7 @@ def run_report(
         baselines=baselines,
         groups=group_rows([(run.label, _arms(run)) for run in runs], stats),
         controls=control_rows([run_arms(run.label, run.main, run.extra) for run in runs], stats),
+        splits=[row for run in runs for row in split_rows(run.label, _evaluations(run))],
         resamples=resamples,
         seed=seed,
         level=level,

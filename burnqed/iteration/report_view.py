@@ -83,6 +83,15 @@ def render_tables(report: RunReport) -> list[Any]:
         table.add_row(str(row.iteration), row.seed, _rate(row.no_ebm), ebm, *vs0, *ablation, _binding(row.budget),
                       _ranking(row.ranking), "; ".join(row.notes), style=style)
     tables: list[Any] = [table]
+    if report.splits:
+        splits = Table(title="the held-out split each evaluation used",
+                       caption="tune: the tuning split, where every choice is made; test: the test split, evaluated "
+                               "once per final configuration; own: a file or another set")
+        for column in ("run", "split", "theorem set", "evaluations"):
+            splits.add_column(column, overflow="fold")
+        for row in report.splits:
+            splits.add_row(row.seed, row.split, row.theorem_set, ", ".join(row.evaluations))
+        tables.append(splits)
     if report.baselines:
         base = Table(
             title="the last iteration (no EBM) against each baseline, same statements and node budget",

@@ -20,7 +20,7 @@ import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
 from burnqed.blueprint import BlueprintStore, Entry, IterationSpec, iteration_index
-from burnqed.iteration.config import IterationRunConfig, iteration_search_config
+from burnqed.iteration.config import IterationRunConfig, iteration_search_config, seeded_policy
 from burnqed.iteration.curriculum import CurriculumHistory, curriculum_sample
 from burnqed.iteration.data import load_set, training_set
 from burnqed.iteration.errors import IterationError
@@ -226,7 +226,8 @@ class IterationRunner:
             history = CurriculumHistory.load(self.layout.curriculum_history)
             sample = await anyio.to_thread.run_sync(curriculum_sample, config, history, index)
         ctx = IterationContext(
-            config=config,
+            # the policy samples with policy.seed + iteration.seed (seed_scope 'all'), applied once here
+            config=config.model_copy(update={"policy": seeded_policy(config)}),
             layout=self.layout,
             index=index,
             pool=self.pool,
@@ -236,7 +237,7 @@ class IterationRunner:
             if sample is not None
             else await anyio.to_thread.run_sync(training_set, config, index, abandon_on_cancel=True),
             held_out=await anyio.to_thread.run_sync(
-                load_set, it.eval_set, it.eval_size, config, abandon_on_cancel=True
+                load_set, it.held_out_set, it.eval_size, config, abandon_on_cancel=True
             ),
             progress=self.progress,
             sample=sample,

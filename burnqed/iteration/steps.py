@@ -443,7 +443,7 @@ async def evaluate_step(ctx: IterationContext, with_ebm: bool) -> EvalSummary:
         run = StatementRun(ctx.held_out, ctx.eval_search, where, store, finalize=False, iteration=ctx.index)
         ran = await run_statements(run, lambda _: ctx._advance(task), on_start=lambda start: ctx._resumed(task, start))
     report = write_held_out_report(
-        ran, out, label=ran.label, search=ctx.eval_search, theorem_set=f"{ctx.it.eval_set}[{len(ctx.held_out)}]",
+        ran, out, label=ran.label, search=ctx.eval_search, theorem_set=f"{ctx.it.held_out_set}[{len(ctx.held_out)}]",
         iteration=ctx.index, started=started,
     )  # fmt: skip
     return _eval_summary(report, out, reused=False).model_copy(update={"resumed_theorems": ran.skipped})

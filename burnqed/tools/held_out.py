@@ -40,11 +40,12 @@ _BINDER_END = frozenset({",", "=>", "↦"})
 
 def held_out_set_names(config: Any) -> tuple[str, ...]:
     """The held-out sets of a ToolsRunConfig: ToolsConfig.held_out_sets plus the configured
-    evaluation set (IterationConfig.eval_set, a name or a path)."""
+    evaluation set (IterationConfig.eval_set, a name or a path) and the split a run evaluates
+    (IterationConfig.held_out_set: the tuning split with ``eval_split = "tune"``)."""
     names = list(config.tools.held_out_sets)
-    eval_set = str(config.iteration.eval_set)
-    if eval_set not in names:
-        names.append(eval_set)
+    for evaluated in (str(config.iteration.eval_set), str(config.iteration.held_out_set)):
+        if evaluated not in names:
+            names.append(evaluated)
     return tuple(names)
 
 

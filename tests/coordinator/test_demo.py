@@ -73,13 +73,19 @@ def test_the_expert_mode_is_the_default_and_sets_its_keys_below_set() -> None:
     it = config.iteration
     # real expert iteration: a curriculum over the depth world's unlabeled pool, held-out depth-test, baselines
     assert it.curriculum and it.world == "depth" and it.eval_set == "depth-test" and it.expert_rules
-    assert it.baselines == ["rules", "reference"] and config.search.max_depth == 24
+    assert it.baselines == ["rules", "reference", "reference_matched", "supervised"] and config.search.max_depth == 24
+    assert it.head_controls == ["connectives", "depth_bonus"]  # the head beside its controls (issue 42)
     # the head as a remaining-depth regressor (one nat per step), its ablation in the last iteration
     assert config.ebm.nce_weight == 0 and config.ebm.depth_scale == 1.0 and it.ebm_eval == "last"
     assert it.train_size == 7 != DEMO_MODES["expert"]["iteration.train_size"]
     assert demo_config(BurnqedConfig(), "reference", []) == BurnqedConfig()
     # the coordinator's tools refuse the depth world's held-out set like the benchmark's
     assert "depth-test" in config.tools.held_out_sets
+    # a tuning run's evaluated split is fenced too (issue 42)
+    from burnqed.tools.held_out import held_out_set_names
+
+    tuning = demo_config(BurnqedConfig.model_validate({"iteration": {"eval_split": "tune", "eval_set": "depth-test"}}), "expert", [])
+    assert tuning.iteration.held_out_set == "depth-tune" and "depth-tune" in held_out_set_names(tuning)
 
 
 def test_the_demo_says_whether_the_last_iteration_beat_the_best_baseline(tmp_path: Path) -> None:
@@ -132,3 +138,20 @@ def test_the_demo_says_whether_the_head_beats_its_best_control(tmp_path: Path) -
     text = head_verdict(run_report(controls_runs(tmp_path)[:1], resamples=300))
     assert text is not None and "vs the best control, control:connectives" in text and "-10.0 points" in text
     assert "a head claim does not stand" in text
+
+
+def test_without_controls_the_demo_makes_no_head_claim_and_names_the_split(tmp_path: Path) -> None:
+    from burnqed.coordination.demo import head_verdict, split_sentence
+    from burnqed.iteration import RunLayout
+    from burnqed.iteration.report import run_report
+    from tests.iteration.test_report import _report, _write
+
+    layout = RunLayout(tmp_path / "run")
+    _write(layout.eval_result(0, False), _report({"t0"}).model_copy(update={"theorem_set": "depth-test[10]"}))
+    _write(layout.eval_result(0, True), _report({"t0", "t1", "t2"}, ebm="ckpt", label="with_ebm").model_copy(
+        update={"theorem_set": "depth-test[10]"}))
+    report = run_report([layout.root], resamples=200)
+    # the head gains +20 over the policy's order, but with no control beside it no head claim is made
+    assert report.rows[0].ebm_ablation is not None and report.rows[0].ebm_ablation.diff_points > 0
+    assert "no head claim is made" in (head_verdict(report) or "")
+    assert split_sentence(report) == "Held-out split: test (depth-test[10])."

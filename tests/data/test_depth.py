@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from burnqed.data.benchmark import BenchmarkError
-from burnqed.data.depth import DEPTH_TEST_LEVELS, DEPTH_TEST_SEED, DEPTH_TEST_SIZE, depth_pool, depth_statement, depth_test
+from burnqed.data.depth import (
+    DEPTH_TEST_LEVELS, DEPTH_TEST_SEED, DEPTH_TEST_SIZE, DEPTH_TUNE_SEED, depth_pool, depth_statement, depth_test, depth_tune,
+)  # fmt: skip
 from burnqed.data.sets import load_builtin
 from burnqed.embedded.verify import check_proof, closes_in_one, new_checker
 
@@ -43,6 +45,23 @@ def test_the_held_out_set_is_fixed_and_deeper_than_any_labelled_pool_statement(t
     assert all(t.proof is None for t in pool if _depth(t) > 2)
 
 
-def test_the_held_out_seed_is_reserved() -> None:
-    with pytest.raises(BenchmarkError, match="reserved"):
-        depth_pool(6, DEPTH_TEST_SEED)
+def test_the_held_out_seeds_are_reserved() -> None:
+    for seed in (DEPTH_TEST_SEED, DEPTH_TUNE_SEED):
+        with pytest.raises(BenchmarkError, match="reserved"):
+            depth_pool(6, seed)
+
+
+def test_the_tuning_split_is_the_test_splits_distribution_from_another_seed_and_disjoint(tmp_path: Path) -> None:
+    from burnqed.data.sets import split_of
+
+    test, tune = load_builtin("depth-test", home=tmp_path), load_builtin("depth-tune", home=tmp_path)
+    assert tune == depth_tune() and DEPTH_TUNE_SEED != DEPTH_TEST_SEED
+    # seeded differently: the sources name each split's seed, and not one statement is shared
+    assert {t.source for t in tune} == {f"burnqed.depth:v2:depth_tune:seed={DEPTH_TUNE_SEED}"}
+    assert {t.source for t in test} == {f"burnqed.depth:v2:depth_test:seed={DEPTH_TEST_SEED}"}
+    assert not {t.sha for t in test} & {t.sha for t in tune}
+    # the same distribution: as many statements of each depth
+    assert sorted(_depth(t) for t in tune) == sorted(_depth(t) for t in test)
+    assert len({t.name for t in tune}) == len(tune) and all(t.name.startswith("depth_tune_") for t in tune)
+    assert (split_of("depth-tune[150]"), split_of("depth-test[60]"), split_of("/x/held.jsonl[3]")) == (
+        "tune", "test", "own")

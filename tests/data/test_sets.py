@@ -21,8 +21,8 @@ from burnqed.embedded.verify import CheckerLike, check_proof
 CORE = load_theorems(shipped_path("core"))
 
 
-def test_builtin_sets_are_core_test_train_and_depth_test() -> None:
-    assert builtin_sets() == ["core", "benchmark-test", "benchmark-train", "depth-test"]
+def test_builtin_sets_are_core_test_train_and_the_depth_splits() -> None:
+    assert builtin_sets() == ["core", "benchmark-test", "benchmark-train", "depth-test", "depth-tune"]
 
 
 def test_unknown_set_is_a_theorem_set_error() -> None:

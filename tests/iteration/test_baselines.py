@@ -10,7 +10,7 @@ import pytest
 
 from burnqed.config import BurnqedConfig
 from burnqed.iteration import IterationRunner, RunLayout
-from burnqed.iteration.baselines import baseline_report_path, reference_theorems, run_baselines
+from burnqed.iteration.baselines import BASELINES, baseline_report_path, reference_theorems, run_baselines
 from burnqed.iteration.data import load_pairs_file
 from burnqed.iteration.report import best_baseline_rows, run_report
 from burnqed.lean import LeanPool
@@ -29,16 +29,22 @@ async def _iterate_then_baselines(config: BurnqedConfig) -> dict:
 def test_baselines_are_evaluated_on_the_held_out_set_and_paired_with_the_last_iteration(config: BurnqedConfig) -> None:
     summaries = anyio.run(_iterate_then_baselines, config)
     layout = RunLayout(config.paths.run_dir)
-    assert set(summaries) == {"rules", "reference"}
+    assert set(summaries) == set(BASELINES) == {"rules", "reference", "reference_matched", "supervised"}
     held_out = {t.name for t in HELD_OUT}
     rules = load_report(baseline_report_path(layout, "rules"))
     reference = load_report(baseline_report_path(layout, "reference"))
+    matched = load_report(baseline_report_path(layout, "reference_matched"))
+    supervised = load_report(baseline_report_path(layout, "supervised"))
     iteration0 = load_report(layout.eval_result(0, False))
     # the same statements and the same node budget as the run's own evaluation
-    for report in (rules, reference):
+    for report in (rules, reference, supervised):
         assert {o.name for o in report.outcomes} == held_out
         assert report.search.max_nodes == iteration0.search.max_nodes
         assert report.search.num_candidates == iteration0.search.num_candidates
+    # compute-matched: the reference policy at k x the held-out node budget, k = the iterations
+    assert matched.policy == reference.policy and {o.name for o in matched.outcomes} == held_out
+    assert matched.search.max_nodes == iteration0.search.max_nodes * config.iteration.iterations
+    assert (layout.checkpoints_llm / "baseline_supervised" / "config.json").is_file()
     assert rules.policy == "none" and rules.label == "automation"
     assert reference.policy != "none" and (layout.checkpoints_llm / "baseline_reference" / "config.json").is_file()
     # iteration 0's recipe on every reference proof: its epochs, not the iterated policy's sum
@@ -52,7 +58,7 @@ def test_baselines_are_evaluated_on_the_held_out_set_and_paired_with_the_last_it
     assert not {t.sha for t in reference_theorems(config)} & {t.sha for t in HELD_OUT}
     report = run_report([config.paths.run_dir], resamples=200)
     # one iteration only: iteration 0 is the last, so the baselines are paired with it
-    assert {r.name for r in report.baselines} == {"rules", "reference"}
+    assert {r.name for r in report.baselines} == set(BASELINES)
     assert all(r.last == 0 and r.vs_last is not None and r.vs_last.n == 2 for r in report.baselines)
     assert len(best_baseline_rows(report)) == 1
     # a baseline already reported is not run again
@@ -77,7 +83,7 @@ def test_iterate_flag_sets_the_baselines(flag: list[str]) -> None:
     from burnqed.cli import build_parser
 
     args = build_parser().parse_args(["iterate", *flag])
-    assert args.config_overrides(args)["iteration.baselines"] == ["rules", "reference"]
+    assert args.config_overrides(args)["iteration.baselines"] == list(BASELINES)
 
 
 def test_an_interrupted_baseline_resumes_from_its_store(config: BurnqedConfig) -> None:
