@@ -1,4 +1,4 @@
-"""Sub-commands of burnqed.data: ``burnqed data list|show|generate|automation-share|import``."""
+"""Sub-commands of burnqed.data: ``burnqed data list|show|generate|automation-share|import|world``."""
 
 from __future__ import annotations
 
@@ -160,6 +160,32 @@ def _import(args: argparse.Namespace, config: BurnqedConfig) -> int:
     return 0
 
 
+async def _world(args: argparse.Namespace, config: BurnqedConfig) -> int:
+    from burnqed.data.minif2f_world import WORLD_FILES, WorldError, build_world
+    from burnqed.lean.pool import LeanPool
+
+    present = [name for name in WORLD_FILES if (args.out / name).exists()]
+    if present and not args.force:
+        print(f"burnqed data world: {args.out} already holds {', '.join(present)} (use --force to replace)",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    share = config.data.world_tune_share if args.tune_share is None else args.tune_share
+    seed = config.data.world_tune_seed if args.tune_seed is None else args.tune_seed
+    try:
+        async with LeanPool(config.lean) as pool:
+            record = await build_world(args.file, args.out, pool, tune_share=share, tune_seed=seed,
+                                       pool_split=args.pool_split, test_split=args.test_split)  # fmt: skip
+    except WorldError as exc:
+        print(f"burnqed data world: {exc}", file=sys.stderr)
+        return 1
+    for verdict in record.left_out:
+        print(f"left out {verdict.split or '-'}/{verdict.name}: {verdict.verdict}: {verdict.detail}", file=sys.stderr)
+    read = ", ".join(f"{k} {v}" for k, v in record.read_total.items())
+    print(f"read {read}; {len(record.left_out)} left out ({record.backend} backend); wrote to {args.out}: "
+          f"pool.jsonl {len(record.pool)}, tune.jsonl {len(record.tune)}, test.jsonl {len(record.test)}, world.json")
+    return 0
+
+
 def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
     """Add this package's sub-commands to the burnqed parser."""
     data = sub.add_parser("data", parents=[parent], help="built-in theorem sets and the benchmark generator")
@@ -204,3 +230,16 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
         "--strict", action="store_true", help="minif2f: fail on the first line that cannot be imported (default: skip it, named)"
     )
     imp.set_defaults(handler=_import)
+
+    world = dsub.add_parser(
+        "world", parents=[parent],
+        help="a miniF2F file's in-fragment statements as a world: pool (valid minus tuning), tuning and test files",
+    )  # fmt: skip
+    world.add_argument("file", type=Path, help="a miniF2F-style JSONL with both splits (e.g. DeepSeek-Prover-V1.5's)")
+    world.add_argument("--out", type=Path, required=True, help="folder for pool.jsonl, tune.jsonl, test.jsonl, world.json")
+    world.add_argument("--tune-share", type=float, help="share of the valid split for tuning (data.world_tune_share)")
+    world.add_argument("--tune-seed", type=int, help="seed of the tuning split's rule (data.world_tune_seed)")
+    world.add_argument("--pool-split", default="valid", help="the split that is the pool and the tuning split")
+    world.add_argument("--test-split", default="test", help="the held-out split, never tuned on")
+    world.add_argument("--force", action="store_true", help="replace the world's files in --out")
+    world.set_defaults(handler=_world)

@@ -24,3 +24,8 @@ class DataConfig(BaseModel):
         default_factory=lambda: ["omega", "simp", "norm_num", "decide", "linarith"],
         description="tactics measured alone by `burnqed data automation-share`",
     )
+    world_tune_share: float = Field(
+        default=0.4, gt=0.0, lt=1.0,
+        description="`burnqed data world`: share of the in-fragment valid split carved off as the tuning split",
+    )
+    world_tune_seed: int = Field(default=0, description="`burnqed data world`: seed of the tuning split's hash rule")
