@@ -47,6 +47,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from burnqed.policy.chat_turns import CHATML_TURNS, DEEPSEEK_TURNS, render_turns
 from burnqed.policy.corrections import CorrectionFormat, correction_message, feedback_text
 from burnqed.policy.types import PromptContext
 
@@ -83,9 +84,9 @@ _KIMINA_TASK = "Think about and solve the following problem step by step in Lean
 _STATE_INSTRUCTION = "Complete the following Lean 4 code by giving the next tactic for this proof state:"
 
 # Chat turn markers used when no tokenizer with a chat template is at hand: the model family's
-# own (DeepSeek-V3 for DeepSeek-Prover-V2; ChatML for the Qwen-based Goedel and Kimina models).
-_DEEPSEEK_TURNS = "deepseek"
-_CHATML_TURNS = "chatml"
+# own (burnqed/policy/chat_turns.py, which cites the templates they follow).
+_DEEPSEEK_TURNS = DEEPSEEK_TURNS
+_CHATML_TURNS = CHATML_TURNS
 
 Template = Literal[
     "plain", "bfs", "internlm-step", "deepseek-v1.5", "deepseek-v2", "goedel-v2", "kimina", "deepseek-v2-state"
@@ -316,18 +317,7 @@ def chat_messages(preset: ModelPreset, ctx: PromptContext) -> list[dict[str, str
 
 def _turns(preset: ModelPreset, messages: Sequence[dict[str, str]]) -> str:
     """The family's turn markers around ``messages``, for when no chat template is at hand."""
-    if preset.turns == _DEEPSEEK_TURNS:
-        text = "<｜begin▁of▁sentence｜>"
-        for m in messages:
-            if m["role"] == "system":
-                text += m["content"]
-            elif m["role"] == "user":
-                text += f"<｜User｜>{m['content']}"
-            else:
-                text += f"<｜Assistant｜>{m['content']}<｜end▁of▁sentence｜>"
-        return text + "<｜Assistant｜>"
-    text = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages)
-    return text + "<|im_start|>assistant\n"
+    return render_turns(preset.turns, messages)
 
 
 def render_chat(preset: ModelPreset, messages: Sequence[dict[str, str]], tokenizer: Any | None = None) -> str:
