@@ -55,5 +55,21 @@ def preload() -> None:
     poly._lib()
 
 
+# An exception raised inside a destructor is swallowed (Python reports it as unraisable and
+# the deadline would be lost): an alarm that lands in one fires again this soon after.
+_DESTRUCTOR_RETRY_S = 0.001
+
+
+def _in_destructor(frame: FrameType | None) -> bool:
+    while frame is not None:
+        if frame.f_code.co_name == "__del__":
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _on_alarm(signum: int, frame: FrameType | None) -> None:
+    if _in_destructor(frame):
+        signal.setitimer(signal.ITIMER_REAL, _DESTRUCTOR_RETRY_S)
+        return
     raise Interrupted()

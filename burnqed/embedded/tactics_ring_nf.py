@@ -179,5 +179,9 @@ def _ring(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     """``first | ring1 | try_this ring_nf`` (RingNF.lean's ``ring`` macro)."""
     try:
         return _RING1(eng, goal, tac)
-    except TacticError:
+    except TacticError as exc:
+        if isinstance(exc.__cause__, TooLarge):
+            # the checker's own size bound, not ring1 failing: Lean's ring_nf would go on
+            # where the checker cannot follow, so it refuses and names the bound
+            raise
         return _ring_nf_goal(eng, goal)

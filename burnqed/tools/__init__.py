@@ -6,7 +6,8 @@ Modules: ``servers`` (the four servers by name) and their factories ``lean_serve
 do; ``search_models`` the search server's typed results; a search job's statements go
 through ``burnqed.runs.run_statements``); ``serving`` (what every server shares), ``http`` (serving
 over streamable HTTP behind bearer tokens), ``sessions`` (HTTP session caps that reclaim
-abandoned sessions, and each token's share of requests in flight), ``host`` (a task that owns context managers
+abandoned sessions, and each token's share of requests in flight), ``fairness`` (each
+token's fair share of the Lean workers), ``host`` (a task that owns context managers
 opened on demand); ``leases`` (proof handles as leases with idle expiry), ``policy`` (the
 tactic policy), ``held_out`` (what an agent may never search or read), ``proof_gate`` (the
 verification gate before a target counts as done), ``jobs`` (background jobs recorded on
