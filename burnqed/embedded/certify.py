@@ -18,14 +18,17 @@ import itertools
 import math
 import time
 from fractions import Fraction
-from typing import Any
+from typing import Any, NoReturn, Protocol
 
 from burnqed.embedded import kernel as k
 from burnqed.embedded.certify_ideal import substitutions
 from burnqed.embedded.certify_int import cuts, fourier_motzkin, lins, narrowest, q, real_sum
-from burnqed.embedded.smt import _lib
+from burnqed.embedded.config import EmbeddedConfig
+from burnqed.embedded.smt import _lib, bounded_check
 
-__all__ = ["Budget", "internal_uid", "prove_fact", "refutation"]
+_DEFAULTS = EmbeddedConfig()
+
+__all__ = ["Budget", "Request", "SearchInterrupted", "internal_uid", "prove_fact", "refutation"]
 
 _internal = itertools.count(1)
 
@@ -35,25 +38,148 @@ def internal_uid() -> int:
     return -next(_internal)
 
 
-class Budget:
-    """Bounds of one certificate search: nodes, integer cuts and a deadline."""
+class SearchInterrupted(RuntimeError):
+    """z3 was stopped from outside during a search that has no request to answer for it."""
 
-    def __init__(self, nodes: int = 256, cuts: int = 24, deadline: float | None = None, z3_ms: int = 2000) -> None:
-        self.nodes = nodes
-        self.cuts = cuts
+
+class Request(Protocol):
+    """What a certificate search takes from the request it runs in (engine.TacticContext)."""
+
+    config: EmbeddedConfig
+    deadline: float | None
+
+    def interrupt(self) -> NoReturn:
+        """Raise the request's timeout (Interrupted)."""
+
+
+class _Shared:
+    """What the searches of one certificate (the remainder searches' sub-budgets included)
+    share: z3's resource units left and the first bound that ran out."""
+
+    def __init__(self, rlimit: int) -> None:
+        self.rlimit = rlimit
+        self.total = rlimit
+        self.exhausted: tuple[str, int] | None = None
+
+
+class Budget:
+    """Bounds of one certificate search, all counts (never times, so a verdict does not
+    depend on the machine's load): nodes, integer cuts and z3 resource units (``rlimit``,
+    shared by all its solver calls). The request's ``deadline`` is only a safety net: past
+    it the search raises ``Interrupted`` (the timeout answer), never a plain refusal."""
+
+    def __init__(
+        self,
+        nodes: int | None = None,
+        cuts: int | None = None,
+        rlimit: int | None = None,
+        deadline: float | None = None,
+        *,
+        config: EmbeddedConfig | None = None,
+        shared: _Shared | None = None,
+        node_bound: str = "cert_nodes",
+        request: Request | None = None,
+    ) -> None:
+        cfg = config or _DEFAULTS
+        self.config = cfg
+        self.nodes = cfg.cert_nodes if nodes is None else nodes
+        self.cuts = cfg.cert_cuts if cuts is None else cuts
+        self.limits = (self.nodes, self.cuts)
+        self.shared = shared or _Shared(cfg.cert_rlimit if rlimit is None else rlimit)
         self.deadline = deadline
-        self.z3_ms = z3_ms
+        self.node_bound = node_bound
+        self.request = request
+
+    @classmethod
+    def of(cls, request: Request, *, quick: bool = False) -> Budget:
+        """The bounds the request's config sets for one search (``quick``: omega's
+        solver-free first try, ``cert_quick_nodes`` and no cuts), under its deadline."""
+        cfg, deadline = request.config, request.deadline
+        if quick:
+            return cls(
+                cfg.cert_quick_nodes, 0, deadline=deadline, config=cfg, node_bound="cert_quick_nodes", request=request
+            )
+        return cls(deadline=deadline, config=cfg, request=request)
+
+    def scaled(self, factor: int) -> Budget:
+        """``factor`` times this budget's nodes and cuts as it was made, the same z3 units
+        and deadline (a remainder search, whose leaves each run a linear search)."""
+        nodes, cut_count = self.limits
+        return Budget(
+            nodes * factor,
+            cut_count * factor,
+            deadline=self.deadline,
+            config=self.config,
+            shared=self.shared,
+            node_bound=self.node_bound,
+            request=self.request,
+        )
+
+    @property
+    def exhausted(self) -> tuple[str, int] | None:
+        """The first bound the search ran out of (``cert_nodes``, ``cert_cuts``,
+        ``cert_rlimit``) with its value, None when none did."""
+        return self.shared.exhausted
+
+    def note(self) -> str:
+        """For a refusal: which bound stopped the search (empty when none did)."""
+        if self.exhausted is None:
+            return ""
+        name, value = self.exhausted
+        return (
+            f" (the certificate search reached its bound {name} = {value};"
+            " a count, not a time: a retry gives the same answer)"
+        )
+
+    def _ran_out(self, name: str, value: int) -> None:
+        if self.shared.exhausted is None:
+            self.shared.exhausted = (name, value)
+
+    def check_time(self) -> None:
+        """Raise ``Interrupted`` past the request's deadline (the safety net)."""
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            self._interrupt()
 
     def tick(self) -> bool:
-        """Spend one node; False when out of nodes or time."""
+        """Spend one node; False when out of nodes."""
+        self.check_time()
         self.nodes -= 1
-        return self.nodes >= 0 and (self.deadline is None or time.monotonic() < self.deadline)
+        if self.nodes < 0:
+            self._ran_out(self.node_bound, self.limits[0])
+            return False
+        return True
 
-    def ms(self) -> int:
-        """Time bound of the next z3 call."""
-        if self.deadline is None:
-            return self.z3_ms
-        return max(1, min(self.z3_ms, int((self.deadline - time.monotonic()) * 1000)))
+    def can_cut(self) -> bool:
+        """Whether an integer cut is left (False also records that the cuts ran out)."""
+        if self.cuts > 0:
+            return True
+        self._ran_out("cert_cuts", self.limits[1])
+        return False
+
+    def cut(self) -> bool:
+        """Spend one integer cut; False when out of cuts."""
+        if not self.can_cut():
+            return False
+        self.cuts -= 1
+        return True
+
+    def check(self, solver: Any) -> Any:
+        """``solver.check()`` within the z3 units left (``unknown`` when none are left)."""
+        if self.shared.rlimit <= 0:
+            self._ran_out("cert_rlimit", self.shared.total)
+            return _lib().unknown
+        result, spent, why = bounded_check(solver, self.shared.rlimit, self.deadline)
+        self.shared.rlimit -= spent
+        if why == "deadline":  # the safety net fired inside z3: a timeout, not a refusal
+            self._interrupt()
+        if why == "rlimit":
+            self._ran_out("cert_rlimit", self.shared.total)
+        return result
+
+    def _interrupt(self) -> NoReturn:
+        if self.request is not None:
+            self.request.interrupt()
+        raise SearchInterrupted("the certificate search was stopped by its deadline")
 
 
 def _farkas(fs: k.FactSet, budget: Budget) -> tuple[Any, ...] | None:
@@ -65,7 +191,6 @@ def _farkas(fs: k.FactSet, budget: Budget) -> tuple[Any, ...] | None:
         return quick  # type: ignore[return-value]
     z3 = _lib()
     s = z3.SolverFor("QF_LRA")
-    s.set("timeout", budget.ms())
     lam = {i: z3.Real(f"l{i}") for i, _ in rows}
     monos: dict[k.Monomial, list[Any]] = {}
     const = []
@@ -82,7 +207,7 @@ def _farkas(fs: k.FactSet, budget: Budget) -> tuple[Any, ...] | None:
     if not const:
         return None
     s.add(z3.Sum(const) <= -1)
-    if s.check() != z3.sat:
+    if budget.check(s) != z3.sat:
         return None
     model = s.model()
     out = []
@@ -105,12 +230,11 @@ def _relaxation(fs: k.FactSet, budget: Budget) -> dict[k.Monomial, Fraction] | N
     """Values of the monomials in a model of the rational relaxation (None: infeasible)."""
     z3 = _lib()
     s = z3.SolverFor("QF_LRA")
-    s.set("timeout", budget.ms())
     var: dict[k.Monomial, Any] = {}
     for _, f in lins(fs):
         total = real_sum(z3, f.poly, var)
         s.add(total == 0 if f.eq else total >= 0)
-    if s.check() != z3.sat:
+    if budget.check(s) != z3.sat:
         return None
     model = s.model()
     return {m: Fraction(model.eval(x, model_completion=True).as_fraction()) for m, x in var.items()}
@@ -137,9 +261,8 @@ def _cut(
     c: int,
     rest: tuple[int, int] | None,
 ) -> tuple[Any, ...] | None:
-    if budget.cuts <= 0:
+    if not budget.cut():
         return None
-    budget.cuts -= 1
     below, above = _cut_sides(fs, p, c)
     a = _search(below, split, budget)
     if a is None:
@@ -179,18 +302,17 @@ def _search(fs: k.FactSet, split: frozenset[int], budget: Budget) -> tuple[Any, 
                 return None
             subs.append(sub)
         return ("split", i, tuple(subs))
-    if budget.cuts <= 0:
+    if not budget.can_cut():
         return None
     values = _relaxation(fs, budget)
     if values is None:
         return None
-    ranged = narrowest(fs, values, budget.ms())
+    ranged = narrowest(fs, values, budget.check)
     if ranged is not None:
         return _enumerate(fs, split, budget, *ranged)
     for p, c in cuts(fs, values)[:3]:
-        if budget.cuts <= 0:
+        if not budget.cut():
             return None
-        budget.cuts -= 1
         lo, hi = _cut_sides(fs, p, c)
         a = _search(lo, split, budget)
         if a is None:

@@ -5,6 +5,7 @@ cuts the rational relaxation violates, and the bounded linear forms omega splits
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -163,12 +164,14 @@ def cuts(fs: k.FactSet, values: dict[k.Monomial, Fraction]) -> list[tuple[k.Poly
 _ENUMERATE = 16  # the most integer values one bounded form is split into
 
 
-def _bounds(fs: k.FactSet, forms: list[k.Poly], ms: int) -> list[tuple[Fraction, Fraction] | None]:
+def _bounds(
+    fs: k.FactSet, forms: list[k.Poly], check: Callable[[Any], Any]
+) -> list[tuple[Fraction, Fraction] | None]:
     """The least and greatest value of each form over the rational relaxation (None:
-    unbounded or unknown), all in one box-priority optimisation."""
+    unbounded or unknown), all in one box-priority optimisation run by ``check`` (the
+    search's bounded ``Budget.check``)."""
     z3 = _lib()
     o = z3.Optimize()
-    o.set("timeout", ms)
     o.set(priority="box")
     var: dict[k.Monomial, Any] = {}
 
@@ -179,7 +182,7 @@ def _bounds(fs: k.FactSet, forms: list[k.Poly], ms: int) -> list[tuple[Fraction,
         e = expr(f.poly)
         o.add(e == 0 if f.eq else e >= 0)
     handles = [(o.minimize(expr(p)), o.maximize(expr(p))) for p in forms]
-    if o.check() != z3.sat:
+    if check(o) != z3.sat:
         return [None] * len(forms)
 
     def value(v: Any) -> Fraction | None:
@@ -197,7 +200,7 @@ def _bounds(fs: k.FactSet, forms: list[k.Poly], ms: int) -> list[tuple[Fraction,
 
 
 def narrowest(
-    fs: k.FactSet, values: dict[k.Monomial, Fraction], ms: int
+    fs: k.FactSet, values: dict[k.Monomial, Fraction], check: Callable[[Any], Any]
 ) -> tuple[k.Poly, int, int] | None:
     """A bounded integer form that is not yet pinned, with the fewest integer values
     (``p``, least, greatest): splitting on each of its values is a finite case analysis
@@ -217,7 +220,7 @@ def narrowest(
     if not forms:
         return None
     best: tuple[int, k.Poly, int, int] | None = None
-    for p, b in zip(forms, _bounds(fs, forms, ms), strict=True):
+    for p, b in zip(forms, _bounds(fs, forms, check), strict=True):
         if b is None:
             continue
         lo, hi = math.ceil(b[0]), math.floor(b[1])

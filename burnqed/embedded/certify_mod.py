@@ -201,8 +201,8 @@ def prove_mod_product(
     (``x * y % m = (x % m) * (y % m) % m``): the certificate multiplies the definitions of
     the remainders by atoms (``_mod_products``) before the linear search. None if not found."""
     # each leaf of the product cuts runs its own linear search: more cuts than one search
-    deadline = budget.deadline if budget is not None else None
-    budget = Budget(nodes=1024, cuts=96, deadline=deadline, z3_ms=budget.z3_ms if budget else 2000)
+    given = budget or Budget()
+    budget = given.scaled(4)
     u = internal_uid()
     neg = k.App("→", (goal, k.FALSE), "Prop")
     ctx = seq.to(goal)
@@ -215,7 +215,7 @@ def prove_mod_product(
         cert = None
         # the quotient's cuts first: with the right z each leaf is one Farkas combination
         if z is not None:
-            cert = _with_products(fs, todo, Budget(nodes=512, cuts=48, deadline=deadline, z3_ms=budget.z3_ms), z)
+            cert = _with_products(fs, todo, given.scaled(2), z)
         if cert is None and todo:
             cert = _with_products(fs, todo, budget)
     except k.KernelError:

@@ -157,8 +157,7 @@ def prove_mod(
     """``goal`` by contradiction where remainders by a numeral are involved: the substitution
     certificate (``remainder_certificate``), else the products of certify_mod.py. None if
     neither is found."""
-    deadline = budget.deadline if budget is not None else None
-    z3_ms = budget.z3_ms if budget is not None else 2000
+    budget = budget or Budget()
     u = internal_uid()
     neg = k.App("→", (goal, k.FALSE), "Prop")
     ctx = seq.to(goal)
@@ -166,7 +165,7 @@ def prove_mod(
     try:
         for p in [*(t for _, t in premises), neg]:
             fs.add(k.nnf(p, True, ctx))
-        cert = remainder_certificate(fs, goal, Budget(nodes=512, cuts=48, deadline=deadline, z3_ms=z3_ms))
+        cert = remainder_certificate(fs, goal, budget.scaled(2))
     except k.KernelError:
         cert = None
     if cert is None:

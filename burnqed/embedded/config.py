@@ -14,8 +14,14 @@ class EmbeddedConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    z3_timeout_ms: int = Field(
-        default=2000, ge=1, description="time bound of one z3 call"
+    # Every bound that decides a verdict is a count, never a time, so the same proof gets the
+    # same verdict whatever the machine load; the request's `timeout` (options.set) is only a
+    # safety net for hung work, and a request it stops answers the timeout (interrupt) answer.
+    z3_rlimit: int = Field(
+        default=5_000_000,
+        ge=1,
+        description="z3 resource units (its `rlimit`: a count of its own work steps) of one "
+        "omega/linarith/nlinarith decision call",
     )
     max_input_chars: int = Field(
         default=20_000, ge=16, description="longest statement or tactic text"
@@ -50,8 +56,29 @@ class EmbeddedConfig(BaseModel):
         default="enforce",
         description="the independent kernel: enforce (a step it refuses fails), audit (refusals are only counted), off",
     )
-    z3_cert_timeout_ms: int = Field(
-        default=2000, ge=1, description="time bound of the search for one arithmetic certificate"
+    cert_rlimit: int = Field(
+        default=1_000_000,
+        ge=1,
+        description="z3 resource units one search for an arithmetic certificate may spend over "
+        "all its solver calls (the remainder searches of certify_mod/certify_powmod share them)",
+    )
+    cert_nodes: int = Field(
+        default=256,
+        ge=1,
+        description="nodes (Farkas attempts, disjunction cases, cut sides) of one certificate "
+        "search; the remainder searches get 2× and 4× (each leaf of their product cuts is a "
+        "linear search of its own)",
+    )
+    cert_cuts: int = Field(
+        default=24,
+        ge=0,
+        description="integer cuts (branch and bound, value splits) of one certificate search "
+        "(scaled as cert_nodes)",
+    )
+    cert_quick_nodes: int = Field(
+        default=32,
+        ge=1,
+        description="nodes of omega's first, solver-free certificate try (no cuts)",
     )
     simulated_latency_ms: int = Field(
         default=0,

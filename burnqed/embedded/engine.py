@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 from burnqed.embedded import kernel
 from burnqed.embedded.bridge import Step
@@ -56,7 +56,11 @@ class TacticContext:
     def check_time(self) -> None:
         """Raise Interrupted past the deadline."""
         if self.deadline is not None and time.monotonic() > self.deadline:
-            raise Interrupted()
+            self.interrupt()
+
+    def interrupt(self) -> NoReturn:
+        """Raise Interrupted: the request's deadline stopped its work (the timeout answer)."""
+        raise Interrupted()
 
     @property
     def exhausted(self) -> bool:
@@ -80,16 +84,6 @@ class TacticContext:
                 raise TacticError(
                     f"the resulting term is too large for the embedded checker (more than {limit} nodes)"
                 )
-
-    def solver_ms(self) -> int:
-        """Time bound for the next solver call."""
-        bound = self.config.z3_timeout_ms
-        if self.deadline is not None:
-            left = int((self.deadline - time.monotonic()) * 1000)
-            if left <= 0:
-                raise Interrupted()
-            bound = min(bound, max(1, left))
-        return bound
 
 
 BasicTactic = Callable[["Engine", Goal, Tac], list[Goal]]

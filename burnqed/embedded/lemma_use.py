@@ -4,7 +4,6 @@ each use is proved as the instance it is, by an arithmetic certificate in the go
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from burnqed.embedded import kernel as k
@@ -43,20 +42,18 @@ def instance_proof(
         raise TacticError("tactic 'rewrite' failed, could not synthesize the equation's arguments")
     l, r = kterm(lhs), kterm(rhs)
     target = k.App("↔" if eq.kind == "iff" else "=", (l, r), "Prop")
-    cfg = eng.ctx.config
-    deadline = time.monotonic() + cfg.z3_cert_timeout_ms / 1000
-    if eng.ctx.deadline is not None:
-        deadline = min(deadline, eng.ctx.deadline)
     facts = [(pf, kterm(t)) for pf, t in premises]
     seq = sequent(goal).to(target)
-    pf = prove_fact(seq, facts, target, budget=Budget(deadline=deadline, z3_ms=cfg.z3_timeout_ms))
-    if pf is None:  # its own time bound: the linear search may have used up the first one
-        deadline = time.monotonic() + cfg.z3_cert_timeout_ms / 1000
-        if eng.ctx.deadline is not None:
-            deadline = min(deadline, eng.ctx.deadline)
-        pf = prove_mod(seq, facts, target, budget=Budget(deadline=deadline, z3_ms=cfg.z3_timeout_ms))
+    budget = Budget.of(eng.ctx)
+    pf = prove_fact(seq, facts, target, budget=budget)
+    if pf is None:  # its own bounds: the linear search may have used up the first ones
+        budget = Budget.of(eng.ctx)
+        pf = prove_mod(seq, facts, target, budget=budget)
     if pf is None:
-        raise TacticError(f"the kernel found no proof of this instance of {name}: {show(goal, target_term(lhs, rhs, eq.kind))}")
+        raise TacticError(
+            f"the kernel found no proof of this instance of {name}: "
+            f"{show(goal, target_term(lhs, rhs, eq.kind))}{budget.note()}"
+        )
     return proof("annot", pf, target)
 
 

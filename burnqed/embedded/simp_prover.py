@@ -3,7 +3,6 @@ named rules for quantifier-free steps, congruence (lemma_proofs.prove_iff) under
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 from burnqed.embedded import kernel as k
@@ -57,11 +56,9 @@ class SimpProver:
         return got
 
     def budget(self) -> Budget:
-        cfg = self.eng.ctx.config
-        deadline = time.monotonic() + cfg.z3_cert_timeout_ms / 1000
-        if self.eng.ctx.deadline is not None:
-            deadline = min(deadline, self.eng.ctx.deadline)
-        return Budget(deadline=deadline, z3_ms=cfg.z3_timeout_ms)
+        """The bounds of one step's certificate search (counts; the request's deadline only as
+        the safety net)."""
+        return Budget.of(self.eng.ctx)
 
     def fact(self, goal: Goal, target: k.Term, extra: list[tuple[k.Proof, k.Term]] = ()) -> k.Proof | None:  # type: ignore[assignment]
         """``target`` from the goal's hypotheses, the rules and ``extra`` (quantifier-free)."""
@@ -75,9 +72,10 @@ class SimpProver:
 
     def iff(self, goal: Goal, a: k.Term, b: k.Term) -> k.Proof:
         """``a ↔ b`` in the goal's context, or a failure of the tactic."""
-        pf = prove_iff(sequent(goal), a, b, self.sources(goal), budget=self.budget())
+        budget = self.budget()
+        pf = prove_iff(sequent(goal), a, b, self.sources(goal), budget=budget)
         if pf is None:
-            raise TacticError("simp: the kernel found no proof of this simplification step")
+            raise TacticError(f"simp: the kernel found no proof of this simplification step{budget.note()}")
         return proof("annot", pf, k.App("↔", (a, b), "Prop"))
 
     def hyp(self, goal: Goal, old: Hyp, new: Term) -> k.Proof:

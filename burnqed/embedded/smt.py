@@ -8,11 +8,13 @@ linear mode, powers with a variable exponent, quantified formulas) is an opaque 
 same atom for alpha-equal terms. Strict integer comparisons are strengthened
 (``a < b`` ↦ ``a + 1 ≤ b``) after pushing negations in, so the real-arithmetic mode of
 nlinarith stays sound for integers. A goal counts as proved only when z3 answers ``unsat``
-for hypotheses ∧ ¬target within its time bound; ``unknown`` is a failure.
+for hypotheses ∧ ¬target within its resource bound (z3's ``rlimit``, a count, not a
+time); ``unknown`` is a failure.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from burnqed.embedded.arith import try_eval
@@ -31,7 +33,7 @@ from burnqed.embedded.terms import (
     alpha_key,
 )
 
-__all__ = ["Encoder", "prove"]
+__all__ = ["Encoder", "bounded_check", "prove", "rlimit_count"]
 
 _z3: Any = None
 
@@ -240,37 +242,70 @@ class Encoder:
         return a <= b if positive else b + one <= a
 
 
+def bounded_check(solver: Any, rlimit: int, deadline: float | None) -> tuple[Any, int, str]:
+    """``solver.check()`` within ``rlimit`` z3 resource units (a count of z3's own work steps, so
+    the same question gets the same answer whatever the machine load) and, only as a safety
+    net for hung work, the request's wall-clock ``deadline``. Returns the result, the units
+    spent, and why an ``unknown`` came: ``"rlimit"`` (the bound), ``"deadline"`` (the clock:
+    the caller answers a timeout) or ``""`` (z3 gave up: incomplete, not a bound)."""
+    z3 = _lib()
+    before = rlimit_count(solver)
+    solver.set("rlimit", max(1, rlimit))
+    if deadline is not None:
+        left = int((deadline - time.monotonic()) * 1000)
+        if left <= 0:
+            return z3.unknown, 0, "deadline"
+        solver.set("timeout", left)
+    result = solver.check()
+    spent = rlimit_count(solver) - before
+    if result != z3.unknown:
+        return result, spent, ""
+    reason = str(solver.reason_unknown())
+    if "resource limit" in reason:
+        return result, spent, "rlimit"
+    if "canceled" not in reason and "timeout" not in reason:
+        return result, spent, ""
+    # z3 may say "canceled" for both; its resource counter tells them apart (the rlimit is
+    # relative to the count when the check starts, so a check it stopped spent at least it)
+    return result, spent, "rlimit" if spent >= rlimit else "deadline"
+
+
+def rlimit_count(solver: Any) -> int:
+    """z3's resource counter (it counts for the whole z3 context, so callers take differences)."""
+    stats = solver.statistics()
+    return int(stats.get_key_value("rlimit count")) if "rlimit count" in stats.keys() else 0
+
+
 def prove(
     hyps: list[Term],
     target: Term | None,
     linear: bool,
     real: bool,
-    timeout_ms: int,
+    rlimit: int,
+    deadline: float | None = None,
     max_expand: int = 32,
     omega: bool = False,
 ) -> str:
-    """``"proved"`` if z3 shows hyps ⇒ target (target None: hyps contradictory), else ``"failed"``
-    or ``"timeout"`` (z3 answered unknown). ``omega``: atoms as Lean's omega takes them."""
+    """``"proved"`` if z3 shows hyps ⇒ target (target None: hyps contradictory) within
+    ``rlimit`` resource units, else ``"failed"``, ``"rlimit"`` (z3 ran out of its units:
+    deterministic) or ``"timeout"`` (the request's ``deadline`` passed: only a safety net).
+    ``omega``: atoms as Lean's omega takes them."""
     enc = Encoder(linear, real, max_expand, omega)
     z3 = enc.z3
     solver = z3.Solver()
-    solver.set("timeout", max(1, int(timeout_ms)))
     for h in hyps:
         solver.add(enc.prop(h, True))
     if target is not None:
         solver.add(enc.prop(target, False))
     for c in enc.side:
         solver.add(c)
-    result = solver.check()
+    result, _, why = bounded_check(solver, rlimit, deadline)
     if result == z3.unsat:
         return "proved"
-    if result == z3.unknown:
-        return (
-            "timeout"
-            if "timeout" in str(solver.reason_unknown())
-            or "canceled" in str(solver.reason_unknown())
-            else "failed"
-        )
+    if why == "rlimit":
+        return "rlimit"
+    if why == "deadline":
+        return "timeout"
     return "failed"
 
 

@@ -5,13 +5,11 @@ derivation); otherwise the tactic fails."""
 
 from __future__ import annotations
 
-import time
-
 from burnqed.embedded import kernel as k
 from burnqed.embedded.arith import TooLarge, try_eval
 from burnqed.embedded.bridge import KernelReject, hole, kterm, proof, sequent
 from burnqed.embedded.certify import Budget, prove_fact
-from burnqed.embedded.engine import Engine, register, render
+from burnqed.embedded.engine import Engine, Interrupted, register, render
 from burnqed.embedded.linarith_pre import comparisons
 from burnqed.embedded.poly import difference
 from burnqed.embedded.proofterm import TacticError
@@ -65,14 +63,19 @@ def _context_props(goal: Goal) -> list[Term]:
 
 
 def _run_z3(
-    eng: Engine, hyps: list[Term], target: Term | None, linear: bool, real: bool, omega: bool = False
+    eng: Engine, hyps: list[Term], target: Term | None, linear: bool, real: bool, tactic: str, omega: bool = False
 ) -> bool:
-    ms = eng.ctx.solver_ms()
-    outcome = prove(hyps, target, linear, real, ms, eng.ctx.config.max_expand_exponent, omega)
+    cfg = eng.ctx.config
+    outcome = prove(hyps, target, linear, real, cfg.z3_rlimit, eng.ctx.deadline, cfg.max_expand_exponent, omega)
     if outcome == "proved":
         return True
-    if outcome == "timeout":
-        eng.ctx.check_time()
+    if outcome == "timeout":  # the request's deadline stopped z3: the timeout answer
+        raise Interrupted()
+    if outcome == "rlimit":
+        raise TacticError(
+            f"{tactic} failed: z3 reached its bound z3_rlimit = {cfg.z3_rlimit} before deciding the goal "
+            "(a count, not a time: a retry gives the same answer)"
+        )
     return False
 
 
@@ -83,23 +86,15 @@ def _certificate(
     extra: list[Term],
     nonlinear: bool,
     tactic: str,
+    budget: Budget,
     quick: bool = False,
     extra_proofs: list[k.Proof | None] | None = None,
 ) -> k.Proof | None:
     """A kernel proof of the goal by an arithmetic certificate (certify.py) refuting the
-    hypotheses, the extra facts and the negated target (``quick``: no integer cuts, a
-    small search, so no solver call at all)."""
+    hypotheses, the extra facts and the negated target, within ``budget`` (``quick``: no
+    integer cuts, a small search, so no solver call at all)."""
     seq = sequent(goal)
     premises = [(proof("hyp", h.uid), seq.lookup(h.uid).ty) for h in hyps if not isinstance(h.ty, str)]  # type: ignore[union-attr]
-    cfg = eng.ctx.config
-    deadline = time.monotonic() + cfg.z3_cert_timeout_ms / 1000
-    if eng.ctx.deadline is not None:
-        deadline = min(deadline, eng.ctx.deadline)
-    budget = (
-        Budget(nodes=32, cuts=0, deadline=deadline, z3_ms=cfg.z3_timeout_ms)
-        if quick
-        else Budget(deadline=deadline, z3_ms=cfg.z3_timeout_ms)
-    )
     given = extra_proofs or [None] * len(extra)
     for t, known in zip(extra, given, strict=True):
         fact = kterm(t)
@@ -111,7 +106,7 @@ def _certificate(
         if pf is None:
             if quick:
                 return None
-            raise TacticError(f"{tactic}: the kernel has no proof of the extra fact {show(goal, t)}")
+            raise TacticError(f"{tactic}: the kernel has no proof of the extra fact {show(goal, t)}{budget.note()}")
         premises.append((proof("annot", pf, fact), fact))
     return prove_fact(seq, premises, seq.target, nonlinear=nonlinear, budget=budget)
 
@@ -129,11 +124,11 @@ def close_by_certificate(
     verdict already said yes; without a certificate the tactic still fails."""
     if not eng.kernel_on:
         return []
-    pf = _certificate(eng, goal, hyps, list(extra), nonlinear, tactic, extra_proofs=extra_proofs)
+    budget = Budget.of(eng.ctx)
+    pf = _certificate(eng, goal, hyps, list(extra), nonlinear, tactic, budget, extra_proofs=extra_proofs)
     if pf is None:
-        eng.ctx.check_time()
         raise TacticError(
-            f"{tactic}: the solver proved the goal but found no certificate the kernel accepts"
+            f"{tactic}: the solver proved the goal but found no certificate the kernel accepts{budget.note()}"
         )
     eng.justify(goal, pf)
     return []
@@ -201,11 +196,12 @@ def _omega(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         # most goals omega closes have a small certificate: no solver call; only where the
         # kernel's polynomials see what omega sees (the kernel multiplies out `x * y` and
         # `x ^ (n + 1)`, Lean's omega takes them as atoms of their own)
-        quick = _certificate(eng, goal, hyps, [], False, "omega", quick=True)
+        budget = Budget.of(eng.ctx, quick=True)
+        quick = _certificate(eng, goal, hyps, [], False, "omega", budget, quick=True)
         if quick is not None:
             eng.justify(goal, quick)
             return []
-    if _run_z3(eng, [h.ty for h in hyps], goal.target, linear=True, real=False, omega=True):  # type: ignore[misc]
+    if _run_z3(eng, [h.ty for h in hyps], goal.target, linear=True, real=False, tactic="omega", omega=True):  # type: ignore[misc]
         return close_by_certificate(eng, goal, hyps)
     raise TacticError(
         "omega could not prove the goal:\na possible counterexample may satisfy the constraints\n"
@@ -237,7 +233,7 @@ def _linarith(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     t = goal.target
     target = t if isinstance(t, Rel) and t.op in ("=", "<", "≤", ">", "≥") else None
     nonlinear = tac.name == "nlinarith"
-    if _run_z3(eng, hyps, target, linear=not nonlinear, real=True):
+    if _run_z3(eng, hyps, target, linear=not nonlinear, real=True, tactic=tac.name):
         used = [h for h in goal.hyps if not isinstance(h.ty, str) and comparisons(h.ty)]
         extra = hyps[sum(len(comparisons(h.ty)) for h in used) :]  # type: ignore[arg-type]
         # the extra terms' own proofs (Mathlib's linarith adds them as hypotheses)

@@ -9,7 +9,6 @@ The kernel sees each step's proof and a certificate that combines them into the 
 
 from __future__ import annotations
 
-import time
 
 from burnqed.embedded import kernel as k
 from burnqed.embedded.bridge import hole, kterm, proof, sequent
@@ -93,12 +92,9 @@ def _calc(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
             f"invalid 'calc' step, the chain proves\n  {show(goal, result)}\nbut the goal is\n  {show(goal, goal.target)}\n(the embedded checker does not extend a chain by a goal for the rest)"
         )
     if eng.kernel_on:
-        cfg = eng.ctx.config
-        deadline = time.monotonic() + cfg.z3_cert_timeout_ms / 1000
-        if eng.ctx.deadline is not None:
-            deadline = min(deadline, eng.ctx.deadline)
-        pf = prove_fact(sequent(goal), facts, kterm(goal.target), budget=Budget(deadline=deadline, z3_ms=cfg.z3_timeout_ms))
+        budget = Budget.of(eng.ctx)
+        pf = prove_fact(sequent(goal), facts, kterm(goal.target), budget=budget)
         if pf is None:
-            raise TacticError("calc: the kernel found no proof combining the steps")
+            raise TacticError(f"calc: the kernel found no proof combining the steps{budget.note()}")
         eng.justify(goal, pf)
     return []

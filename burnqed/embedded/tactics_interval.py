@@ -15,7 +15,6 @@ hypotheses into the case's goal, the other derives ``v + 1 ≤ e`` by certificat
 
 from __future__ import annotations
 
-import time
 
 from burnqed.embedded import kernel as k
 from burnqed.embedded.arith import try_eval
@@ -196,13 +195,9 @@ class _Certifier:
         self.eng = eng
 
     def fact(self, goal: Goal, premises: list[tuple[k.Proof, k.Term]], target: k.Term) -> k.Proof:
-        cfg = self.eng.ctx.config
-        deadline = time.monotonic() + cfg.z3_cert_timeout_ms / 1000
-        if self.eng.ctx.deadline is not None:
-            deadline = min(deadline, self.eng.ctx.deadline)
+        budget = Budget.of(self.eng.ctx)
         seq = sequent(goal)
-        pf = prove_fact(seq, premises, target, budget=Budget(deadline=deadline, z3_ms=cfg.z3_timeout_ms))
+        pf = prove_fact(seq, premises, target, budget=budget)
         if pf is None:
-            self.eng.ctx.check_time()
-            raise TacticError("interval_cases: the kernel found no proof of a bound")
+            raise TacticError(f"interval_cases: the kernel found no proof of a bound{budget.note()}")
         return proof("annot", pf, target)

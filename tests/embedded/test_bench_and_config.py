@@ -40,9 +40,9 @@ async def test_quick_bench_reports_latency_startup_and_memory() -> None:
 
 def test_argv_options_set_config_fields_and_keep_the_rest() -> None:
     config, rest = EmbeddedConfig.from_argv(
-        ["Init", "--maxHeartbeats=0", "--z3_timeout_ms=77"]
+        ["Init", "--maxHeartbeats=0", "--z3_rlimit=77"]
     )
-    assert config.z3_timeout_ms == 77 and rest == ["Init", "--maxHeartbeats=0"]
+    assert config.z3_rlimit == 77 and rest == ["Init", "--maxHeartbeats=0"]
     enforced, _ = EmbeddedConfig.from_argv(["--kernel=enforce"])
     assert enforced.kernel == "enforce"
 

@@ -238,6 +238,11 @@ class _Credulous(k.FactSet):
                 pass
 
 
+# z3 resource units of each small search of a guided attack (a count, so a campaign's seed
+# gives the same attacks whatever the load)
+_ATTACK_RLIMIT = 200_000
+
+
 def _guided(rng: random.Random, seq: Sequent, props: list[k.Term]) -> Any:
     """A square/cut prefix over ill-sorted atoms, completed by the certificate search on a
     fact set that believes them."""
@@ -252,14 +257,14 @@ def _guided(rng: random.Random, seq: Sequent, props: list[k.Term]) -> Any:
         if rng.random() < 0.5:
             p = Poly.atom(x).add(Poly.const(rng.choice((0, -1, 1))))
             fs.add(k.Lin(p.mul(p), False))
-            sub = _search(fs, frozenset(), Budget(nodes=48, cuts=2, z3_ms=200))
+            sub = _search(fs, frozenset(), Budget(nodes=48, cuts=2, rlimit=_ATTACK_RLIMIT))
             return None if sub is None else ("square", p, sub)
         p, c = Poly.atom(x), rng.randint(-2, 1)
         lo, hi = fs.copy(), fs.copy()
         lo.add(k.Lin(Poly.const(c).add(p, -1), False))
         hi.add(k.Lin(p.add(Poly.const(-c - 1)), False))
-        a = _search(lo, frozenset(), Budget(nodes=48, cuts=2, z3_ms=200))
-        b = _search(hi, frozenset(), Budget(nodes=48, cuts=2, z3_ms=200)) if a is not None else None
+        a = _search(lo, frozenset(), Budget(nodes=48, cuts=2, rlimit=_ATTACK_RLIMIT))
+        b = _search(hi, frozenset(), Budget(nodes=48, cuts=2, rlimit=_ATTACK_RLIMIT)) if a is not None else None
         return None if b is None else ("cut", p, c, a, b)
     except (k.KernelError, TypeError, ValueError, ZeroDivisionError):
         return None
