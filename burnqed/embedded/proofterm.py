@@ -29,6 +29,7 @@ from burnqed.embedded.terms import (
     Conn,
     Const,
     MVar,
+    ModEq,
     Op,
     Rel,
     Term,
@@ -402,6 +403,10 @@ class ProofElab:
                 derived = Rel(">", ty.rhs, ty.lhs)
             if derived is not None:
                 return derived, self._fact(ty, b, derived)
+        if isinstance(ty, ModEq) and fld == "symm":
+            # `h.symm` is `Nat.ModEq.symm h` / `Int.ModEq.symm h` (generalized field notation)
+            derived = ModEq(ty.ty, ty.n, ty.b, ty.a)
+            return derived, self._fact(ty, b, derived)
         if isinstance(ty, Const) and ty.name == "False" and fld == "elim":
             c = fresh_mvar("Prop", "C")
             return c, self._annot(lambda: _p("false_e", b()), c)
