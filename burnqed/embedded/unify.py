@@ -356,6 +356,10 @@ def closes_by_reducible_rfl(target: Term) -> bool:
         a, b = target.lhs, target.rhs
     elif isinstance(target, Conn) and target.op == "↔":
         a, b = target.args
+    elif isinstance(target, ModEq):
+        # apply_rfl with the @[refl] lemma Nat.ModEq.refl / Int.ModEq.refl (Mathlib's ModEq.lean):
+        # the definition stays folded at reducible transparency, only `a =?= b` is asked
+        a, b = target.a, target.b
     else:
         return False
     return unify(reducible_normal(a), reducible_normal(b), {}, False) is not None

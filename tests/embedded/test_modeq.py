@@ -75,6 +75,14 @@ CASES = [
     ("theorem t (x : ℕ) (h : x ≡ 3 [MOD 5]) : x ≡ 4 [MOD 5]", "exact h", False),
     # rw reaches inside the notation's arguments
     ("theorem t (x y : ℕ) (e : x = y) (h : x ≡ 3 [MOD 5]) : y ≡ 3 [MOD 5]", "rw [e] at h\nexact h", True),
+    # rw's closing `with_reducible rfl` applies the @[refl] lemma Nat.ModEq.refl (a =?= b only)
+    ("theorem t (x y : ℕ) (h : x = y) : x ≡ y [MOD 5]", "rw [h]", True),
+    ("theorem t (x y : ℕ) (h : x = y + 1) : x ≡ y [MOD 5]", "rw [h]", False),
+    # show: the new target must be definitionally equal (the definition unfolds)
+    ("theorem t (x : ℕ) (h : x % 5 = 3) : x ≡ 3 [MOD 5]", "show x % 5 = 3 % 5\nomega", True),
+    ("theorem t (x : ℕ) (h : x % 5 = 3) : x ≡ 3 [MOD 5]", "show x % 5 = 4 % 5\nomega", False),
+    ("theorem t (n : ℕ) (h : n < 3) : n ^ 2 ≡ n [MOD 2]", "interval_cases n <;> decide", True),
+    ("theorem t (n : ℕ) (h : n < 3) : n ^ 2 ≡ n + 1 [MOD 2]", "interval_cases n <;> decide", False),
     # Mathlib's @[simp] lemmas about ModEq are not the embedded simp's: refused, never guessed
     ("theorem t (x : ℕ) (h : x ≡ 3 [MOD 5]) : x % 5 = 3", "simp at h\nomega", False),
 ]
