@@ -253,9 +253,17 @@ INSTANCE_LEMMAS: dict[str, str] = {
     "mul_pow": "∀ (a b : {α}) (n : Nat), (a * b) ^ n = a ^ n * b ^ n",
     "pow_mul": "∀ (a : {α}) (m n : Nat), a ^ (m * n) = (a ^ m) ^ n",
     # issue 37: congruences whose modulus is a variable (Mathlib/Data/Nat/ModEq.lean at 0107d4f:
-    # ModEq.mul_left 124, mul_right 130, mul 134, pow 138, add 145, add_left 149, add_right 152,
-    # implicit {n a b c d} from line 49's `variable`; Mathlib/Data/Int/ModEq.lean at 007a904:
-    # add 148, add_left 154, add_right 158, sub 192, mul_left 205, mul_right 209, mul 213, pow 217)
+    # modEq_zero_iff_dvd, modEq_iff_dvd, modEq_iff_dvd', mod_modEq, ModEq.mul_left, mul_right,
+    # mul, pow, add, add_left, add_right, implicit {n a b c d} from line 49's `variable`;
+    # Mathlib/Data/Int/ModEq.lean at 007a904: modEq_zero_iff_dvd, modEq_iff_dvd, mod_modEq,
+    # ModEq.add, add_left, add_right, sub, mul_left, mul_right, mul, pow)
+    "Nat.modEq_zero_iff_dvd": "∀ {n a : Nat}, a ≡ 0 [MOD n] ↔ n ∣ a",
+    "Nat.modEq_iff_dvd": "∀ {n a b : Nat}, a ≡ b [MOD n] ↔ (n : Int) ∣ (b : Int) - (a : Int)",
+    "Nat.modEq_iff_dvd'": "∀ {n a b : Nat}, a ≤ b → (a ≡ b [MOD n] ↔ n ∣ b - a)",
+    "Nat.mod_modEq": "∀ (a n : Nat), a % n ≡ a [MOD n]",
+    "Int.modEq_zero_iff_dvd": "∀ {n a : Int}, a ≡ 0 [ZMOD n] ↔ n ∣ a",
+    "Int.modEq_iff_dvd": "∀ {n a b : Int}, a ≡ b [ZMOD n] ↔ n ∣ b - a",
+    "Int.mod_modEq": "∀ (a n : Int), a % n ≡ a [ZMOD n]",
     "Nat.ModEq.add": "∀ {n a b c d : Nat}, a ≡ b [MOD n] → c ≡ d [MOD n] → a + c ≡ b + d [MOD n]",
     "Nat.ModEq.add_left": "∀ {n a b : Nat} (c : Nat), a ≡ b [MOD n] → c + a ≡ c + b [MOD n]",
     "Nat.ModEq.add_right": "∀ {n a b : Nat} (c : Nat), a ≡ b [MOD n] → a + c ≡ b + c [MOD n]",

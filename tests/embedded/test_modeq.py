@@ -130,6 +130,18 @@ LEMMA_CASES = [
     ("theorem t (n : ℕ) (h : n + 1 ≤ 5) : n < 5", "exact Nat.succ_le_iff.mp h", True),
     ("theorem t (n : ℕ) (h : n + 1 ≤ 5) : n < 4", "exact Nat.succ_le_iff.mp h", False),
     ("theorem t (x : ℤ) : x ^ 3 = x * (x * x)", "exact pow_three x", True),
+    ("theorem t (x : ℤ) (h : x ≡ 2 [ZMOD 6]) : 6 ∣ x - 2", "rw [Int.modEq_iff_dvd] at h\nomega", True),
+    ("theorem t (x : ℤ) (h : x ≡ 2 [ZMOD 6]) : 6 ∣ x - 3", "rw [Int.modEq_iff_dvd] at h\nomega", False),
+    ("theorem t (x : ℕ) (h : x ≡ 0 [MOD 6]) : 6 ∣ x", "exact Nat.modEq_zero_iff_dvd.mp h", True),
+    ("theorem t (x : ℕ) (h : x ≡ 0 [MOD 6]) : 7 ∣ x", "exact Nat.modEq_zero_iff_dvd.mp h", False),
+    ("theorem t (x : ℕ) : x % 6 ≡ x [MOD 6]", "exact Nat.mod_modEq x 6", True),
+    ("theorem t (x : ℕ) : x % 6 ≡ x [MOD 7]", "exact Nat.mod_modEq x 6", False),
+    # generalized field notation: `h.f args` is `Nat.ModEq.f … h …` (h the first congruence argument)
+    ("theorem t (a b c : ℤ) (h : a ≡ b [ZMOD 7]) (h2 : b ≡ c [ZMOD 7]) : a ≡ c [ZMOD 7]", "exact h.trans h2", True),
+    ("theorem t (a b c : ℤ) (h : a ≡ b [ZMOD 7]) (h2 : b ≡ c [ZMOD 7]) : c ≡ a [ZMOD 7]", "exact h.trans h2", False),
+    ("theorem t (a b : ℕ) (h : a ≡ b [MOD 7]) : a + 3 ≡ b + 3 [MOD 7]", "exact h.add_right 3", True),
+    ("theorem t (a b : ℕ) (h : a ≡ b [MOD 7]) : a + 3 ≡ b + 4 [MOD 7]", "exact h.add_right 3", False),
+    ("theorem t (a b c d : ℕ) (h1 : a ≡ b [MOD 7]) (h2 : c ≡ d [MOD 7]) : a + c ≡ b + d [MOD 7]", "exact h1.add h2", True),
 ]
 
 
