@@ -149,3 +149,34 @@ LEMMA_CASES = [
 def test_catalogue_lemmas_as_lean_checks_them(header: str, script: str, lean_accepts: bool) -> None:
     got = _verdict(header, script)
     assert (got == "accepted") == lean_accepts, got
+
+
+# false congruences at Lean's corners (modulus 0: `a % 0 = a`; ℤ's `%` is Int.emod, never
+# negative; ℕ's `-` truncates), each against scripts aimed at the definition
+FALSE = [
+    "5 ≡ 3 [MOD 0]",
+    "(-1 : ℤ) ≡ 1 [ZMOD 0]",
+    "(3 : ℤ) - 5 ≡ 0 [ZMOD 7]",
+    "(-3 : ℤ) ≡ 3 [ZMOD 7]",
+    "(2 : ℕ) - 5 ≡ 1 [MOD 7]",
+    "(7 : ℤ) ≡ 1 [ZMOD -4]",
+    "∀ (x : ℕ), x ≡ 3 [MOD 5] → x ≡ 4 [MOD 5]",
+    "∀ (x : ℤ), x ≡ 3 [ZMOD 5] → x % 5 = -2",
+    "∀ (a b : ℕ), a ≡ b [MOD 6] → a ≡ b [MOD 12]",
+]
+SCRIPTS = [
+    "decide", "rfl", "norm_num [Nat.ModEq, Int.ModEq]", "simp [Nat.ModEq, Int.ModEq]",
+    "unfold Nat.ModEq\nomega", "unfold Int.ModEq\nomega", "intro x h\nunfold Nat.ModEq at h ⊢\nomega",
+    "intro x h\nunfold Int.ModEq at h ⊢\nomega", "intro x h\nexact h", "intro a b h\nexact h.symm",
+    "intro a b h\nexact Nat.ModEq.trans h h", "intro x h\nsimp_all [Nat.ModEq, Int.ModEq]",
+    "intro a b h\nrw [Nat.ModEq] at h ⊢\nomega", "exact Nat.ModEq.refl _", "exact Int.ModEq.refl _",
+]
+
+
+@pytest.mark.parametrize("statement", FALSE)
+def test_false_congruences_are_never_proved(statement: str) -> None:
+    c = Checker()
+    assert "stateId" in c.handle({"cmd": "goal.start", "payload": {"expr": statement}})  # inside the fragment
+    for script in SCRIPTS:
+        got = c.check_proof(statement, script.split("\n"))
+        assert not got.ok, (statement, script)
