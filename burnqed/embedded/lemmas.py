@@ -13,7 +13,7 @@ from burnqed.embedded.elab import elab_prop
 from burnqed.embedded.syntax import Limits, parse_statement
 from burnqed.embedded.terms import Term
 
-__all__ = ["DEFINITIONS", "INSTANCE_LEMMAS", "LEMMAS", "OPENED", "copyable", "lemma_instances", "resolve"]
+__all__ = ["DEFINITIONS", "INSTANCE_LEMMAS", "LEMMAS", "OPENED", "PROTECTED", "copyable", "lemma_instances", "resolve"]
 
 _NAT = "∀ "
 LEMMAS: dict[str, str] = {
@@ -206,6 +206,9 @@ LEMMAS.update(
         "Int.modEq_comm": "∀ {n a b : Int}, a ≡ b [ZMOD n] ↔ b ≡ a [ZMOD n]",
         "pow_three": "∀ (a : {α}), a ^ 3 = a * (a * a)",
         "Nat.dvd_add": "∀ {a b c : Nat}, a ∣ b → a ∣ c → a ∣ b + c",
+        # Mathlib/Algebra/Ring/Divisibility/Basic.lean: `theorem dvd_add [LeftDistribClass α]
+        # {a b c : α} (h₁ : a ∣ b) (h₂ : a ∣ c) : a ∣ b + c`
+        "dvd_add": "∀ {a b c : {α}}, a ∣ b → a ∣ c → a ∣ b + c",
         "Nat.succ_le_iff": "∀ {m n : Nat}, m + 1 ≤ n ↔ m < n",
         "Nat.lt_succ_iff": "∀ {m n : Nat}, m < n + 1 ↔ m ≤ n",
     }
@@ -315,6 +318,17 @@ DEFINITIONS: dict[str, str] = {
     "Int.ModEq": "∀ (n a b : Int), a ≡ b [ZMOD n] ↔ a % n = b % n",
 }
 
+# `protected` declarations (lean4 src/Init/Data/Nat/Basic.lean, Dvd.lean: `protected theorem
+# Nat.dvd_add`, `Nat.mul_div_cancel'`, …): `open Nat` does not make their last component a
+# name, so `resolve` never reaches them through an opened namespace (Lean's name resolution
+# skips protected declarations there)
+PROTECTED = frozenset(
+    {
+        "Nat.dvd_add", "Nat.div_eq_of_eq_mul_left", "Nat.div_eq_of_eq_mul_right", "Nat.mul_div_cancel",
+        "Nat.mul_div_cancel_left", "Nat.mul_div_cancel'", "Nat.div_mul_cancel",
+    }
+)
+
 _LIMITS = Limits()
 
 
@@ -349,6 +363,8 @@ def resolve(name: str) -> str:
         return name
     for ns in OPENED.get():
         full = f"{ns}.{name}"
+        if full in PROTECTED and "." not in name:
+            continue
         if full in LEMMAS or full in INSTANCE_LEMMAS or full in DEFINITIONS:
             return full
     return name

@@ -180,3 +180,17 @@ def test_false_congruences_are_never_proved(statement: str) -> None:
     for script in SCRIPTS:
         got = c.check_proof(statement, script.split("\n"))
         assert not got.ok, (statement, script)
+
+
+def test_open_does_not_reach_protected_lemmas() -> None:
+    # `protected theorem Nat.dvd_add`: after `open Nat`, `dvd_add` is Mathlib's root lemma, not it
+    from burnqed.embedded.lemmas import OPENED, resolve
+
+    token = OPENED.set(("Nat",))
+    try:
+        assert resolve("dvd_add") == "dvd_add"
+        assert resolve("mul_div_cancel_left") == "mul_div_cancel_left"  # not Nat.mul_div_cancel_left
+        assert resolve("pow_mod") == "Nat.pow_mod"  # not protected
+        assert resolve("ModEq") == "Nat.ModEq"
+    finally:
+        OPENED.reset(token)
