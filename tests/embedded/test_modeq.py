@@ -83,6 +83,15 @@ CASES = [
     ("theorem t (x : ℕ) (h : x % 5 = 3) : x ≡ 3 [MOD 5]", "show x % 5 = 4 % 5\nomega", False),
     ("theorem t (n : ℕ) (h : n < 3) : n ^ 2 ≡ n [MOD 2]", "interval_cases n <;> decide", True),
     ("theorem t (n : ℕ) (h : n < 3) : n ^ 2 ≡ n + 1 [MOD 2]", "interval_cases n <;> decide", False),
+    # calc chains congruences by Mathlib's `Trans (ModEq n) (ModEq n) (ModEq n)`
+    ("theorem t (a b c : ℕ) (h1 : a ≡ b [MOD 7]) (h2 : b ≡ c [MOD 7]) : a ≡ c [MOD 7]",
+     "calc a ≡ b [MOD 7] := h1\n  _ ≡ c [MOD 7] := h2", True),
+    ("theorem t (a b c : ℕ) (h1 : a ≡ b [MOD 7]) (h2 : b ≡ c [MOD 8]) : a ≡ c [MOD 7]",
+     "calc a ≡ b [MOD 7] := h1\n  _ ≡ c [MOD 8] := h2", False),
+    ("theorem t (a : ℕ) (h : a % 7 = 3) : a ^ 2 ≡ 2 [MOD 7]",
+     "calc a ^ 2 ≡ 3 ^ 2 [MOD 7] := by\n      unfold Nat.ModEq\n      simp [Nat.pow_mod, h]\n  _ ≡ 2 [MOD 7] := by decide", True),
+    ("theorem t (a : ℕ) (h : a % 7 = 3) : a ^ 2 ≡ 3 [MOD 7]",
+     "calc a ^ 2 ≡ 3 ^ 2 [MOD 7] := by\n      unfold Nat.ModEq\n      simp [Nat.pow_mod, h]\n  _ ≡ 3 [MOD 7] := by decide", False),
     # Mathlib's @[simp] lemmas about ModEq are not the embedded simp's: refused, never guessed
     ("theorem t (x : ℕ) (h : x ≡ 3 [MOD 5]) : x % 5 = 3", "simp at h\nomega", False),
 ]
