@@ -14,10 +14,12 @@ from burnqed.embedded.terms import (
     Const,
     FVar,
     MVar,
+    ModEq,
     Num,
     Op,
     Rel,
     Term,
+    unfold_modeq,
 )
 
 __all__ = [
@@ -75,6 +77,8 @@ def is_closed(t: Term) -> bool:
             stack.extend(s.args)
         elif isinstance(s, Rel):
             stack.extend((s.lhs, s.rhs))
+        elif isinstance(s, ModEq):
+            stack.extend((s.n, s.a, s.b))
         elif isinstance(s, Binder):
             return False
     return True
@@ -148,6 +152,10 @@ def eval_prop(t: Term, max_bits: int = DEFAULT_MAX_BITS) -> bool:
             return a >= b
         # a ∣ b  ↔  ∃ c, b = a * c
         return b == 0 if a == 0 else b % a == 0
+    if isinstance(t, ModEq):
+        # `instance : Decidable (ModEq n a b)` decides its body a % n = b % n
+        # (Mathlib/Data/Nat/ModEq.lean, Mathlib/Data/Int/ModEq.lean)
+        return eval_prop(unfold_modeq(t), max_bits)
     if isinstance(t, Conn):
         vals = [eval_prop(x, max_bits) for x in t.args]
         if t.op == "¬":

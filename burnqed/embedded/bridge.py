@@ -24,6 +24,7 @@ from burnqed.embedded.terms import (
     Binder,
     BVar,
     Conn,
+    ModEq,
     Const,
     FVar,
     MVar,
@@ -31,6 +32,7 @@ from burnqed.embedded.terms import (
     Op,
     Rel,
     Term,
+    unfold_modeq,
 )
 
 __all__ = [
@@ -105,6 +107,10 @@ def kterm(t: Term, bound: tuple[str, ...] = ()) -> k.Term:
         return k.App(t.op, args, "Prop")
     if isinstance(t, Binder):
         return k.Bind(t.q, t.ty, kterm(t.body, (*bound, t.name)))
+    if isinstance(t, ModEq):
+        # the kernel knows no definitions: Nat.ModEq n a b is its body a % n = b % n
+        # (Mathlib/Data/Nat/ModEq.lean, Mathlib/Data/Int/ModEq.lean), definitionally
+        return kterm(unfold_modeq(t), bound)
     raise KernelReject(f"unknown term {t!r}")
 
 

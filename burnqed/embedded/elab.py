@@ -32,6 +32,7 @@ from burnqed.embedded.elab_types import ElabError, TypeVars, join_types
 from burnqed.embedded.syntax import Syn
 from burnqed.embedded.terms import (
     Binder,
+    ModEq,
     BVar,
     Conn,
     Const,
@@ -162,6 +163,12 @@ class _Elab:
             raise ElabError(
                 f"type mismatch: arithmetic '{op}' where a proposition is expected", s.pos
             )
+        if k == "modeq":
+            # Nat.ModEq n a b / Int.ModEq n a b: an application, each argument elaborated
+            # against ℕ / ℤ (so a ℕ leaf under [ZMOD n] is cast, as Lean's coercion inserts ↑)
+            ty = "Nat" if s.value == "MOD" else "Int"
+            n, a, b = (self.tree(x, scope, ty) for x in s.args)
+            return ModEq(ty, n, a, b)
         if k == "unop" and s.value == "¬":
             return Conn("¬", (self.prop(s.args[0], scope),))
         if k == "binder":
@@ -424,4 +431,6 @@ class _Elab:
             return Rel(t.op, self._fill(t.lhs), self._fill(t.rhs))
         if isinstance(t, Conn):
             return Conn(t.op, tuple(self._fill(a) for a in t.args))
+        if isinstance(t, ModEq):
+            return ModEq(t.ty, self._fill(t.n), self._fill(t.a), self._fill(t.b))
         return Binder(t.q, t.name, self._ty(t.ty), self._fill(t.body), t.implicit)

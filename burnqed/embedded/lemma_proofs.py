@@ -56,6 +56,10 @@ def _dvd_proof(seq: k.Sequent, hyps: list[int], witnesses: tuple[k.Term, ...] = 
         for w in witnesses[1:]:
             prod = k.App("*", (prod, w), srt)
         cands.insert(0, prod)
+        total = witnesses[0]  # a ∣ b → a ∣ c → a ∣ b + c: the witness is the sum (Nat.dvd_add)
+        for w in witnesses[1:]:
+            total = k.App("+", (total, w), srt)
+        cands.insert(1, total)
     for w in cands:
         if k.poly(b) == k.poly(k.App("*", (a, w), srt)):
             return k.Proof("dvd_i", (w, k.Proof("ring")))

@@ -13,7 +13,7 @@ from burnqed.embedded.elab import elab_prop
 from burnqed.embedded.syntax import Limits, parse_statement
 from burnqed.embedded.terms import Term
 
-__all__ = ["INSTANCE_LEMMAS", "LEMMAS", "OPENED", "copyable", "lemma_instances", "resolve"]
+__all__ = ["DEFINITIONS", "INSTANCE_LEMMAS", "LEMMAS", "OPENED", "PROTECTED", "copyable", "lemma_instances", "resolve"]
 
 _NAT = "∀ "
 LEMMAS: dict[str, str] = {
@@ -183,6 +183,37 @@ LEMMAS.update(
     }
 )
 
+# Issue 37: Mathlib's congruence lemmas (Mathlib/Data/Nat/ModEq.lean at 0107d4f: `variable {m n
+# a b c d : ℕ}` line 49, `ModEq.refl` 57, `ModEq.rfl` 59, `ModEq.symm` 66, `ModEq.trans` 70,
+# `ModEq.comm` 76; Mathlib/Data/Int/ModEq.lean at 007a904 the same over ℤ, lines 45-71, and
+# `ModEq.eq` 73, `modEq_comm` 78), pow_three (Mathlib/Algebra/Group/Defs.lean
+# `pow_three (a : M) : a ^ 3 = a * (a * a)`), core's Nat.dvd_add (lean4
+# src/Init/Data/Nat/Dvd.lean `protected theorem dvd_add {a b c : Nat} (h₁ : a ∣ b) (h₂ : a ∣ c) :
+# a ∣ b + c`) and Nat.succ_le_iff / Nat.lt_succ_iff (`succ m ≤ n ↔ m < n`, `m < succ n ↔ m ≤ n`;
+# `succ m` is `m + 1`): the kernel proves each, like every entry of LEMMAS
+LEMMAS.update(
+    {
+        "Nat.ModEq.refl": "∀ {n : Nat} (a : Nat), a ≡ a [MOD n]",
+        "Nat.ModEq.rfl": "∀ {n a : Nat}, a ≡ a [MOD n]",
+        "Nat.ModEq.symm": "∀ {n a b : Nat}, a ≡ b [MOD n] → b ≡ a [MOD n]",
+        "Nat.ModEq.trans": "∀ {n a b c : Nat}, a ≡ b [MOD n] → b ≡ c [MOD n] → a ≡ c [MOD n]",
+        "Nat.ModEq.comm": "∀ {n a b : Nat}, a ≡ b [MOD n] ↔ b ≡ a [MOD n]",
+        "Int.ModEq.refl": "∀ {n : Int} (a : Int), a ≡ a [ZMOD n]",
+        "Int.ModEq.rfl": "∀ {n a : Int}, a ≡ a [ZMOD n]",
+        "Int.ModEq.symm": "∀ {n a b : Int}, a ≡ b [ZMOD n] → b ≡ a [ZMOD n]",
+        "Int.ModEq.trans": "∀ {n a b c : Int}, a ≡ b [ZMOD n] → b ≡ c [ZMOD n] → a ≡ c [ZMOD n]",
+        "Int.ModEq.eq": "∀ {n a b : Int}, a ≡ b [ZMOD n] → a % n = b % n",
+        "Int.modEq_comm": "∀ {n a b : Int}, a ≡ b [ZMOD n] ↔ b ≡ a [ZMOD n]",
+        "pow_three": "∀ (a : {α}), a ^ 3 = a * (a * a)",
+        "Nat.dvd_add": "∀ {a b c : Nat}, a ∣ b → a ∣ c → a ∣ b + c",
+        # Mathlib/Algebra/Ring/Divisibility/Basic.lean: `theorem dvd_add [LeftDistribClass α]
+        # {a b c : α} (h₁ : a ∣ b) (h₂ : a ∣ c) : a ∣ b + c`
+        "dvd_add": "∀ {a b c : {α}}, a ∣ b → a ∣ c → a ∣ b + c",
+        "Nat.succ_le_iff": "∀ {m n : Nat}, m + 1 ≤ n ↔ m < n",
+        "Nat.lt_succ_iff": "∀ {m n : Nat}, m < n + 1 ↔ m ≤ n",
+    }
+)
+
 # Division and remainder lemmas whose general statement is beyond the kernel's certificates
 # (the divisor, or an exponent, is a variable): such a statement is never proved once and
 # trusted. Each use is an instance (the divisor a numeral, as in `% 10`) whose equation the
@@ -224,7 +255,79 @@ INSTANCE_LEMMAS: dict[str, str] = {
     "Nat.pow_mul": "∀ (a m n : Nat), a ^ (m * n) = (a ^ m) ^ n",
     "mul_pow": "∀ (a b : {α}) (n : Nat), (a * b) ^ n = a ^ n * b ^ n",
     "pow_mul": "∀ (a : {α}) (m n : Nat), a ^ (m * n) = (a ^ m) ^ n",
+    # issue 37: congruences whose modulus is a variable (Mathlib/Data/Nat/ModEq.lean at 0107d4f:
+    # modEq_zero_iff_dvd, modEq_iff_dvd, modEq_iff_dvd', mod_modEq, ModEq.mul_left, mul_right,
+    # mul, pow, add, add_left, add_right, implicit {n a b c d} from line 49's `variable`;
+    # Mathlib/Data/Int/ModEq.lean at 007a904: modEq_zero_iff_dvd, modEq_iff_dvd, mod_modEq,
+    # ModEq.add, add_left, add_right, sub, mul_left, mul_right, mul, pow)
+    "Nat.modEq_zero_iff_dvd": "∀ {n a : Nat}, a ≡ 0 [MOD n] ↔ n ∣ a",
+    "Nat.modEq_iff_dvd": "∀ {n a b : Nat}, a ≡ b [MOD n] ↔ (n : Int) ∣ (b : Int) - (a : Int)",
+    "Nat.modEq_iff_dvd'": "∀ {n a b : Nat}, a ≤ b → (a ≡ b [MOD n] ↔ n ∣ b - a)",
+    "Nat.mod_modEq": "∀ (a n : Nat), a % n ≡ a [MOD n]",
+    "Int.modEq_zero_iff_dvd": "∀ {n a : Int}, a ≡ 0 [ZMOD n] ↔ n ∣ a",
+    "Int.modEq_iff_dvd": "∀ {n a b : Int}, a ≡ b [ZMOD n] ↔ n ∣ b - a",
+    "Int.mod_modEq": "∀ (a n : Int), a % n ≡ a [ZMOD n]",
+    "Nat.ModEq.add": "∀ {n a b c d : Nat}, a ≡ b [MOD n] → c ≡ d [MOD n] → a + c ≡ b + d [MOD n]",
+    "Nat.ModEq.add_left": "∀ {n a b : Nat} (c : Nat), a ≡ b [MOD n] → c + a ≡ c + b [MOD n]",
+    "Nat.ModEq.add_right": "∀ {n a b : Nat} (c : Nat), a ≡ b [MOD n] → a + c ≡ b + c [MOD n]",
+    "Nat.ModEq.mul": "∀ {n a b c d : Nat}, a ≡ b [MOD n] → c ≡ d [MOD n] → a * c ≡ b * d [MOD n]",
+    "Nat.ModEq.mul_left": "∀ {n a b : Nat} (c : Nat), a ≡ b [MOD n] → c * a ≡ c * b [MOD n]",
+    "Nat.ModEq.mul_right": "∀ {n a b : Nat} (c : Nat), a ≡ b [MOD n] → a * c ≡ b * c [MOD n]",
+    "Nat.ModEq.pow": "∀ {n a b : Nat} (m : Nat), a ≡ b [MOD n] → a ^ m ≡ b ^ m [MOD n]",
+    "Int.ModEq.add": "∀ {n a b c d : Int}, a ≡ b [ZMOD n] → c ≡ d [ZMOD n] → a + c ≡ b + d [ZMOD n]",
+    "Int.ModEq.add_left": "∀ {n a b : Int} (c : Int), a ≡ b [ZMOD n] → c + a ≡ c + b [ZMOD n]",
+    "Int.ModEq.add_right": "∀ {n a b : Int} (c : Int), a ≡ b [ZMOD n] → a + c ≡ b + c [ZMOD n]",
+    "Int.ModEq.sub": "∀ {n a b c d : Int}, a ≡ b [ZMOD n] → c ≡ d [ZMOD n] → a - c ≡ b - d [ZMOD n]",
+    "Int.ModEq.mul": "∀ {n a b c d : Int}, a ≡ b [ZMOD n] → c ≡ d [ZMOD n] → a * c ≡ b * d [ZMOD n]",
+    "Int.ModEq.mul_left": "∀ {n a b : Int} (c : Int), a ≡ b [ZMOD n] → c * a ≡ c * b [ZMOD n]",
+    "Int.ModEq.mul_right": "∀ {n a b : Int} (c : Int), a ≡ b [ZMOD n] → a * c ≡ b * c [ZMOD n]",
+    "Int.ModEq.pow": "∀ {n a b : Int} (m : Nat), a ≡ b [ZMOD n] → a ^ m ≡ b ^ m [ZMOD n]",
+    # issue 37: ℕ/ℤ division lemmas of prover outputs (lean4 src/Init/Data/Nat/Basic.lean
+    # `Nat.div_eq_of_eq_mul_left (H1 : 0 < n) (H2 : m = k * n) : m / n = k`, `…_right`,
+    # `Nat.mul_div_cancel (m : Nat) {n : Nat} (H : 0 < n) : m * n / n = m`, `Nat.mul_div_cancel_left`;
+    # src/Init/Data/Nat/Dvd.lean `Nat.mul_div_cancel' {n m : Nat} (H : n ∣ m) : n * (m / n) = m`,
+    # `Nat.div_mul_cancel {n m : Nat} (H : n ∣ m) : m / n * n = m`, `Nat.dvd_sub {k m n : Nat}
+    # (H : n ≤ m) (h₁ : k ∣ m) (h₂ : k ∣ n) : k ∣ m - n`, `Nat.mod_mod_of_dvd (n : Nat)
+    # (h : m ∣ k) : n % k % m = n % m`; Mathlib/Algebra/Order/Group/Nat… `Nat.dvd_sub'
+    # (h₁ : k ∣ m) (h₂ : k ∣ n) : k ∣ m - n`; src/Init/Data/Int/DivModLemmas.lean
+    # `Int.add_mul_emod_self {a b c : Int} : (a + b * c) % c = a % c`, `add_mul_emod_self_left
+    # (a b c : Int) : (a + b * c) % b = a % b`)
+    "Nat.div_eq_of_eq_mul_left": "∀ {n m k : Nat}, 0 < n → m = k * n → m / n = k",
+    "Nat.div_eq_of_eq_mul_right": "∀ {n m k : Nat}, 0 < n → m = n * k → m / n = k",
+    "Nat.mul_div_cancel": "∀ (m : Nat) {n : Nat}, 0 < n → m * n / n = m",
+    "Nat.mul_div_cancel_left": "∀ (m : Nat) {n : Nat}, 0 < n → n * m / n = m",
+    "Nat.mul_div_cancel'": "∀ {n m : Nat}, n ∣ m → n * (m / n) = m",
+    "Nat.div_mul_cancel": "∀ {n m : Nat}, n ∣ m → m / n * n = m",
+    "Nat.dvd_sub": "∀ {k m n : Nat}, n ≤ m → k ∣ m → k ∣ n → k ∣ m - n",
+    "Nat.dvd_sub'": "∀ {k m n : Nat}, k ∣ m → k ∣ n → k ∣ m - n",
+    "Nat.mod_mod_of_dvd": "∀ (n : Nat) {m k : Nat}, m ∣ k → n % k % m = n % m",
+    "Int.add_mul_emod_self": "∀ {a b c : Int}, (a + b * c) % c = a % c",
+    "Int.add_mul_emod_self_left": "∀ (a b c : Int), (a + b * c) % b = a % b",
 }
+
+# Definitions a rule list (`rw [Nat.ModEq]`, `simp [Int.ModEq]`, `norm_num [Nat.ModEq] at h`) or
+# `unfold` may name: each as its equation, `∀ n a b, Nat.ModEq n a b ↔ body`, which the kernel
+# proves (both sides are one kernel term: the kernel sees every ModEq unfolded). Never a
+# proof term: in Lean `Nat.ModEq` is a function to Prop, not a proof (proofterm.py does not
+# look here). Bodies as Mathlib defines them: Mathlib/Data/Nat/ModEq.lean
+# (leanprover-community/mathlib4 at 0107d4f, lines 37-38: `def ModEq (n a b : ℕ) := a % n = b % n`,
+# line 41 the notation `a ≡ b [MOD n]`) and Mathlib/Data/Int/ModEq.lean (at 007a904, lines
+# 34-35: `def ModEq (n a b : ℤ) := a % n = b % n`, line 39 `a ≡ b [ZMOD n]`).
+DEFINITIONS: dict[str, str] = {
+    "Nat.ModEq": "∀ (n a b : Nat), a ≡ b [MOD n] ↔ a % n = b % n",
+    "Int.ModEq": "∀ (n a b : Int), a ≡ b [ZMOD n] ↔ a % n = b % n",
+}
+
+# `protected` declarations (lean4 src/Init/Data/Nat/Basic.lean, Dvd.lean: `protected theorem
+# Nat.dvd_add`, `Nat.mul_div_cancel'`, …): `open Nat` does not make their last component a
+# name, so `resolve` never reaches them through an opened namespace (Lean's name resolution
+# skips protected declarations there)
+PROTECTED = frozenset(
+    {
+        "Nat.dvd_add", "Nat.div_eq_of_eq_mul_left", "Nat.div_eq_of_eq_mul_right", "Nat.mul_div_cancel",
+        "Nat.mul_div_cancel_left", "Nat.mul_div_cancel'", "Nat.div_mul_cancel",
+    }
+)
 
 _LIMITS = Limits()
 
@@ -237,7 +340,7 @@ def copyable(name: str) -> bool:
 @lru_cache(maxsize=512)
 def lemma_instances(name: str) -> tuple[Term, ...]:
     """The elaborated statement(s) of a lemma: one, or one per type for a generic lemma."""
-    text = LEMMAS.get(name) or INSTANCE_LEMMAS.get(name)
+    text = LEMMAS.get(name) or INSTANCE_LEMMAS.get(name) or DEFINITIONS.get(name)
     if text is None:
         return ()
     if "{α}" in text:
@@ -256,10 +359,12 @@ def resolve(name: str) -> str:
     """The catalogue name ``name`` denotes: itself when the catalogue has it, else the first
     ``N.name`` for an opened namespace ``N`` (``open Nat``: ``pow_mod`` is ``Nat.pow_mod``,
     as Lean's name resolution finds it), else ``name``."""
-    if name in LEMMAS or name in INSTANCE_LEMMAS:
+    if name in LEMMAS or name in INSTANCE_LEMMAS or name in DEFINITIONS:
         return name
     for ns in OPENED.get():
         full = f"{ns}.{name}"
-        if full in LEMMAS or full in INSTANCE_LEMMAS:
+        if full in PROTECTED and "." not in name:
+            continue
+        if full in LEMMAS or full in INSTANCE_LEMMAS or full in DEFINITIONS:
             return full
     return name

@@ -130,6 +130,11 @@ _SYMBOLS = sorted(
         "~",
         "#",
         "⊢",
+        # Mathlib's `notation:50 a " ≡ " b " [MOD " n "]"` (Mathlib/Data/Nat/ModEq.lean) and
+        # `" [ZMOD "` (Mathlib/Data/Int/ModEq.lean): the trimmed atoms are tokens of their own
+        "≡",
+        "[MOD",
+        "[ZMOD",
     ],
     key=len,
     reverse=True,

@@ -16,6 +16,7 @@ from typing import Any
 from burnqed.embedded import kernel as k
 from burnqed.embedded.bridge import KernelReject, kterm, sequent
 from burnqed.embedded.certify import internal_uid, prove_fact
+from burnqed.embedded.proofterm_field import modeq_field_app
 from burnqed.embedded.proofterm_fun import CONGR_ARG, congr_arg
 from burnqed.embedded.proofterm_base import TacticError, conclusion as _conclusion, elab_witness, instance_app
 from burnqed.embedded.elab import ElabError, elab_prop
@@ -29,6 +30,7 @@ from burnqed.embedded.terms import (
     Conn,
     Const,
     MVar,
+    ModEq,
     Op,
     Rel,
     Term,
@@ -287,6 +289,7 @@ class ProofElab:
             head = head.args[0]
         if head.kind == "ident" and head.value in CONGR_ARG and self.goal.hyp_named(head.value) is None:
             return congr_arg(self, args)
+        head, args = modeq_field_app(self.goal, head, args) or (head, args)
         if head.kind == "ident" and self.goal.hyp_named(head.value) is None:
             head = Syn("ident", head.pos, resolve(head.value))
         if (
@@ -402,6 +405,10 @@ class ProofElab:
                 derived = Rel(">", ty.rhs, ty.lhs)
             if derived is not None:
                 return derived, self._fact(ty, b, derived)
+        if isinstance(ty, ModEq) and fld == "symm":
+            # `h.symm` is `Nat.ModEq.symm h` / `Int.ModEq.symm h` (generalized field notation)
+            derived = ModEq(ty.ty, ty.n, ty.b, ty.a)
+            return derived, self._fact(ty, b, derived)
         if isinstance(ty, Const) and ty.name == "False" and fld == "elim":
             c = fresh_mvar("Prop", "C")
             return c, self._annot(lambda: _p("false_e", b()), c)

@@ -21,6 +21,7 @@ from burnqed.embedded.terms import (
     Binder,
     Conn,
     Const,
+    ModEq,
     Num,
     Op,
     Rel,
@@ -141,6 +142,20 @@ def _simp(t: Term, ss: SimpSet) -> Term:
         t = Conn(t.op, tuple(_simp(a, ss) for a in t.args))
         r = _apply_rules(t, ss)
         return r if r is not None else _conn(t)
+    if isinstance(t, ModEq):
+        # congruence into the arguments, then the rules: `Nat.ModEq` / `Int.ModEq` named in
+        # the list unfold it; otherwise Lean's simp would try Mathlib's @[simp] lemmas about
+        # ModEq (Mathlib/Data/Nat/ModEq.lean: modEq_zero_iff, add_modulus_modEq_iff, …),
+        # which this simp set lacks: refuse rather than differ
+        t = ModEq(t.ty, _simp(t.n, ss), _simp(t.a, ss), _simp(t.b, ss))
+        r = _apply_rules(t, ss)
+        if r is None:
+            name = "Nat.ModEq" if t.ty == "Nat" else "Int.ModEq"
+            raise TacticError(
+                f"the embedded simp does not simplify {name} without unfolding it (Mathlib's simp lemmas "
+                f"about {name} are not in its simp set); name it: simp [{name}]"
+            )
+        return r
     if isinstance(t, Binder):
         body = _simp(t.body, ss)
         if body in (TRUE, FALSE):

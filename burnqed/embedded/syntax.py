@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from burnqed.embedded.lexer import KEYWORDS, NOT_NAMES, Limits, ParseError, Token, tokenize
+from burnqed.embedded.syntax_notation import modeq_tail
 
 __all__ = [
     "KEYWORDS",
@@ -50,6 +51,7 @@ _INFIX: dict[str, tuple[int, int]] = {
     ">": (50, 51),
     "≥": (50, 51),
     "∣": (50, 51),
+    "≡": (50, 51),  # Mathlib's `a ≡ b [MOD n]`: `b` then `[MOD n]` (syntax_notation.py)
     "+": (65, 66),
     "-": (65, 66),
     "*": (70, 71),
@@ -58,7 +60,7 @@ _INFIX: dict[str, tuple[int, int]] = {
     "^": (80, 80),
 }
 _NEG_PREC = 75  # `prefix:75 "-"`: a leading minus is a term of precedence 75
-_NON_ASSOC = {"↔", "=", "≠", "<", "≤", ">", "≥", "∣"}
+_NON_ASSOC = {"↔", "=", "≠", "<", "≤", ">", "≥", "∣", "≡"}
 _ARG_START = {"id", "num"}
 _ARG_SYMS = {"(", "⟨", "?_", "↑"}
 MAX_PREC = 1024
@@ -87,7 +89,7 @@ class Parser:
     unop (value '¬' / '-' / '↑', args=(a,)), binder (value=(q, [(name, type Syn|None,
     implicit)]), args=(body,)), app (args=(f, a1, ...)), proj (value=field, args=(e,)),
     anon (args=items), hole (``?_``), blank (``_``), ascribe (args=(e, type)), by (value=the tactic
-    text), paren (args=(e,)).
+    text), paren (args=(e,)), modeq (value ``MOD`` / ``ZMOD``, args=(n, a, b): ``a ≡ b [MOD n]``).
     """
 
     def __init__(
@@ -150,9 +152,7 @@ class Parser:
         """Count one level of nesting (undo with ``leave``); too deep is a ParseError here."""
         self.depth += 1
         if self.depth > self.limits.max_depth:
-            raise ParseError(
-                f"maximum nesting depth {self.limits.max_depth} exceeded", self.tok.pos
-            )
+            raise ParseError(f"maximum nesting depth {self.limits.max_depth} exceeded", self.tok.pos)
 
     def leave(self) -> None:
         """End a level of nesting opened by ``enter``."""
@@ -177,6 +177,7 @@ class Parser:
                     self.advance()
                     rhs = self.term(rprec)
                     lhs = Syn("binop", t.pos, t.text, (lhs, rhs))
+                    lhs = modeq_tail(self, lhs) if t.text == "≡" else lhs
                     lhs_prec = prec
                     continue
                 if (
@@ -234,10 +235,7 @@ class Parser:
         if t.kind == "num":
             self.advance()
             if "." in t.text:
-                raise ParseError(
-                    f"decimal literal '{t.text}' is not supported in this fragment",
-                    t.pos,
-                )
+                raise ParseError(f"decimal literal '{t.text}' is not supported in this fragment", t.pos)
             if len(t.text) > self.limits.max_numeral_digits:
                 raise ParseError(
                     f"numeral with more than {self.limits.max_numeral_digits} digits",

@@ -9,7 +9,7 @@ from typing import Any
 
 from burnqed.embedded.syntax import Limits, ParseError, Parser, Syn, tokenize
 from burnqed.embedded.tactic_syntax_more import (
-    parse_case, parse_have_binders, parse_induction_prime, parse_match, parse_suffices)
+    parse_case, parse_have_binders, parse_induction_prime, parse_match, parse_suffices, parse_unfold)
 
 __all__ = ["TACTIC_NAMES", "Pattern", "Tac", "parse_tactic"]
 
@@ -93,7 +93,7 @@ TACTIC_NAMES = frozenset(
         "case",
         "next",
         "suffices",
-        "revert", "contrapose", "contrapose!",
+        "revert", "contrapose", "contrapose!", "unfold",
     }
 )
 # Lean / Mathlib tactics outside the embedded checker: parsed (a script where they never run
@@ -471,6 +471,8 @@ class _TacticParser(Parser):
             d["steps"] = self.calc_steps(self.line_indent(t.pos), stop)
         elif name == "push_neg":
             d["at"] = self.location()
+        elif name == "unfold":
+            d.update(parse_unfold(self))
         elif name == "interval_cases":
             if self.tok.kind == "id" and self.peek().kind == "sym" and self.peek().text == ":":
                 d["name"] = self.advance().text

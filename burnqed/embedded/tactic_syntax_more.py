@@ -15,7 +15,7 @@ from typing import Any
 
 from burnqed.embedded.syntax import ParseError, Syn
 
-__all__ = ["parse_case", "parse_induction_prime", "parse_have_binders", "parse_match", "parse_suffices"]
+__all__ = ["parse_case", "parse_induction_prime", "parse_have_binders", "parse_match", "parse_suffices", "parse_unfold"]
 
 
 def _dotted(pat: Syn) -> Syn:
@@ -126,3 +126,14 @@ def parse_have_binders(p: Any, pos: int) -> dict[str, Any]:
     p.expect(":")
     body = p.term_()
     return {"type": Syn("binder", pos, ("∀", groups), (body,)), "binders": [n for n, _, _ in groups]}
+
+
+def parse_unfold(p: Any) -> dict[str, Any]:
+    """``unfold id+ (location)?`` (lean4 ``src/Init/Tactics.lean``): the names and locations;
+    ``p`` stands after the word ``unfold``."""
+    names: list[str] = []
+    while p.tok.kind == "id":
+        names.append(p.advance().text)
+    if not names:
+        raise p.error("expected identifier")
+    return {"names": names, "at": p.location()}

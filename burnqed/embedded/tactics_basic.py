@@ -313,9 +313,10 @@ def _contradiction(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
 
 
 def _assumption_hyp(goal: Goal) -> Hyp | None:
-    key = defeq_key(goal.target, try_eval)
+    # isDefEq at default transparency: Nat.ModEq / Int.ModEq unfold (delta)
+    key = defeq_key(goal.target, try_eval, delta=True)
     for h in reversed(goal.hyps):
-        if not isinstance(h.ty, str) and defeq_key(h.ty, try_eval) == key:
+        if not isinstance(h.ty, str) and defeq_key(h.ty, try_eval, delta=True) == key:
             return h
     return None
 

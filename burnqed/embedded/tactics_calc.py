@@ -9,6 +9,7 @@ The kernel sees each step's proof and a certificate that combines them into the 
 
 from __future__ import annotations
 
+from typing import Any
 
 from burnqed.embedded import kernel as k
 from burnqed.embedded.bridge import hole, kterm, proof, sequent
@@ -19,7 +20,7 @@ from burnqed.embedded.state import Goal
 from burnqed.embedded.syntax import Syn
 from burnqed.embedded.tactic_syntax import Tac
 from burnqed.embedded.tactics_basic import elab_in_goal, prop_in_goal, show
-from burnqed.embedded.terms import Rel, Term, alpha_key, mvars, type_of
+from burnqed.embedded.terms import ModEq, Rel, Term, alpha_key, mvars, type_of
 
 __all__ = ["compose"]
 
@@ -27,13 +28,16 @@ _ORDER = {"<": 2, "≤": 1, "=": 0}
 _FLIP = {">": "<", "≥": "≤"}
 
 
-def compose(r1: str, r2: str) -> str | None:
+def compose(r1: Any, r2: Any) -> Any:
     """The relation of ``a r1 b`` and ``b r2 c`` by Mathlib's/core's ``Trans`` instances
-    (``=`` with anything; ``≤``/``<`` mixed; ``≥``/``>`` mixed), None when there is none."""
+    (``=`` with anything; ``≤``/``<`` mixed; ``≥``/``>`` mixed; congruences modulo the same
+    ``n``, a relation ``("≡", type, key of n)``), None when there is none."""
     if r1 == "=":
         return r2
     if r2 == "=":
         return r1
+    if isinstance(r1, tuple) or isinstance(r2, tuple):
+        return r1 if r1 == r2 else None
     up = r1 in ("<", "≤") and r2 in ("<", "≤")
     down = r1 in (">", "≥") and r2 in (">", "≥")
     if up:
@@ -53,18 +57,28 @@ def _calc(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     first: Term | None = None
     prev: Term | None = None
     prev_syn: Syn | None = None
-    rel: str | None = None
+    rel: str | tuple[str, str, object] | None = None
+    modeq: ModEq | None = None
     for syn, kind, body in tac.data["steps"]:
+        at = 1 if syn.kind == "modeq" else 0  # `a ≡ b [MOD n]` is args (n, a, b)
         if prev is not None and prev_syn is not None:
-            if not (syn.kind == "binop" and syn.args and syn.args[0].kind == "blank"):
+            if not (syn.kind in ("binop", "modeq") and len(syn.args) > at and syn.args[at].kind == "blank"):
                 raise TacticError("invalid 'calc' step, the left-hand side must be '_'")
-            syn = Syn(syn.kind, syn.pos, syn.value, (_ascribed(prev_syn, type_of(prev)), *syn.args[1:]))
+            args = list(syn.args)
+            args[at] = _ascribed(prev_syn, type_of(prev))
+            syn = Syn(syn.kind, syn.pos, syn.value, tuple(args))
         prop = prop_in_goal(goal, syn)
-        if not (isinstance(prop, Rel) and prop.op in ("=", "<", "≤", ">", "≥")):
+        if isinstance(prop, ModEq):
+            # Mathlib's `Trans (ModEq n) (ModEq n) (ModEq n)` (Mathlib/Data/Nat/ModEq.lean) and
+            # core's `Trans r Eq r` / `Trans Eq r r`: a chain of congruences modulo one n
+            prop_op, lhs, rhs = ("≡", prop.ty, alpha_key(prop.n)), prop.a, prop.b
+        elif isinstance(prop, Rel) and prop.op in ("=", "<", "≤", ">", "≥"):
+            prop_op, lhs, rhs = prop.op, prop.lhs, prop.rhs
+        else:
             raise TacticError(f"invalid 'calc' step, relation expected\n  {show(goal, prop)}")
-        if prev is not None and alpha_key(prop.lhs) != alpha_key(prev):
+        if prev is not None and alpha_key(lhs) != alpha_key(prev):
             raise TacticError(
-                f"invalid 'calc' step, left-hand side is\n  {show(goal, prop.lhs)}\nprevious right-hand side is\n  {show(goal, prev)}"
+                f"invalid 'calc' step, left-hand side is\n  {show(goal, lhs)}\nprevious right-hand side is\n  {show(goal, prev)}"
             )
         if kind == "by":
             block = goal.with_(eng.fresh(), target=prop, tag=None)
@@ -78,15 +92,17 @@ def _calc(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
                 raise TacticError("don't know how to synthesize placeholder in a 'calc' step")
             pf = pe.proof() if eng.kernel_on else proof("sorry")
         facts.append((proof("annot", pf, kterm(prop)), kterm(prop)))
-        rel = prop.op if rel is None else compose(rel, prop.op)
+        rel = prop_op if rel is None else compose(rel, prop_op)
         if rel is None:
             raise TacticError("invalid 'calc' step, failed to synthesize `Trans` instance")
+        if isinstance(prop, ModEq):
+            modeq = prop
         if first is None:
-            first = prop.lhs
-        prev, prev_syn = prop.rhs, syn.args[1] if len(syn.args) > 1 else syn
+            first = lhs
+        prev, prev_syn = rhs, syn.args[at + 1] if len(syn.args) > at + 1 else syn
     if first is None or prev is None or rel is None:
         raise TacticError("invalid 'calc': no steps")
-    result = Rel(rel, first, prev)
+    result: Term = ModEq(modeq.ty, modeq.n, first, prev) if isinstance(rel, tuple) and modeq else Rel(str(rel), first, prev)
     if kterm(result) != kterm(goal.target):
         raise TacticError(
             f"invalid 'calc' step, the chain proves\n  {show(goal, result)}\nbut the goal is\n  {show(goal, goal.target)}\n(the embedded checker does not extend a chain by a goal for the rest)"

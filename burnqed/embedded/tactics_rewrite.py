@@ -14,7 +14,7 @@ from burnqed.embedded.lemma_use import PerUse, instance_proof
 from burnqed.embedded.simp_prover import SimpProver
 from burnqed.embedded.engine import Engine, register, render
 from burnqed.embedded.lemma_proofs import lemma_proof
-from burnqed.embedded.lemmas import INSTANCE_LEMMAS, LEMMAS, lemma_instances, resolve
+from burnqed.embedded.lemmas import DEFINITIONS, INSTANCE_LEMMAS, LEMMAS, lemma_instances, resolve
 from burnqed.embedded.proofterm import TacticError, fresh_mvar, instantiate_mvars, unify
 from burnqed.embedded.simp import Rule, SimpSet, rules_from_prop, simplify
 from burnqed.embedded.state import Goal, Hyp
@@ -28,6 +28,7 @@ from burnqed.embedded.terms import (
     Conn,
     Const,
     MVar,
+    ModEq,
     Op,
     Rel,
     Term,
@@ -64,7 +65,7 @@ def _rule_props(eng: Engine, goal: Goal, s: Syn) -> list[tuple[Term, RuleProof]]
     """The propositions a rule names, each with a builder of its kernel proof."""
     if s.kind == "ident" and goal.hyp_named(s.value) is None:
         s = Syn("ident", s.pos, resolve(s.value))
-    if s.kind == "ident" and goal.hyp_named(s.value) is None and s.value in LEMMAS:
+    if s.kind == "ident" and goal.hyp_named(s.value) is None and (s.value in LEMMAS or s.value in DEFINITIONS):
         return [(t, _lemma_builder(s.value, t)) for t in lemma_instances(s.value)]
     if s.kind == "ident" and goal.hyp_named(s.value) is None and s.value in INSTANCE_LEMMAS:
         return [(t, PerUse(s.value)) for t in lemma_instances(s.value)]
@@ -172,6 +173,8 @@ def _find_instance(pattern: Term, t: Term) -> dict[int, Term] | None:
             if isinstance(s, Op | Conn)
             else (s.lhs, s.rhs)
             if isinstance(s, Rel)
+            else (s.n, s.a, s.b)
+            if isinstance(s, ModEq)
             else ()
         )
         for kid in kids:

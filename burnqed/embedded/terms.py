@@ -25,6 +25,7 @@ __all__ = [
     "Const",
     "FVar",
     "MVar",
+    "ModEq",
     "Num",
     "Op",
     "Rel",
@@ -45,6 +46,7 @@ __all__ = [
     "size_exceeds",
     "subterms",
     "type_of",
+    "unfold_modeq",
 ]
 
 ARITH_OPS = ("+", "-", "*", "/", "%", "^", "neg", "cast")
@@ -128,7 +130,26 @@ class Binder:
     implicit: bool = False
 
 
-Term = Num | BVar | FVar | MVar | Op | Rel | Conn | Const | Binder
+@dataclass(frozen=True, slots=True)
+class ModEq:
+    """``a ≡ b [MOD n]`` (``ty`` Nat: ``Nat.ModEq n a b``) or ``a ≡ b [ZMOD n]`` (Int:
+    ``Int.ModEq n a b``). Mathlib defines both as ``a % n = b % n`` (Mathlib/Data/Nat/ModEq.lean
+    ``def ModEq (n a b : ℕ) := a % n = b % n``, Mathlib/Data/Int/ModEq.lean the same over ℤ),
+    a plain (semireducible) definition: a proposition of its own to tactics that do not unfold
+    it (omega, linarith, simp without it), its unfolding to the kernel (``unfold_modeq``)."""
+
+    ty: str
+    n: Term
+    a: Term
+    b: Term
+
+
+Term = Num | BVar | FVar | MVar | Op | Rel | Conn | Const | Binder | ModEq
+
+
+def unfold_modeq(t: ModEq) -> Term:
+    """The definition's body: ``a % n = b % n``."""
+    return Rel("=", Op("%", (t.a, t.n), t.ty), Op("%", (t.b, t.n), t.ty))
 
 
 def imp(a: Term, b: Term) -> Term:
@@ -165,6 +186,8 @@ def _children(t: Term) -> tuple[Term, ...]:
         return (t.lhs, t.rhs)
     if isinstance(t, Binder):
         return (t.body,)
+    if isinstance(t, ModEq):
+        return (t.n, t.a, t.b)
     return ()
 
 
@@ -214,6 +237,8 @@ def _rebuild(t: Term, kids: tuple[Term, ...]) -> Term:
         return Rel(t.op, kids[0], kids[1])
     if isinstance(t, Binder):
         return Binder(t.q, t.name, t.ty, kids[0], t.implicit)
+    if isinstance(t, ModEq):
+        return ModEq(t.ty, kids[0], kids[1], kids[2])
     return t
 
 
@@ -282,14 +307,22 @@ def alpha_key(t: Term, env: tuple[str, ...] = ()) -> object:
         return ("o", t.op, t.ty, *(alpha_key(a, env) for a in t.args))
     if isinstance(t, Rel):
         return ("r", t.op, alpha_key(t.lhs, env), alpha_key(t.rhs, env))
+    if isinstance(t, ModEq):
+        return ("M", t.ty, alpha_key(t.n, env), alpha_key(t.a, env), alpha_key(t.b, env))
     return ("k", t.op, *(alpha_key(a, env) for a in t.args))
 
 
-def defeq_key(t: Term, evaluate: Callable[[Term], int | None] | None = None) -> object:
+def defeq_key(
+    t: Term, evaluate: Callable[[Term], int | None] | None = None, delta: bool = False
+) -> object:
     """Key up to Lean's reducible unfoldings: ``a > b`` is ``b < a``, ``a ≠ b`` and ``¬p`` are
-    implications into False, and (with ``evaluate``) closed arithmetic is computed."""
+    implications into False, and (with ``evaluate``) closed arithmetic is computed; with
+    ``delta`` (default transparency, as ``assumption``'s ``isDefEq``) ``Nat.ModEq`` and
+    ``Int.ModEq`` are unfolded too."""
 
     def norm(s: Term) -> Term | None:
+        if delta and isinstance(s, ModEq):
+            return norm_t(unfold_modeq(s))
         if isinstance(s, Rel):
             lhs, rhs = norm_t(s.lhs), norm_t(s.rhs)
             if s.op == ">":
@@ -380,6 +413,14 @@ def _pp(t: Term, names: Mapping[int, str], need: int, right_open: bool, scope: S
         lhs = _pp(t.lhs, names, lp, False, scope)
         rhs = _pp(t.rhs, names, rp, right_open or prec < need, scope)
         return _wrap(f"{lhs} {t.op} {rhs}", prec, need)
+    if isinstance(t, ModEq):
+        # `notation:50 a " ≡ " b " [MOD " n "]"`; the operands are parenthesised as a
+        # relation's would be
+        lhs = _pp(t.a, names, 51, False, scope)
+        rhs = _pp(t.b, names, 51, False, scope)
+        mod = _pp(t.n, names, 0, False, scope)
+        word = "MOD" if t.ty == "Nat" else "ZMOD"
+        return _wrap(f"{lhs} ≡ {rhs} [{word} {mod}]", 50, need)
     if isinstance(t, Conn):
         if t.op == "¬":
             return "¬" + _pp(t.args[0], names, 40, right_open, scope)

@@ -13,11 +13,13 @@ from burnqed.embedded.terms import (
     Const,
     FVar,
     MVar,
+    ModEq,
     Num,
     Op,
     Rel,
     Term,
     instantiate,
+    unfold_modeq,
     replace,
     subterms,
     type_of,
@@ -71,6 +73,8 @@ def instantiate_mvars(t: Term, sub: dict[int, Term]) -> Term:
             return Conn(s.op, tuple(go(a) for a in s.args))
         if isinstance(s, Rel):
             return Rel(s.op, go(s.lhs), go(s.rhs))
+        if isinstance(s, ModEq):
+            return ModEq(s.ty, go(s.n), go(s.a), go(s.b))
         return s
 
     return go(t)
@@ -101,6 +105,8 @@ def _has_bound(t: Term, bound: frozenset[str]) -> bool:
             stack.extend(s.args)
         elif isinstance(s, Rel):
             stack.extend((s.lhs, s.rhs))
+        elif isinstance(s, ModEq):
+            stack.extend((s.n, s.a, s.b))
         elif isinstance(s, Binder):
             stack.append(s.body)
     return False
@@ -121,6 +127,8 @@ def _occurs(uid: int, t: Term, sub: dict[int, Term]) -> bool:
             stack.extend(s.args)
         elif isinstance(s, Rel):
             stack.extend((s.lhs, s.rhs))
+        elif isinstance(s, ModEq):
+            stack.extend((s.n, s.a, s.b))
         elif isinstance(s, Binder):
             stack.append(s.body)
     return False
@@ -154,6 +162,10 @@ def _unify(
         return _unify(t, p, sub, defeq, bound)
     if defeq:
         p, t = defeq_head(p), defeq_head(t)
+        if isinstance(p, ModEq) != isinstance(t, ModEq):
+            # default transparency unfolds the definition (isDefEq's lazy delta)
+            p = defeq_head(unfold_modeq(p)) if isinstance(p, ModEq) else p
+            t = defeq_head(unfold_modeq(t)) if isinstance(t, ModEq) else t
     if type(p) is not type(t):
         if defeq and isinstance(p, Num | Op) and isinstance(t, Num | Op):
             if _unify_offset(p, t, sub, defeq, bound):
@@ -194,6 +206,16 @@ def _unify(
             and _unify(p.lhs, t.lhs, sub, defeq, bound)
             and _unify(p.rhs, t.rhs, sub, defeq, bound)
         )
+    if isinstance(p, ModEq):
+        assert isinstance(t, ModEq)
+        saved = dict(sub)
+        if p.ty == t.ty and all(
+            _unify(x, y, sub, defeq, bound) for x, y in ((p.n, t.n), (p.a, t.a), (p.b, t.b))
+        ):
+            return True
+        sub.clear()
+        sub.update(saved)
+        return defeq and _unify(unfold_modeq(p), unfold_modeq(t), sub, defeq, bound)
     if isinstance(p, Conn):
         assert isinstance(t, Conn)
         return p.op == t.op and all(
@@ -248,6 +270,10 @@ def closes_by_rfl(target: Term) -> bool:
         )
     if isinstance(target, Conn) and target.op == "↔":
         return unify(target.args[0], target.args[1], {}, True) is not None
+    if isinstance(target, ModEq):
+        # `rfl` is `eq_refl` (MVarId.refl: the target's whnf at default transparency unfolds
+        # the definition to `a % n = b % n`) or `apply_rfl` with `Nat.ModEq.refl` (`@[refl]`)
+        return closes_by_rfl(unfold_modeq(target))
     return False
 
 
@@ -330,6 +356,10 @@ def closes_by_reducible_rfl(target: Term) -> bool:
         a, b = target.lhs, target.rhs
     elif isinstance(target, Conn) and target.op == "↔":
         a, b = target.args
+    elif isinstance(target, ModEq):
+        # apply_rfl with the @[refl] lemma Nat.ModEq.refl / Int.ModEq.refl (Mathlib's ModEq.lean):
+        # the definition stays folded at reducible transparency, only `a =?= b` is asked
+        a, b = target.a, target.b
     else:
         return False
     return unify(reducible_normal(a), reducible_normal(b), {}, False) is not None
