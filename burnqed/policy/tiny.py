@@ -9,6 +9,8 @@ a config in code. Both are saved with ``save_pretrained`` and reloaded through t
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import importlib
 import json
 import logging
@@ -19,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from burnqed.env import env
 from burnqed.files import DiskFull, saving
 from burnqed.policy.config import TinyModelConfig
 from burnqed.policy.errors import PolicyLoadError
@@ -26,9 +29,21 @@ from burnqed.policy.errors import PolicyLoadError
 if TYPE_CHECKING:
     from burnqed.paths import PathsConfig
 
-__all__ = ["SPECIAL_TOKENS", "build_tiny_model", "ensure_tiny_model", "template_corpus", "tiny_corpus"]
+__all__ = [
+    "SPECIAL_TOKENS",
+    "TINY_MODEL_CACHE_ENV",
+    "build_tiny_model",
+    "cached_tiny_model",
+    "ensure_tiny_model",
+    "template_corpus",
+    "tiny_corpus",
+]
 
 log = logging.getLogger(__name__)
+
+# A directory of built tiny models keyed by what the build reads: ensure_tiny_model copies from
+# it instead of building (~12 s of CPU) each time; the test suite shares one per session.
+TINY_MODEL_CACHE_ENV = "BURNQED_TINY_MODEL_CACHE"
 
 BOS, EOS, PAD, UNK = "<s>", "</s>", "<pad>", "<unk>"
 SPECIAL_TOKENS = [PAD, BOS, EOS, UNK, "[GOAL]", "[PROOFSTEP]", "<|user|>", "<|assistant|>", "<|system|>"]
@@ -232,8 +247,38 @@ def ensure_tiny_model(paths: PathsConfig, tiny: TinyModelConfig) -> Path:
         return out
     try:
         corpus = tiny_corpus(sets=tiny.corpus_sets, home=paths.home)
-        return build_tiny_model(out, corpus, config=tiny)
+        return cached_tiny_model(out, corpus, config=tiny)
     except DiskFull:
         raise  # the work failed (exit 1), not an input: the line already names the path
     except OSError as exc:
         raise PolicyLoadError(f"cannot build the tiny model in {out}: {exc}") from exc
+
+
+def cached_tiny_model(out_dir: str | Path, corpus_texts: Sequence[str], *, config: TinyModelConfig) -> Path:
+    """``build_tiny_model``, or where ``BURNQED_TINY_MODEL_CACHE`` names a folder, a copy of the
+    build of (``config``, ``corpus_texts``) kept there (built there first if missing).
+
+    The build is deterministic (a seeded model, a tokenizer trained on the same text), so the
+    copy equals a fresh build; the key covers everything the build reads. One builder at a
+    time per key (an ``flock``): processes sharing the cache wait for it instead of building twice.
+    """
+    cache = env(TINY_MODEL_CACHE_ENV)
+    if not cache:
+        return build_tiny_model(out_dir, corpus_texts, config=config)
+    out = Path(out_dir)
+    key = hashlib.sha256(json.dumps([config.model_dump(), list(corpus_texts)]).encode()).hexdigest()[:24]
+    built = Path(cache) / key
+    built.parent.mkdir(parents=True, exist_ok=True)
+    with (built.parent / f"{key}.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not (built / "config.json").is_file():
+            build_tiny_model(built, corpus_texts, config=config)
+    tmp = out.with_name(f".{out.name}.copying-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    with saving(out, "free space and run the same command again (it builds the model anew)", cleanup=tmp):
+        shutil.copytree(built, tmp)
+    if out.exists():
+        shutil.rmtree(out)
+    os.replace(tmp, out)
+    log.info("built tiny policy model in %s (a copy of %s)", out, built)
+    return out

@@ -11,7 +11,9 @@ from burnqed.policy.config import TinyModelConfig
 from burnqed.policy.model import PolicyModel
 from burnqed.policy.tiny import (
     SPECIAL_TOKENS,
+    TINY_MODEL_CACHE_ENV,
     build_tiny_model,
+    cached_tiny_model,
     ensure_tiny_model,
     template_corpus,
 )
@@ -52,6 +54,31 @@ def test_ensure_tiny_model_builds_once_at_the_configured_path(tmp_path: Path) ->
     assert ensure_tiny_model(config.paths, config.policy.tiny) == path
     assert (path / "model.safetensors").stat().st_mtime_ns == stamp
     assert PolicyModel.load(path).hidden_size == 32
+
+
+def test_a_tiny_model_from_the_cache_has_the_bytes_of_a_fresh_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    small = TinyModelConfig(vocab_size=300, hidden_size=16, intermediate_size=16, num_layers=1, num_heads=1,
+                            num_kv_heads=1, max_position_embeddings=32)
+    corpus = template_corpus(40, seed=1)
+    cache = tmp_path / "cache"
+    monkeypatch.setenv(TINY_MODEL_CACHE_ENV, str(cache))
+    first = cached_tiny_model(tmp_path / "first", corpus, config=small)  # built in the cache, copied
+    (cached,) = [p for p in cache.iterdir() if p.is_dir()]
+    stamp = (cached / "model.safetensors").stat().st_mtime_ns
+    second = cached_tiny_model(tmp_path / "second", corpus, config=small)  # copied only
+    assert (cached / "model.safetensors").stat().st_mtime_ns == stamp
+    other = cached_tiny_model(tmp_path / "other", corpus, config=small.model_copy(update={"seed": 1}))
+    assert len([p for p in cache.iterdir() if p.is_dir()]) == 2  # the key covers the config
+    monkeypatch.delenv(TINY_MODEL_CACHE_ENV)
+    fresh = build_tiny_model(tmp_path / "fresh", corpus, config=small)
+    files = sorted(p.name for p in fresh.iterdir())
+    for copy in (first, second):
+        assert sorted(p.name for p in copy.iterdir()) == files
+        for name in files:
+            assert (copy / name).read_bytes() == (fresh / name).read_bytes(), name
+    assert (other / "model.safetensors").read_bytes() != (fresh / "model.safetensors").read_bytes()
 
 
 def test_empty_corpus_is_rejected(tmp_path: Path) -> None:
