@@ -31,6 +31,7 @@ from burnqed.embedded import (  # noqa: F401 - importing a tactic module registe
     tactics_cast,
     tactics_cases,
     tactics_context,
+    tactics_conv,
     tactics_induction,
     tactics_interval,
     tactics_match,
