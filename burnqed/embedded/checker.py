@@ -40,6 +40,7 @@ from burnqed.embedded import (  # noqa: F401 - importing a tactic module registe
     tactics_rewrite,
     tactics_simpa,
     tactics_suffices,
+    tactics_use,
 )
 from burnqed.embedded.answers import INTERRUPT, error_answer, tactic_message
 from burnqed.embedded.bridge import (
