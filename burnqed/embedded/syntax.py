@@ -214,6 +214,14 @@ class Parser:
         return t.kind == "sym" and t.text in _ARG_SYMS and t.text not in self.stop
 
     def _argument(self) -> Syn:
+        if self.at("(") and self.peek().kind == "id" and self.peek(2).kind == "sym" and self.peek(2).text == ":=":
+            # a named argument `(x := e)` (Lean's `namedArgument`, src/Lean/Parser/Term.lean)
+            pos = self.advance().pos
+            name = self.advance().text
+            self.advance()
+            value = self.term(0)
+            self.expect(")")
+            return Syn("named", pos, name, (value,))
         node = self._leading(MAX_PREC)
         while (
             self.at(".")
