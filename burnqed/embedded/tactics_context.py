@@ -1,4 +1,4 @@
-"""Tactics that work on the context and the shape of a goal: use / exists, specialize,
+"""Tactics that work on the context and the shape of a goal: exists (use: tactics_use.py), specialize,
 have, show, by_contra, by_cases, clear, symm. Each replaced goal gets a kernel proof."""
 
 from __future__ import annotations
