@@ -153,6 +153,13 @@ def parse_conv(p: Any, name: str, pos: int, stop: frozenset[str]) -> dict[str, A
         d["pattern"] = p.term_(frozenset({"=>"}))
     p.expect("=>")
     d["body"] = _conv_seq(p, p.line_indent(pos), stop)
+    k = 0
+    while p.peek(k).kind == "nl":
+        k += 1
+    if p.peek(k).kind == "sym" and p.peek(k).text == "<;>":
+        # Init/Conv.lean has a conv-level `<;>` (no column check), which Lean's parser tries
+        # before the tactic-level one: which of them reads it is not decided here
+        raise ParseError("'<;>' after a conv block is not supported in this fragment", p.peek(k).pos)
     return d
 
 
@@ -161,7 +168,9 @@ def _conv_seq(p: Any, base: int, stop: frozenset[str]) -> list[tuple[str, int, A
     while True:
         while p.at(";") or (p.tok.kind == "nl" and int(p.tok.text) > base):
             p.advance()
-        if p.at_sep_end(base, stop | {")"}) or p.at("<;>"):
+        if p.at("<;>"):
+            raise p.error("'<;>' inside a conv block is not supported in this fragment")
+        if p.at_sep_end(base, stop | {")"}):
             break
         items.append(_conv_item(p, base, stop))
         if not (p.at(";") or p.tok.kind == "nl" or p.at_sep_end(base, stop | {")"}) or p.at("<;>")):

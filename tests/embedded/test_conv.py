@@ -83,3 +83,10 @@ def test_lean_error_messages_for_navigation() -> None:
     assert got.startswith("invalid 'lhs' conv tactic, application has only 1 (nondependent) argument(s)")
     got = _verdict("theorem t (x y : ℕ) (h : x * y = 6) : y * x = 6", "conv in x + y => skip\nomega")
     assert got.startswith("'pattern' conv tactic failed, pattern was not found")
+
+
+def test_semicolon_combinator_after_conv_is_refused() -> None:
+    # Init/Conv.lean's conv-level `<;>` would read `simp` as a conv tactic: not decided here
+    for script in ("conv_lhs => rw [h] <;> simp", "conv_lhs => rw [h]\n  <;> simp"):
+        got = _verdict("theorem t (x : ℕ) (h : x = 3) : x + 1 = 4", script)
+        assert "'<;>'" in got and "conv" in got, got
