@@ -17,6 +17,7 @@ from burnqed.embedded import kernel as k
 from burnqed.embedded.bridge import KernelReject, kterm, sequent
 from burnqed.embedded.certify import internal_uid, prove_fact
 from burnqed.embedded.proofterm_fun import CONGR_ARG, congr_arg
+from burnqed.embedded.proofterm_named import named_app
 from burnqed.embedded.proofterm_base import TacticError, conclusion as _conclusion, elab_witness, instance_app
 from burnqed.embedded.elab import ElabError, elab_prop
 from burnqed.embedded.lemma_proofs import lemma_proof
@@ -286,7 +287,7 @@ class ProofElab:
         while head.kind == "paren":
             head = head.args[0]
         if any(a.kind == "named" for a in args):
-            return self._named_app(head, args, expected)
+            return named_app(self, head, args, expected)
         if head.kind == "ident" and head.value in CONGR_ARG and self.goal.hyp_named(head.value) is None:
             return congr_arg(self, args)
         if head.kind == "ident" and self.goal.hyp_named(head.value) is None:
@@ -313,55 +314,6 @@ class ProofElab:
             return self._instance_app(head.value, args, expected)
         fty, b = self._infer(head, None)
         return self._apply_args(fty, b, args, expected)
-
-    def _named_app(self, head: Syn, args: tuple[Syn, ...], expected: Term | None) -> tuple[Term, Builder]:
-        """``h a (x := e) b`` with ``h`` a hypothesis (Lean's ``elabAppArgs``,
-        src/Lean/Elab/App.lean: a named argument binds the ∀-binder of that name, implicit or
-        not; the positional ones fill the other explicit binders in order). The catalogue's
-        binder names are not Mathlib's: a named argument of a built-in lemma is refused, and so
-        are a name no binder has, a named premise, and an explicit binder left before a named
-        one (Lean would abstract it: ``fun x => h x e``)."""
-        if head.kind != "ident" or self.goal.hyp_named(head.value) is None:
-            raise TacticError("named arguments are supported only for hypotheses in the embedded checker")
-        named = {a.value: a.args[0] for a in args if a.kind == "named"}
-        if len(named) != sum(a.kind == "named" for a in args):
-            raise TacticError("named argument given twice")
-        positional = [a for a in args if a.kind != "named"]
-        fty, b = self._infer(head, None)
-        binders, t = set(), fty
-        while isinstance(t, Binder | Conn) and (isinstance(t, Binder) and t.q == "∀" or isinstance(t, Conn) and t.op == "→"):
-            if isinstance(t, Binder):
-                binders.add(t.name)
-            t = t.body if isinstance(t, Binder) else t.args[1]
-        for name in named:
-            if name not in binders:
-                raise TacticError(f"invalid argument name '{name}' for function '{head.value}'")
-        scope = goal_scope(self.goal)
-        while named or positional:
-            fty = defeq_head(instantiate_mvars(fty, self.sub))
-            if isinstance(fty, Binder) and fty.q == "∀":
-                if fty.name in named:
-                    val: Term = elab_witness(named.pop(fty.name), scope, fty.ty)
-                elif fty.implicit:
-                    val = fresh_mvar(fty.ty, fty.name)
-                elif positional:
-                    arg = positional.pop(0)
-                    val = fresh_mvar(fty.ty, fty.name) if arg.kind in ("blank", "hole") else elab_witness(arg, scope, fty.ty)
-                else:
-                    raise TacticError(
-                        f"named arguments after the missing explicit argument '{fty.name}' are not supported by the embedded checker"
-                    )
-                fty = instantiate(fty.body, fty.name, val)
-                b = (lambda f, v: lambda: _p("inst", f(), self.kt(v)))(b, val)
-            elif isinstance(fty, Conn) and fty.op == "→" and positional and not named:
-                _, q = self._check(positional.pop(0), fty.args[0])
-                fty = fty.args[1]
-                b = (lambda f, g: lambda: _p("app", f(), g()))(b, q)
-            elif named:
-                raise TacticError(f"invalid argument name '{next(iter(named))}' for function '{head.value}'")
-            else:
-                raise TacticError(f"function expected, the term has type\n  {self.show(fty)}")
-        return self._peel_into(instantiate_mvars(fty, self.sub), b)
 
     def _instance_app(self, name: str, args: tuple[Syn, ...], expected: Term | None) -> tuple[Term, Builder]:
         """An INSTANCE_LEMMAS lemma applied to ``args`` (proofterm_base.instance_app)."""

@@ -13,18 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from burnqed.embedded.lexer import KEYWORDS, NOT_NAMES, Limits, ParseError, Token, tokenize
+from burnqed.embedded.syntax_named import named_argument
 
-__all__ = [
-    "KEYWORDS",
-    "NOT_NAMES",
-    "Limits",
-    "ParseError",
-    "Parser",
-    "Syn",
-    "Token",
-    "parse_statement",
-    "tokenize",
-]
+__all__ = ["KEYWORDS", "NOT_NAMES", "Limits", "ParseError", "Parser", "Syn", "Token", "parse_statement", "tokenize"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,15 +205,7 @@ class Parser:
         return t.kind == "sym" and t.text in _ARG_SYMS and t.text not in self.stop
 
     def _argument(self) -> Syn:
-        if self.at("(") and self.peek().kind == "id" and self.peek(2).kind == "sym" and self.peek(2).text == ":=":
-            # a named argument `(x := e)` (Lean's `namedArgument`, src/Lean/Parser/Term.lean)
-            pos = self.advance().pos
-            name = self.advance().text
-            self.advance()
-            value = self.term(0)
-            self.expect(")")
-            return Syn("named", pos, name, (value,))
-        node = self._leading(MAX_PREC)
+        node = named_argument(self, Syn) or self._leading(MAX_PREC)  # `(x := e)` first
         while (
             self.at(".")
             and self.peek().kind in ("num", "id")
