@@ -31,6 +31,7 @@ from burnqed.embedded import (  # noqa: F401 - importing a tactic module registe
     tactics_cast,
     tactics_cases,
     tactics_context,
+    tactics_conv,
     tactics_induction,
     tactics_interval,
     tactics_match,
@@ -40,6 +41,7 @@ from burnqed.embedded import (  # noqa: F401 - importing a tactic module registe
     tactics_simpa,
     tactics_suffices,
     tactics_unfold,
+    tactics_use,
 )
 from burnqed.embedded.answers import INTERRUPT, error_answer, tactic_message
 from burnqed.embedded.bridge import (

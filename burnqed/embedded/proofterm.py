@@ -18,6 +18,7 @@ from burnqed.embedded.bridge import KernelReject, kterm, sequent
 from burnqed.embedded.certify import internal_uid, prove_fact
 from burnqed.embedded.proofterm_field import modeq_field_app
 from burnqed.embedded.proofterm_fun import CONGR_ARG, congr_arg
+from burnqed.embedded.proofterm_named import named_app
 from burnqed.embedded.proofterm_base import TacticError, conclusion as _conclusion, elab_witness, instance_app
 from burnqed.embedded.elab import ElabError, elab_prop
 from burnqed.embedded.lemma_proofs import lemma_proof
@@ -287,6 +288,8 @@ class ProofElab:
         head, args = s.args[0], s.args[1:]
         while head.kind == "paren":
             head = head.args[0]
+        if any(a.kind == "named" for a in args):
+            return named_app(self, head, args, expected)
         if head.kind == "ident" and head.value in CONGR_ARG and self.goal.hyp_named(head.value) is None:
             return congr_arg(self, args)
         head, args = modeq_field_app(self.goal, head, args) or (head, args)

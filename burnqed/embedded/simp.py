@@ -13,7 +13,8 @@ right), iff's, or replace a proved proposition by True (and its negation by Fals
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from burnqed.embedded.arith import TooLarge, eval_prop, is_closed, try_eval
 from burnqed.embedded.proofterm import TacticError, instantiate_mvars, unify
@@ -22,6 +23,7 @@ from burnqed.embedded.terms import (
     Conn,
     Const,
     ModEq,
+    MVar,
     Num,
     Op,
     Rel,
@@ -34,18 +36,22 @@ from burnqed.embedded.terms import (
     type_of,
 )
 
-__all__ = ["Rule", "SimpSet", "rules_from_prop", "simplify"]
+__all__ = ["MAX_DISCHARGE_DEPTH", "Rule", "SimpSet", "conditional_rules", "rules_from_prop", "simplify"]
 
 TRUE, FALSE = Const("True"), Const("False")
 
 
 @dataclass(frozen=True)
 class Rule:
-    """Rewrite ``lhs`` to ``rhs``; metavariables in lhs are pattern variables."""
+    """Rewrite ``lhs`` to ``rhs``; metavariables in lhs are pattern variables. A conditional
+    rule (``premises``) rewrites only where each premise, instantiated, simplifies to True;
+    ``origin`` names its statement for the kernel (see ``conditional_rules``)."""
 
     lhs: Term
     rhs: Term
     permutative: bool = False
+    premises: tuple[Term, ...] = ()
+    origin: Any = None
 
 
 @dataclass
@@ -60,6 +66,9 @@ class SimpSet:
     max_size: int = 20_000
     # norm_num's Mathlib.Tactic.NormNum.PowMod: `a ^ b % m` on ℕ by modular exponentiation
     pow_mod: bool = False
+    # the conditional rules used: (rule, match), for the kernel proof of the steps
+    used: list[tuple[Rule, dict[int, Term]]] = field(default_factory=list)
+    depth: int = 0
 
 
 def rules_from_prop(prop: Term) -> list[Rule]:
@@ -95,6 +104,49 @@ def rules_from_prop(prop: Term) -> list[Rule]:
     return [Rule(t, TRUE)]
 
 
+# Lean's `Simp.Config.maxDischargeDepth` default (src/Init/MetaTypes.lean)
+MAX_DISCHARGE_DEPTH = 2
+
+
+def conditional_rules(prop: Term, origin: Any) -> list[Rule]:
+    """The conditional rules of ``∀ xs, P₁ → … → Pₙ → C`` (n ≥ 1): C's rules, used where the
+    instantiated premises simplify to True (Lean's simp lemmas with hypotheses, discharged by
+    the default discharger, which simplifies them). ``origin`` is kept with the statement and
+    the metavariables standing for ``xs``, in order."""
+    from burnqed.embedded.proofterm import fresh_mvar
+
+    t, metas = prop, []
+    while isinstance(t, Binder) and t.q == "∀":
+        m = fresh_mvar(t.ty, t.name)
+        metas.append(m)
+        t = instantiate(t.body, t.name, m)
+    premises = []
+    while isinstance(t, Conn) and t.op == "→":
+        premises.append(t.args[0])
+        t = t.args[1]
+    if not premises or isinstance(t, Binder):
+        return []
+    out = []
+    for r in rules_from_prop(t):
+        if isinstance(r.lhs, MVar):
+            continue
+        out.append(Rule(r.lhs, r.rhs, r.permutative, tuple(premises), (origin, prop, tuple(metas))))
+    return out
+
+
+def _discharged(r: Rule, sub: dict[int, Term], ss: SimpSet) -> bool:
+    if ss.depth >= MAX_DISCHARGE_DEPTH:
+        return False
+    prems = [instantiate_mvars(p, sub) for p in r.premises]
+    if any(mvars(p) for p in prems):
+        return False
+    ss.depth += 1
+    try:
+        return all(simplify(p, ss) == TRUE for p in prems)
+    finally:
+        ss.depth -= 1
+
+
 def simplify(t: Term, ss: SimpSet, max_rounds: int = 16) -> Term:
     """Simplify to a fixed point (bounded rounds)."""
     for _ in range(max_rounds):
@@ -125,6 +177,10 @@ def _apply_rules(t: Term, ss: SimpSet) -> Term | None:
         if r.permutative and repr(alpha_key(out)) >= repr(alpha_key(t)):
             continue
         if out != t:
+            if r.premises:
+                if not _discharged(r, sub, ss):
+                    continue
+                ss.used.append((r, dict(sub)))
             return out
     return None
 

@@ -35,6 +35,8 @@ class SimpProver:
         self.home = home
         self.rebuild = rebuild
         self._sources: dict[int, list[tuple[k.Proof, k.Term]]] = {}
+        # instances of conditional rules the last simplification used (quantifier-free facts)
+        self.instances: list[tuple[k.Proof, k.Term]] = []
 
     def sources(self, goal: Goal | None = None) -> list[tuple[k.Proof, k.Term]]:
         """The rules' proofs for a step of ``goal``. A rule term with a tactic block
@@ -65,6 +67,7 @@ class SimpProver:
         seq = sequent(goal).to(target)
         premises = [(proof("hyp", e.uid), e.ty) for e in seq.ctx if not isinstance(e.ty, str)]
         premises += [(p, t) for p, t in self.sources(goal) if not isinstance(t, k.Bind)]
+        premises += self.instances
         got = prove_fact(seq, [*premises, *extra], target, budget=self.budget())
         if got is None:  # remainders of products (a step of `simp [Nat.mul_mod]`)
             got = prove_mod(seq, [*premises, *extra], target, budget=self.budget())
@@ -73,7 +76,7 @@ class SimpProver:
     def iff(self, goal: Goal, a: k.Term, b: k.Term) -> k.Proof:
         """``a ↔ b`` in the goal's context, or a failure of the tactic."""
         budget = self.budget()
-        pf = prove_iff(sequent(goal), a, b, self.sources(goal), budget=budget)
+        pf = prove_iff(sequent(goal), a, b, [*self.sources(goal), *self.instances], budget=budget)
         if pf is None:
             raise TacticError(f"simp: the kernel found no proof of this simplification step{budget.note()}")
         return proof("annot", pf, k.App("↔", (a, b), "Prop"))

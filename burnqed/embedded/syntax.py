@@ -14,18 +14,9 @@ from typing import Any
 
 from burnqed.embedded.lexer import KEYWORDS, NOT_NAMES, Limits, ParseError, Token, tokenize
 from burnqed.embedded.syntax_notation import modeq_tail
+from burnqed.embedded.syntax_named import named_argument
 
-__all__ = [
-    "KEYWORDS",
-    "NOT_NAMES",
-    "Limits",
-    "ParseError",
-    "Parser",
-    "Syn",
-    "Token",
-    "parse_statement",
-    "tokenize",
-]
+__all__ = ["KEYWORDS", "NOT_NAMES", "Limits", "ParseError", "Parser", "Syn", "Token", "parse_statement", "tokenize"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,7 +206,7 @@ class Parser:
         return t.kind == "sym" and t.text in _ARG_SYMS and t.text not in self.stop
 
     def _argument(self) -> Syn:
-        node = self._leading(MAX_PREC)
+        node = named_argument(self, Syn) or self._leading(MAX_PREC)  # `(x := e)` first
         while (
             self.at(".")
             and self.peek().kind in ("num", "id")

@@ -9,7 +9,8 @@ from typing import Any
 
 from burnqed.embedded.syntax import Limits, ParseError, Parser, Syn, tokenize
 from burnqed.embedded.tactic_syntax_more import (
-    parse_case, parse_have_binders, parse_induction_prime, parse_match, parse_suffices, parse_unfold)
+    parse_case, parse_conv, parse_have_binders, parse_induction_prime, parse_match, parse_suffices,
+    parse_unfold)
 
 __all__ = ["TACTIC_NAMES", "Pattern", "Tac", "parse_tactic"]
 
@@ -90,10 +91,8 @@ TACTIC_NAMES = frozenset(
         "match",
         "induction'",
         "ring_nf",
-        "case",
-        "next",
-        "suffices",
-        "revert", "contrapose", "contrapose!", "unfold",
+        "case", "next", "suffices",
+        "revert", "contrapose", "contrapose!", "unfold", "conv", "conv_lhs", "conv_rhs",
     }
 )
 # Lean / Mathlib tactics outside the embedded checker: parsed (a script where they never run
@@ -364,6 +363,8 @@ class _TacticParser(Parser):
             d.update(parse_case(self, name, t.pos, stop))
         elif name == "ring_nf":
             d["at"] = self.location()
+        elif name in ("conv", "conv_lhs", "conv_rhs"):
+            d.update(parse_conv(self, name, t.pos, stop))
         elif name == "match":
             d.update(parse_match(self))
         elif name == "suffices":

@@ -15,7 +15,10 @@ from typing import Any
 
 from burnqed.embedded.syntax import ParseError, Syn
 
-__all__ = ["parse_case", "parse_induction_prime", "parse_have_binders", "parse_match", "parse_suffices", "parse_unfold"]
+__all__ = [
+    "parse_case", "parse_conv", "parse_induction_prime", "parse_have_binders", "parse_match", "parse_suffices",
+    "parse_unfold",
+]
 
 
 def _dotted(pat: Syn) -> Syn:
@@ -137,3 +140,103 @@ def parse_unfold(p: Any) -> dict[str, Any]:
     if not names:
         raise p.error("expected identifier")
     return {"names": names, "at": p.location()}
+
+
+# conv tactics that take no argument (lean4 ``src/Init/Conv.lean``: ``skip``, ``lhs``, ``rhs``;
+# ``left``/``right`` are macros for ``lhs``/``rhs``)
+_CONV_NO_ARGS = frozenset({"skip", "lhs", "rhs", "left", "right", "ring_nf", "done"})
+_CONV_SIMP = frozenset({"simp", "norm_num", "simp_arith"})
+
+
+def parse_conv(p: Any, name: str, pos: int, stop: frozenset[str]) -> dict[str, Any]:
+    """``conv (at h)? (in pat)? => convs`` (lean4 ``src/Init/Conv.lean``, syntax ``conv``) and
+    Mathlib's ``conv_lhs`` / ``conv_rhs`` (``Mathlib/Tactic/Conv.lean``: the same with ``lhs;`` /
+    ``rhs;`` before the block). The block's conv tactics, one per ``;`` or deeper line, are
+    read as ``(kind, position, argument)``; a conv tactic the checker does not run is kept as
+    ``("unsupported", pos, name)`` and refused when the block runs."""
+    d: dict[str, Any] = {"at": None, "pattern": None, "side": {"conv_lhs": "lhs", "conv_rhs": "rhs"}.get(name)}
+    if p.at("at"):
+        p.advance()
+        if p.tok.kind != "id":
+            raise p.error("expected hypothesis name")
+        d["at"] = p.advance().text
+    if p.tok.kind == "id" and p.tok.text == "in":
+        p.advance()
+        if p.at("(") and p.peek().kind == "id" and p.peek().text == "occs":
+            raise p.error("conv in (occs := …) is not supported in this fragment")
+        d["pattern"] = p.term_(frozenset({"=>"}))
+    p.expect("=>")
+    d["body"] = _conv_seq(p, p.line_indent(pos), stop)
+    k = 0
+    while p.peek(k).kind == "nl":
+        k += 1
+    if p.peek(k).kind == "sym" and p.peek(k).text == "<;>":
+        # Init/Conv.lean has a conv-level `<;>` (no column check), which Lean's parser tries
+        # before the tactic-level one: which of them reads it is not decided here
+        raise ParseError("'<;>' after a conv block is not supported in this fragment", p.peek(k).pos)
+    return d
+
+
+def _conv_seq(p: Any, base: int, stop: frozenset[str]) -> list[tuple[str, int, Any]]:
+    items: list[tuple[str, int, Any]] = []
+    while True:
+        while p.at(";") or (p.tok.kind == "nl" and int(p.tok.text) > base):
+            p.advance()
+        if p.at("<;>"):
+            raise p.error("'<;>' inside a conv block is not supported in this fragment")
+        if p.at_sep_end(base, stop | {")"}):
+            break
+        items.append(_conv_item(p, base, stop))
+        if not (p.at(";") or p.tok.kind == "nl" or p.at_sep_end(base, stop | {")"}) or p.at("<;>")):
+            raise p.error("expected ';' or line break")
+    if not items:
+        raise p.error("expected conv tactic")
+    return items
+
+
+def _conv_item(p: Any, base: int, stop: frozenset[str]) -> tuple[str, int, Any]:
+    t = p.tok
+    if p.at("("):  # `(convs)`: grouping only (Init/Conv.lean, `paren`)
+        p.advance()
+        inner = _conv_seq(p, -1, frozenset({")"}))
+        p.expect(")")
+        return ("seq", t.pos, inner)
+    if t.kind not in ("id", "kw"):
+        raise p.error("expected conv tactic")
+    name = t.text
+    if name in _CONV_NO_ARGS:
+        p.advance()
+        return ({"left": "lhs", "right": "rhs"}.get(name, name), t.pos, None)
+    if name == "arg" and p.peek().kind == "num":
+        p.advance()
+        return ("arg", t.pos, [int(p.advance().text)])
+    if name == "enter" and p.peek().kind == "sym" and p.peek().text == "[":
+        p.advance()
+        p.advance()
+        args: list[int | str] = []
+        while True:
+            if p.tok.kind == "num":
+                args.append(int(p.advance().text))
+            elif p.tok.kind == "id":
+                args.append(p.advance().text)
+            else:
+                raise p.error("expected argument index or name")
+            if p.at(","):
+                p.advance()
+                continue
+            p.expect("]")
+            break
+        return ("arg", t.pos, args)
+    if name in ("rw", "rewrite") and p.peek().kind == "sym" and p.peek().text == "[":
+        p.advance()
+        return ("rw", t.pos, p.bracket_terms(True))
+    if name in _CONV_SIMP:
+        p.advance()
+        only = False
+        if p.at("only"):
+            p.advance()
+            only = True
+        rules = p.bracket_terms(True) if p.at("[") else []
+        return ("simp", t.pos, (name, only, rules))
+    p._opaque(name, stop | {")"})
+    return ("unsupported", t.pos, name)

@@ -1,4 +1,4 @@
-"""Tactics that work on the context and the shape of a goal: use / exists, specialize,
+"""Tactics that work on the context and the shape of a goal: exists (use: tactics_use.py), specialize,
 have, show, by_contra, by_cases, clear, symm. Each replaced goal gets a kernel proof."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from burnqed.embedded.terms import Binder, Conn, Const, Rel, Term, instantiate, 
 __all__: list[str] = []
 
 
-@register("use", "exists")
-def _use(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+@register("exists")  # `use` is tactics_use.py
+def _exists(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     t = goal.target
     scope = goal_scope(goal)
     steps: list[tuple[str, Term]] = []

@@ -16,7 +16,7 @@ from burnqed.embedded.engine import Engine, register, render
 from burnqed.embedded.lemma_proofs import lemma_proof
 from burnqed.embedded.lemmas import DEFINITIONS, INSTANCE_LEMMAS, LEMMAS, lemma_instances, resolve
 from burnqed.embedded.proofterm import TacticError, fresh_mvar, instantiate_mvars, unify
-from burnqed.embedded.simp import Rule, SimpSet, rules_from_prop, simplify
+from burnqed.embedded.simp import Rule, SimpSet, conditional_rules, rules_from_prop, simplify
 from burnqed.embedded.state import Goal, Hyp
 from burnqed.embedded.syntax import Syn
 from burnqed.embedded.tactic_syntax import Tac
@@ -373,6 +373,27 @@ def _all_hyp_rules(goal: Goal, skip: int | None) -> list[Rule]:
     for h in goal.hyps:
         if h.uid != skip and not isinstance(h.ty, str):
             out.extend(rules_from_prop(h.ty))
+            # `∀ k, 2 ≤ k → … → C`: a conditional rule, as Lean's simp_all uses every
+            # hypothesis as a simp lemma (src/Lean/Meta/Tactic/Simp/SimpAll.lean)
+            out.extend(conditional_rules(h.ty, h.uid))
+    return out
+
+
+def _instances(ss: SimpSet) -> list[tuple[k.Proof, k.Term]]:
+    """The instances of the hypotheses whose conditional rules simp used, with their proofs
+    (``∀ xs, P → C`` at the match: ``P → C``), for the certificates of the steps."""
+    out: list[tuple[k.Proof, k.Term]] = []
+    for r, sub in ss.used:
+        uid, stmt, metas = r.origin
+        pf, t = proof("hyp", uid), stmt
+        for m in metas:
+            v = instantiate_mvars(m, sub)
+            if mvars(v):
+                break
+            assert isinstance(t, Binder)
+            pf, t = proof("inst", pf, kterm(v)), instantiate(t.body, t.name, v)
+        else:
+            out.append((pf, kterm(t)))
     return out
 
 
@@ -416,7 +437,9 @@ def _simp(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         # hypothesis found by _locations is still the current one (a name could be shadowed)
         if isinstance(cur.ty, str):
             continue
-        new = simplify(cur.ty, ss_for(cur.uid))
+        ss = ss_for(cur.uid)
+        new = simplify(cur.ty, ss)
+        prover.instances = _instances(ss)
         if new == cur.ty:
             continue
         progress = True
@@ -439,7 +462,9 @@ def _simp(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
                 eng.justify(goal, proof("have", new_h.uid, kterm(new), prover.hyp(goal, cur, new), hole(after)))
         goal = after
     if at_target:
-        new = simplify(goal.target, ss_for(None))
+        ss = ss_for(None)
+        new = simplify(goal.target, ss)
+        prover.instances = _instances(ss)
         if new == TRUE:
             if on:
                 eng.justify(goal, prover.target(goal, new, None))
