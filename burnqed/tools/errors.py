@@ -36,17 +36,31 @@ lower-layer exception type reaches a client), by this table, first match wins:
 | blueprint ``BlueprintError``                              | BlueprintToolError  |
 | data ``TheoremSetError``                                  | InvalidInput        |
 | cluster ``ClusterError`` (Ray missing, cluster unreachable, actors dead) | ServiceUnavailable |
+
+The Lean rows are one mapping, ``lean_tool_error``: the contract applies it with no context
+(the Lean error's message kept as it is), and the lean tools apply it with the ``LeanCall``
+they made, whose words frame the same message (``Lean rejected the statement: …``,
+``embedded checker: rejected the statement: …`` on the embedded backend, ``the Lean pool
+could not verify: LeanTimeout: …``, ``handle H is lost (its Lean worker died); …``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from mcp.server.mcpserver.exceptions import ToolError
+
+if TYPE_CHECKING:
+    from burnqed.lean.errors import LeanError
 
 __all__ = [
     "BlueprintToolError",
     "InvalidInput",
     "JobError",
     "JobNotFinished",
+    "LeanCall",
     "LeanUnavailable",
     "LeaseError",
     "LeaseExpired",
@@ -64,6 +78,7 @@ __all__ = [
     "UnknownLease",
     "as_tool_error",
     "error_contract",
+    "lean_tool_error",
 ]
 
 
@@ -152,19 +167,79 @@ class ProofRejected(ToolsError):
     """The verification gate replayed the proof and refused it."""
 
 
+@dataclass(frozen=True)
+class LeanCall:
+    """What a tool asked of Lean: the words its Lean errors' tool errors are written in."""
+
+    checker: str = "Lean"  # "embedded checker" on the embedded backend: its refusal is never Lean's word
+    subject: str = "the request"  # what a refusal refused ("the statement")
+    action: str = "serve the request"  # what the pool failed to do ("start the proof", "verify")
+    handle: str | None = None
+    state_id: int | None = None
+
+    def rejected(self) -> str:
+        """``Lean rejected SUBJECT``, or ``embedded checker: rejected SUBJECT``."""
+        if self.checker == "Lean":
+            return f"Lean rejected {self.subject}"
+        return f"{self.checker}: rejected {self.subject}"
+
+
+_LeanText = Callable[["LeanError", LeanCall], str]
+
+
+def _refused_text(exc: LeanError, call: LeanCall) -> str:
+    return f"{call.rejected()}: {exc}"
+
+
+def _foreign_text(exc: LeanError, call: LeanCall) -> str:
+    if call.handle is None or call.state_id is None:
+        return str(exc)
+    return f"state {call.state_id} does not belong to handle {call.handle}"
+
+
+def _lost_text(exc: LeanError, call: LeanCall) -> str:
+    if call.handle is None:
+        return str(exc)
+    return f"handle {call.handle} is lost (its Lean worker died); start a new proof"
+
+
+def _unavailable_text(exc: LeanError, call: LeanCall) -> str:
+    return f"the Lean pool could not {call.action}: {type(exc).__name__}: {exc}"
+
+
+def _lean_rows() -> tuple[tuple[tuple[type[LeanError], ...], type[ToolsError], _LeanText], ...]:
+    """The Lean rows of the table: (Lean error types, tool error, its text in a call's words)."""
+    from burnqed.lean import errors as lean
+
+    return (
+        ((lean.ForeignState,), InvalidInput, _foreign_text),
+        ((lean.InvalidStatement, lean.InvalidInput, lean.LeanReplError), InvalidInput, _refused_text),
+        ((lean.HandleLost, lean.UnknownHandle), LeaseLost, _lost_text),
+        ((lean.LeanError,), LeanUnavailable, _unavailable_text),
+    )
+
+
+def lean_tool_error(exc: LeanError, call: LeanCall | None = None) -> ToolsError:
+    """The tool error a Lean-layer error becomes (its ``__cause__``): with no ``call`` its
+    message kept as it is, else framed in the call's words."""
+    for kinds, tool_error, text in _lean_rows():
+        if isinstance(exc, kinds):
+            mapped = tool_error(text(exc, call) if call is not None else (str(exc) or type(exc).__name__))
+            mapped.__cause__ = exc
+            return mapped
+    raise TypeError(f"{type(exc).__name__} is not a Lean-layer error")  # unreachable: the last row is LeanError
+
+
 def error_contract() -> tuple[tuple[tuple[type[BaseException], ...], type[ToolsError]], ...]:
     """The table of the module docstring: (lower-layer error types, tool error), in order."""
     from burnqed.blueprint.errors import BlueprintError
     from burnqed.cluster.errors import ClusterError
     from burnqed.data.theorems import TheoremSetError
     from burnqed.ebm.errors import EBMError
-    from burnqed.lean import errors as lean
     from burnqed.policy.errors import PolicyError
 
     return (
-        ((lean.InvalidStatement, lean.InvalidInput, lean.LeanReplError, lean.ForeignState), InvalidInput),
-        ((lean.HandleLost, lean.UnknownHandle), LeaseLost),
-        ((lean.LeanError,), LeanUnavailable),
+        *((kinds, tool_error) for kinds, tool_error, _ in _lean_rows()),
         ((PolicyError,), ServiceUnavailable),
         ((EBMError,), ServiceUnavailable),
         ((BlueprintError,), BlueprintToolError),
@@ -176,8 +251,12 @@ def error_contract() -> tuple[tuple[tuple[type[BaseException], ...], type[ToolsE
 def as_tool_error(exc: BaseException) -> ToolsError | None:
     """The tool error a lower-layer error becomes (its message kept), or None for anything
     else (a bug: the SDK reports it as it is)."""
+    from burnqed.lean.errors import LeanError
+
     if isinstance(exc, ToolsError):
         return exc
+    if isinstance(exc, LeanError):
+        return lean_tool_error(exc)
     for kinds, tool_error in error_contract():
         if isinstance(exc, kinds):
             mapped = tool_error(str(exc) or type(exc).__name__)

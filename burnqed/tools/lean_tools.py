@@ -5,8 +5,9 @@ models below. One client (over HTTP, one token) runs at most ``lean.num_workers 
 calls at once and a handle holds at most ToolsConfig.max_handle_states states, none deeper
 than max_handle_depth tactics from its root (a cold call replays at most that many), so a
 client replaying deep handles never takes the last worker from another client's
-verify_proof. Lean-layer errors are translated here (``raise … from``) into the tool
-errors of burnqed.tools.errors, so the server stays a list of declarations. A failed
+verify_proof. Lean-layer errors are translated here (``raise … from``) by the one mapping of
+burnqed.tools.errors (``lean_tool_error``), in the words of the call that met them, so the
+server stays a list of declarations. A failed
 tactic is a result with status ``failed``, never an error.
 """
 
@@ -22,21 +23,13 @@ import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
 from burnqed.lean.detached import DetachedProof
-from burnqed.lean.errors import (
-    ForeignState,
-    HandleLost,
-    InvalidStatement,
-    LeanError,
-    LeanReplError,
-    UnknownHandle,
-)
-from burnqed.lean.errors import InvalidInput as LeanInvalidInput
+from burnqed.lean.errors import HandleLost, LeanError, UnknownHandle
 from burnqed.lean.interface import ProofPool
 from burnqed.lean.protocol import Goal, Message, render_goal, render_goals
 from burnqed.lean.results import PoolStatus, TacticOutcome, TacticStatus
 from burnqed.lean.statement import StatementError, split_statement
 from burnqed.tools.config import ToolsConfig
-from burnqed.tools.errors import InvalidInput, LeanUnavailable, LeaseError, LeaseLost, Refused
+from burnqed.tools.errors import InvalidInput, LeanCall, LeaseError, Refused, lean_tool_error
 from burnqed.tools.fairness import FairLanes
 from burnqed.tools.leases import HandleRegistry
 from burnqed.tools.policy import TacticPolicy, normalise_blanks
@@ -286,12 +279,8 @@ class LeanTools:
         try:
             async with self._lane(client):
                 handle = await self._open(statement, name, header)
-        except (InvalidStatement, LeanInvalidInput) as exc:
-            raise InvalidInput(f"{self._rejected('the statement')}: {exc}") from exc
-        except LeanReplError as exc:
-            raise InvalidInput(f"{self._rejected('the statement')}: {exc}") from exc
         except LeanError as exc:
-            raise LeanUnavailable(f"the Lean pool could not start the proof: {type(exc).__name__}: {exc}") from exc
+            raise lean_tool_error(exc, self._call("the statement", "start the proof")) from exc
         try:
             lease = self.registry.add(handle, client=client, statement=statement, name=name)
         except LeaseError:  # the cap filled up while Lean was starting the goal
@@ -314,9 +303,9 @@ class LeanTools:
         """Who checks: "embedded checker" on the embedded backend (never to be taken for Lean), else "Lean"."""
         return checker_name(self.pool.backend)
 
-    def _rejected(self, what: str) -> str:
-        """``Lean rejected WHAT``, or ``embedded checker: rejected WHAT`` on the embedded backend."""
-        return f"{self.checker}: rejected {what}" if self.pool.backend == "embedded" else f"Lean rejected {what}"
+    def _call(self, subject: str, action: str, handle: str | None = None, state_id: int | None = None) -> LeanCall:
+        """The words of this call for its Lean errors (``embedded checker: rejected …`` on the embedded backend)."""
+        return LeanCall(checker=self.checker, subject=subject, action=action, handle=handle, state_id=state_id)
 
     @staticmethod
     def _split(statement: str | None, header: str | None) -> tuple[str | None, str | None]:
@@ -367,17 +356,11 @@ class LeanTools:
             try:
                 async with self._lane(client):
                     outcome: TacticOutcome = await lease.handle.run_tactic(state_id, tactic, goal_id=goal_id)
-            except ForeignState as exc:
-                raise InvalidInput(f"state {state_id} does not belong to handle {handle}") from exc
-            except (HandleLost, UnknownHandle) as exc:
-                await self.registry.discard(handle, "lost (its Lean worker died)")
-                raise LeaseLost(f"handle {handle} is lost (its Lean worker died); start a new proof") from exc
-            except LeanInvalidInput as exc:
-                raise InvalidInput(f"tactic refused: {exc}") from exc
-            except LeanReplError as exc:
-                raise InvalidInput(f"{self._rejected('the request')}: {exc.desc}") from exc
             except LeanError as exc:
-                raise LeanUnavailable(f"{type(exc).__name__}: {exc}") from exc
+                if isinstance(exc, (HandleLost, UnknownHandle)):
+                    await self.registry.discard(handle, "lost (its Lean worker died)")
+                call = self._call("the tactic", "run the tactic", handle=handle, state_id=state_id)
+                raise lean_tool_error(exc, call) from exc
             # a detached proof outlives a dead worker: the next call replays it on another one
             alive = isinstance(lease.handle, DetachedProof) or (
                 outcome.status is not TacticStatus.LOST and not getattr(lease.handle, "lost", False)
@@ -433,12 +416,8 @@ class LeanTools:
                 verdict = await self.pool.verify_proof(
                     statement, checked, name=name.strip() if name else None, header=header
                 )
-        except (InvalidStatement, LeanInvalidInput) as exc:
-            raise InvalidInput(f"{self._rejected('the statement')}: {exc}") from exc
-        except LeanReplError as exc:
-            raise InvalidInput(f"{self._rejected('the request')}: {exc}") from exc
         except LeanError as exc:
-            raise LeanUnavailable(f"the Lean pool could not verify: {type(exc).__name__}: {exc}") from exc
+            raise lean_tool_error(exc, self._call("the statement", "verify")) from exc
         return VerifyProofResult(
             ok=verdict.ok,
             reason=verdict.reason,

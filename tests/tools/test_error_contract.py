@@ -60,3 +60,47 @@ async def test_a_policy_error_reaches_the_client_with_its_message(
             result = await client.call_tool("generate_tactics", {"state": "⊢ True", "n": 2, "policy": "model"})
     assert result.is_error
     assert "does not exist" in result.content[0].text, result.content[0].text
+
+
+@pytest.mark.parametrize(
+    ("error", "call", "expected", "text"),
+    [
+        (
+            lean.InvalidStatement("parse", "bad"),
+            tools.LeanCall(subject="the statement", action="verify"),
+            tools.InvalidInput,
+            "Lean rejected the statement: parse: bad",
+        ),
+        (
+            lean.InvalidStatement("parse", "bad"),
+            tools.LeanCall(checker="embedded checker", subject="the statement"),
+            tools.InvalidInput,
+            "embedded checker: rejected the statement: parse: bad",
+        ),
+        (
+            lean.ForeignState("x"),
+            tools.LeanCall(handle="h1", state_id=3),
+            tools.InvalidInput,
+            "state 3 does not belong to handle h1",
+        ),
+        (
+            lean.HandleLost("gone"),
+            tools.LeanCall(handle="h1"),
+            tools.LeaseLost,
+            "handle h1 is lost (its Lean worker died); start a new proof",
+        ),
+        (
+            lean.LeanTimeout("slow"),
+            tools.LeanCall(action="verify"),
+            tools.LeanUnavailable,
+            "the Lean pool could not verify: LeanTimeout: slow",
+        ),
+    ],
+)
+def test_one_lean_mapping_in_a_calls_words(
+    error: lean.LeanError, call: tools.LeanCall, expected: type[tools.ToolsError], text: str
+) -> None:
+    """The lean tools and the contract share one Lean mapping: the same tool error, the call's words."""
+    mapped = tools.lean_tool_error(error, call)
+    assert type(mapped) is expected and str(mapped) == text and mapped.__cause__ is error
+    assert type(as_tool_error(error)) is expected
