@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult
@@ -22,14 +22,13 @@ from burnqed.tools.proof_gate import ProofGate
 from burnqed.tools.serving import (
     MUTATING,
     READ_ONLY,
-    apply_error_contract,
+    Toolset,
     jobs_dir,
-    lifespan_state,
     new_server,
     tool_result,
 )
 
-__all__ = ["build_server"]
+__all__ = ["BlueprintContext", "build_server"]
 
 INSTRUCTIONS = """\
 The BLUEPRINT.md of the run: targets (theorems, lemmas, theorem sets) with status and attempts
@@ -42,11 +41,15 @@ StatusName = Literal["todo", "running", "partial", "done", "failed", "exhausted"
 SettableStatus = Literal["todo", "running", "partial", "failed"]
 
 
-def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
+BlueprintContext = Context[BlueprintTools]
+"""A blueprint tool's context: its lifespan state is the server's BlueprintTools."""
+
+
+def build_server(config: ToolsRunConfig) -> MCPServer[BlueprintTools]:
     """The blueprint server for ``config.blueprint``."""
 
     @asynccontextmanager
-    async def lifespan(_server: MCPServer[Any]) -> AsyncIterator[BlueprintTools]:
+    async def lifespan(_server: MCPServer[BlueprintTools]) -> AsyncIterator[BlueprintTools]:
         async with ProofGate(config) as gate:
             yield BlueprintTools(
                 config.blueprint.path,
@@ -57,31 +60,31 @@ def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
                 held_out_sets=held_out_set_names(config),
             )
 
-    server = new_server("blueprint", config, lifespan, INSTRUCTIONS)
+    toolset: Toolset[BlueprintTools] = Toolset(config)
 
-    def bp(ctx: Context[Any, Any]) -> BlueprintTools:
-        return lifespan_state(ctx, BlueprintTools)
+    def bp(ctx: BlueprintContext) -> BlueprintTools:
+        return ctx.request_context.lifespan_context
 
-    @server.tool(title='List blueprint targets', annotations=READ_ONLY)
+    @toolset.tool(title='List blueprint targets', annotations=READ_ONLY)
     async def list_targets(
-        ctx: Context[Any, Any],
+        ctx: BlueprintContext,
         status: Annotated[StatusName | None, Field(description="only targets with this status")] = None,
         detail: Annotated[Literal["summary", "full"], Field(description="full adds statements and notes")] = "summary",
     ) -> Annotated[CallToolResult, TargetList]:
         """The blueprint's targets with status and attempts, optionally of one status."""
         return tool_result(bp(ctx).list_targets(status, detail))
 
-    @server.tool(title='Get a blueprint entry', annotations=READ_ONLY)
+    @toolset.tool(title='Get a blueprint entry', annotations=READ_ONLY)
     async def get_target(
-        ctx: Context[Any, Any],
+        ctx: BlueprintContext,
         label: Annotated[str, Field(min_length=1, description="the entry's label")],
     ) -> Annotated[CallToolResult, EntryView]:
         """One blueprint entry in full: statement, status, attempts, uses, plan, results, notes."""
         return tool_result(bp(ctx).get_target(label))
 
-    @server.tool(title="Update a target's status", annotations=MUTATING)
+    @toolset.tool(title="Update a target's status", annotations=MUTATING)
     async def update_status(
-        ctx: Context[Any, Any],
+        ctx: BlueprintContext,
         label: Annotated[str, Field(min_length=1, description="a target's label")],
         status: Annotated[SettableStatus, Field(description="the new status (done: record_proof; exhausted: automatic)")],
         note: Annotated[str | None, Field(max_length=2000, description="why (kept in the entry's notes)")] = None,
@@ -90,9 +93,9 @@ def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
         target becomes exhausted when its budget is spent. done is set only by record_proof."""
         return tool_result(bp(ctx).update_status(label, status, note))
 
-    @server.tool(title='Record a replayed proof', annotations=MUTATING)
+    @toolset.tool(title='Record a replayed proof', annotations=MUTATING)
     async def record_proof(
-        ctx: Context[Any, Any],
+        ctx: BlueprintContext,
         label: Annotated[str, Field(min_length=1, description="a theorem's or lemma's label")],
         job_id: Annotated[str, Field(min_length=1, description="the finished search job that proved it")],
     ) -> Annotated[CallToolResult, EntryView]:
@@ -100,13 +103,12 @@ def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
         against the locked statement; the target is done only if the replay succeeds."""
         return tool_result(await bp(ctx).record_proof(label, job_id))
 
-    @server.tool(title='Schedule an expert iteration', annotations=MUTATING)
+    @toolset.tool(title='Schedule an expert iteration', annotations=MUTATING)
     async def schedule_iteration(
-        ctx: Context[Any, Any],
+        ctx: BlueprintContext,
         spec: Annotated[IterationSpec, Field(description="what the iteration should do")],
     ) -> Annotated[CallToolResult, EntryView]:
         """Schedule an expert iteration (entry iter_N, status todo) for the daemon to run."""
         return tool_result(bp(ctx).schedule_iteration(spec))
 
-    apply_error_contract(server, config)
-    return server
+    return new_server("blueprint", config, lifespan, INSTRUCTIONS, toolset)

@@ -32,15 +32,13 @@ from burnqed.tools.serving import (
     DESTRUCTIVE,
     MUTATING,
     READ_ONLY,
-    apply_error_contract,
+    Toolset,
     client_key,
-    exactly_one_of,
-    lifespan_state,
     new_server,
     tool_result,
 )
 
-__all__ = ["LeanServerState", "build_server", "lean_lifespan"]
+__all__ = ["LeanContext", "LeanServerState", "build_server", "lean_lifespan"]
 
 INSTRUCTIONS = """\
 Lean 4 proof checking, one tactic at a time. start_proof gives a handle and the root state's
@@ -57,6 +55,10 @@ class LeanServerState:
     """What the lean_pool server's tools share: the pool behind its lease registry."""
 
     tools: LeanTools
+
+
+LeanContext = Context[LeanServerState]
+"""A lean_pool tool's context: its lifespan state is the server's LeanServerState."""
 
 
 @asynccontextmanager
@@ -81,22 +83,22 @@ async def lean_lifespan(config: ToolsRunConfig) -> AsyncIterator[LeanServerState
             await registry.close_all()
 
 
-def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
+def build_server(config: ToolsRunConfig) -> MCPServer[LeanServerState]:
     """The lean_pool server for ``config`` (nothing starts until a client connects)."""
 
     @asynccontextmanager
-    async def lifespan(_server: MCPServer[Any]) -> AsyncIterator[LeanServerState]:
+    async def lifespan(_server: MCPServer[LeanServerState]) -> AsyncIterator[LeanServerState]:
         async with lean_lifespan(config) as state:
             yield state
 
-    server = new_server("lean", config, lifespan, INSTRUCTIONS)
+    toolset: Toolset[LeanServerState] = Toolset(config)
 
-    def tools(ctx: Context[Any, Any]) -> LeanTools:
-        return lifespan_state(ctx, LeanServerState).tools
+    def tools(ctx: LeanContext) -> LeanTools:
+        return ctx.request_context.lifespan_context.tools
 
-    @server.tool(title='Start a proof', annotations=MUTATING)
+    @toolset.tool(title='Start a proof', annotations=MUTATING, exactly_one_of=("statement", "name"))
     async def start_proof(
-        ctx: Context[Any, Any],
+        ctx: LeanContext,
         statement: Annotated[
             str | None,
             Field(description=STATEMENT_FORMS),
@@ -111,9 +113,9 @@ def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
         state id (0) and its goals. Close the handle with close_proof when done (idle handles expire)."""
         return tool_result(await tools(ctx).start_proof(statement, name, client=client_key(ctx), header=header))
 
-    @server.tool(title='Run a tactic', annotations=MUTATING)
+    @toolset.tool(title='Run a tactic', annotations=MUTATING)
     async def run_tactic(
-        ctx: Context[Any, Any],
+        ctx: LeanContext,
         handle: Annotated[str, Field(description="the handle from start_proof")],
         state_id: Annotated[int, Field(ge=0, description="the state to run the tactic on")],
         tactic: Annotated[str, Field(min_length=1, description="one Lean 4 tactic, e.g. 'intro n'")],
@@ -124,17 +126,17 @@ def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
         still works, its states are replayed on another worker)."""
         return tool_result(await tools(ctx).run_tactic(handle, state_id, tactic, goal_id, client=client_key(ctx)))
 
-    @server.tool(title='Close a proof handle', annotations=DESTRUCTIVE)
+    @toolset.tool(title='Close a proof handle', annotations=DESTRUCTIVE)
     async def close_proof(
-        ctx: Context[Any, Any],
+        ctx: LeanContext,
         handle: Annotated[str, Field(description="the handle from start_proof")],
     ) -> Annotated[CallToolResult, CloseProofResult]:
         """Close a proof handle and release its states."""
         return tool_result(await tools(ctx).close_proof(handle, client=client_key(ctx)))
 
-    @server.tool(title='Verify a whole proof', annotations=READ_ONLY)
+    @toolset.tool(title='Verify a whole proof', annotations=READ_ONLY, exactly_one_of=("statement", "name"))
     async def verify_proof(
-        ctx: Context[Any, Any],
+        ctx: LeanContext,
         tactics: Annotated[list[str], Field(min_length=1, description="the whole proof, one tactic per item")],
         statement: Annotated[str | None, Field(description=STATEMENT_FORMS)] = None,
         name: Annotated[str | None, Field(description="or the name of a theorem in the environment")] = None,
@@ -144,12 +146,9 @@ def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
         if no goals, no sorry and no unassigned metavariables remain. The only check that counts."""
         return tool_result(await tools(ctx).verify_proof(tactics, statement, name, header, client=client_key(ctx)))
 
-    @server.tool(title='Lean pool status', annotations=READ_ONLY)
-    async def pool_status(ctx: Context[Any, Any]) -> Annotated[CallToolResult, PoolStatusResult]:
+    @toolset.tool(title='Lean pool status', annotations=READ_ONLY)
+    async def pool_status(ctx: LeanContext) -> Annotated[CallToolResult, PoolStatusResult]:
         """The Lean pool's workers and requests, and the open proof handles."""
         return tool_result(tools(ctx).pool_status())
 
-    exactly_one_of(server, "start_proof", "statement", "name")
-    exactly_one_of(server, "verify_proof", "statement", "name")
-    apply_error_contract(server, config)
-    return server
+    return new_server("lean", config, lifespan, INSTRUCTIONS, toolset)

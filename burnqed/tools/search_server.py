@@ -12,7 +12,7 @@ import os
 import signal
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
@@ -37,16 +37,14 @@ from burnqed.tools.serving import (
     DESTRUCTIVE,
     MUTATING,
     READ_ONLY,
-    apply_error_contract,
+    Toolset,
     client_key,
-    exactly_one_of,
     jobs_dir,
-    lifespan_state,
     new_server,
     tool_result,
 )
 
-__all__ = ["build_server", "search_lifespan"]
+__all__ = ["SearchContext", "build_server", "search_lifespan"]
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +59,9 @@ JobId = Annotated[str, Field(min_length=1, description="the id launch_search ret
 PolicyArg = Annotated[
     Literal["model", "none"], Field(description="'model': the policy LM; 'none': automation tactics only")
 ]
+
+SearchContext = Context[SearchTools]
+"""A search tool's context: its lifespan state is the server's SearchTools."""
 
 
 @asynccontextmanager
@@ -110,22 +111,22 @@ async def _warm(tools: SearchTools) -> None:
         log.warning("could not elaborate the held-out set ahead of time", exc_info=True)
 
 
-def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
+def build_server(config: ToolsRunConfig) -> MCPServer[SearchTools]:
     """The search server for ``config``."""
 
     @asynccontextmanager
-    async def lifespan(_server: MCPServer[Any]) -> AsyncIterator[SearchTools]:
+    async def lifespan(_server: MCPServer[SearchTools]) -> AsyncIterator[SearchTools]:
         async with search_lifespan(config) as tools:
             yield tools
 
-    server = new_server("search", config, lifespan, INSTRUCTIONS)
+    toolset: Toolset[SearchTools] = Toolset(config)
 
-    def search(ctx: Context[Any, Any]) -> SearchTools:
-        return lifespan_state(ctx, SearchTools)
+    def search(ctx: SearchContext) -> SearchTools:
+        return ctx.request_context.lifespan_context
 
-    @server.tool(title='Launch a proof search', annotations=MUTATING)
+    @toolset.tool(title='Launch a proof search', annotations=MUTATING, exactly_one_of=("theorem_set", "statements"))
     async def launch_search(
-        ctx: Context[Any, Any],
+        ctx: SearchContext,
         theorem_set: Annotated[str | None, Field(description="a built-in theorem set, e.g. 'core'")] = None,
         statements: Annotated[
             list[str] | None, Field(min_length=1, description=f"or statements to prove, each {STATEMENT_FORMS}")
@@ -148,9 +149,9 @@ def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
         )
         return tool_result(view)
 
-    @server.tool(title='Search job status', annotations=READ_ONLY)
+    @toolset.tool(title='Search job status', annotations=READ_ONLY)
     async def job_status(
-        ctx: Context[Any, Any],
+        ctx: SearchContext,
         job_id: JobId,
         wait_s: Annotated[
             float,
@@ -165,9 +166,9 @@ def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
 
         return tool_result(await search(ctx).wait_job(job_id, wait_s, progress))
 
-    @server.tool(title='Search job result', annotations=READ_ONLY)
+    @toolset.tool(title='Search job result', annotations=READ_ONLY)
     async def job_result(
-        ctx: Context[Any, Any],
+        ctx: SearchContext,
         job_id: JobId,
         detail: Annotated[
             Literal["summary", "full"], Field(description="full: every theorem's outcome and proof")
@@ -176,23 +177,23 @@ def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
         """A finished job's result: solve rate and budget (detail='full': the whole evaluation report)."""
         return tool_result(await search(ctx).job_result(job_id, detail))
 
-    @server.tool(title='Cancel a search job', annotations=DESTRUCTIVE)
-    async def cancel_job(ctx: Context[Any, Any], job_id: JobId) -> Annotated[CallToolResult, JobView]:
+    @toolset.tool(title='Cancel a search job', annotations=DESTRUCTIVE)
+    async def cancel_job(ctx: SearchContext, job_id: JobId) -> Annotated[CallToolResult, JobView]:
         """Cancel a running job (what it found so far stays written)."""
         return tool_result(await search(ctx).cancel_job(job_id, client=client_key(ctx)))
 
-    @server.tool(title='List search jobs', annotations=READ_ONLY)
+    @toolset.tool(title='List search jobs', annotations=READ_ONLY)
     async def list_jobs(
-        ctx: Context[Any, Any],
+        ctx: SearchContext,
         status: Annotated[JobStatus | None, Field(description="only jobs with this status")] = None,
         limit: Annotated[int, Field(ge=1, le=500)] = 20,
     ) -> Annotated[CallToolResult, JobList]:
         """Search jobs, newest first (including those of earlier server runs)."""
         return tool_result(search(ctx).list_jobs(status, limit))
 
-    @server.tool(title='Sample tactics from the policy', annotations=READ_ONLY)
+    @toolset.tool(title='Sample tactics from the policy', annotations=READ_ONLY)
     async def generate_tactics(
-        ctx: Context[Any, Any],
+        ctx: SearchContext,
         state: Annotated[str, Field(min_length=1, description="a proof state as Lean prints it (h : T lines, ⊢ goal)")],
         n: Annotated[int, Field(ge=1, le=64, description="how many candidates")] = 8,
         policy: PolicyArg = "model",
@@ -200,14 +201,12 @@ def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
         """Tactics the policy proposes for a proof state, best first, with log-probabilities."""
         return tool_result(await search(ctx).generate_tactics(state, n, policy))
 
-    @server.tool(title='Score proof states (energy head)', annotations=READ_ONLY)
+    @toolset.tool(title='Score proof states (energy head)', annotations=READ_ONLY)
     async def score_states(
-        ctx: Context[Any, Any],
+        ctx: SearchContext,
         states: Annotated[list[str], Field(min_length=1, description="proof states as Lean prints them")],
     ) -> Annotated[CallToolResult, ScoreStatesResult]:
         """Energies of proof states from the energy head (lower = more provable)."""
         return tool_result(await search(ctx).score_states(states))
 
-    exactly_one_of(server, "launch_search", "theorem_set", "statements")
-    apply_error_contract(server, config)
-    return server
+    return new_server("search", config, lifespan, INSTRUCTIONS, toolset)

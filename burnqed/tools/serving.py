@@ -1,12 +1,15 @@
 """What every burnqed MCP server shares: construction, the call log, typed results.
 
-``new_server`` builds an ``MCPServer`` with the tool-call log installed as middleware (so
-every ``tools/call`` lands in logs/tool_calls.jsonl, whatever its outcome) and inside it the
-argument check (an argument a tool's schema does not name is refused, not ignored), the
-SDK's logging kept quiet on stderr, and the server's lifespan. ``tool_result`` turns a
-pydantic output model into a result with structured content plus a short text summary.
-``apply_error_contract`` maps lower-layer errors to tool errors and keeps the server's own
-paths out of every error text.
+A server's tools are declared on a ``Toolset`` with ``@toolset.tool(...)``, which wraps each
+one where it is declared: the error contract (a lower-layer error becomes the tool error of
+burnqed.tools.errors' table, the server's own paths kept out of its text) and a schema
+that refuses unknown arguments (plus ``exactly_one_of`` / ``not_both`` rules a client sees
+before it calls). It builds the SDK's public ``Tool`` and hands the list to
+``MCPServer(tools=...)``: nothing reaches into the SDK's tool manager. ``new_server`` builds
+an ``MCPServer`` with the tool-call log installed as middleware (so every ``tools/call``
+lands in logs/tool_calls.jsonl, whatever its outcome) and inside it the argument check, the
+SDK's logging kept quiet on stderr, and the server's typed lifespan. ``tool_result`` turns
+a pydantic output model into a result with structured content plus a short text summary.
 """
 
 from __future__ import annotations
@@ -16,9 +19,10 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import Any, Literal, TypeVar, cast
+from typing import Any, Generic, Literal, TypeVar, cast
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel
 
@@ -31,20 +35,18 @@ __all__ = [
     "DESTRUCTIVE",
     "MUTATING",
     "READ_ONLY",
+    "Toolset",
     "call_log_path",
-    "apply_error_contract",
     "client_key",
     "client_of",
     "scrub_paths",
-    "exactly_one_of",
-    "not_both",
     "jobs_dir",
-    "lifespan_state",
     "new_server",
     "tool_result",
 ]
 
-T = TypeVar("T")
+S = TypeVar("S")
+F = TypeVar("F", bound=Callable[..., Any])
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 MUTATING = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
@@ -63,35 +65,87 @@ def jobs_dir(config: ToolsRunConfig) -> Path:
     return config.tools.jobs_dir or RunLayout(config.paths.run_dir).jobs
 
 
+class Toolset(Generic[S]):
+    """The tools of one server (whose lifespan state is an ``S``), each wrapped where it is declared."""
+
+    def __init__(self, config: ToolsRunConfig | None = None) -> None:
+        self._roots = _private_roots(config) if config is not None else []
+        self._tools: dict[str, Tool] = {}
+
+    def tool(
+        self,
+        *,
+        title: str,
+        annotations: ToolAnnotations,
+        exactly_one_of: tuple[str, ...] = (),
+        not_both: tuple[str, ...] = (),
+    ) -> Callable[[F], F]:
+        """Declare an async tool: the SDK's ``Tool`` of the function wrapped in the error
+        contract; its schema refuses unknown arguments and says that exactly one (or at most
+        one) of the named arguments is given with a value (null is "not given", as the
+        server reads it)."""
+
+        def declare(fn: F) -> F:
+            # the SDK reads the signature through functools.wraps' __wrapped__, so the schema is fn's
+            tool = Tool.from_function(_contracted(fn, self._roots), title=title, annotations=annotations)
+            schema: dict[str, Any] = {**tool.parameters, "additionalProperties": False}
+            if exactly_one_of:
+                schema["oneOf"] = [
+                    {"required": [f], "properties": {f: {"not": {"type": "null"}}}} for f in exactly_one_of
+                ]
+            if not_both:
+                schema["not"] = {
+                    "required": list(not_both),
+                    "properties": {f: {"not": {"type": "null"}} for f in not_both},
+                }
+            tool.parameters = schema
+            if tool.name in self._tools:
+                raise ValueError(f"tool {tool.name!r} declared twice")
+            self._tools[tool.name] = tool
+            return fn
+
+        return declare
+
+    def get(self, name: str) -> Tool | None:
+        """The declared tool called ``name``, if any."""
+        return self._tools.get(name)
+
+    def tools(self) -> list[Tool]:
+        """Every declared tool, in declaration order."""
+        return list(self._tools.values())
+
+
 def new_server(
     name: str,
     config: ToolsRunConfig,
-    lifespan: Callable[[MCPServer[Any]], AbstractAsyncContextManager[Any]] | None,
+    lifespan: Callable[[MCPServer[S]], AbstractAsyncContextManager[S]],
     instructions: str,
-) -> MCPServer[Any]:
-    """An MCPServer named ``burnqed-<name>`` with the call log installed."""
+    toolset: Toolset[S],
+) -> MCPServer[S]:
+    """An MCPServer named ``burnqed-<name>`` serving ``toolset``, with the call log installed."""
     level = config.tools.server_log_level.upper()
-    server: MCPServer[Any] = MCPServer(
+    server: MCPServer[S] = MCPServer(
         f"burnqed-{name}",
         instructions=instructions,
         version=_version(),
         lifespan=lifespan,
         log_level=cast(_LogLevel, level if level in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL") else "WARNING"),
         warn_on_duplicate_tools=True,
+        tools=toolset.tools(),
     )
     server.middleware.append(ToolCallLog(call_log_path(config)).middleware(name))
-    server.middleware.append(_refuse_unknown_arguments(server))
+    server.middleware.append(_refuse_unknown_arguments(toolset))
     return server
 
 
-def _refuse_unknown_arguments(server: MCPServer[Any]) -> Any:
+def _refuse_unknown_arguments(toolset: Toolset[Any]) -> Any:
     """A middleware that refuses a ``tools/call`` naming an argument its tool's schema does not
     have (the schemas say ``additionalProperties: false``; the SDK alone would drop it silently)."""
 
     async def check(ctx: Any, call_next: Any) -> Any:
         if ctx.method == "tools/call":
             params = ctx.params or {}
-            tool = server._tool_manager.get_tool(str(params.get("name", "")))  # noqa: SLF001
+            tool = toolset.get(str(params.get("name", "")))
             arguments = params.get("arguments")
             if tool is not None and isinstance(arguments, Mapping):
                 known = set(tool.parameters.get("properties", {}))
@@ -111,7 +165,7 @@ def _refusal(text: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
 
-def _argument_problem(tool: Any, arguments: dict[str, Any]) -> str | None:
+def _argument_problem(tool: Tool, arguments: dict[str, Any]) -> str | None:
     """What is wrong with ``arguments`` for ``tool``'s schema, in the tool's own words (argument
     names and what each needs), or None. The SDK would say it with its internal model's name
     (``verify_proofArguments``) and a pydantic URL."""
@@ -135,17 +189,6 @@ def _version() -> str:
         return version("burnqed")
     except PackageNotFoundError:
         return "0"
-
-
-def apply_error_contract(server: MCPServer[Any], config: ToolsRunConfig | None = None) -> None:
-    """Wrap every tool of ``server`` so that a lower-layer error leaving it becomes the tool
-    error of burnqed.tools.errors' contract table, with the server's paths taken out of its
-    text (call after the tools are declared); every schema refuses unknown arguments."""
-    roots = _private_roots(config) if config is not None else []
-    # the SDK calls Tool.fn with validated arguments; wrapping it keeps the signature it read
-    for tool in server._tool_manager.list_tools():  # noqa: SLF001
-        tool.fn = _contracted(tool.fn, roots)
-        tool.parameters = {**tool.parameters, "additionalProperties": False}
 
 
 def _private_roots(config: ToolsRunConfig) -> list[tuple[str, str]]:
@@ -195,32 +238,7 @@ def _contracted(fn: Callable[..., Any], roots: list[tuple[str, str]]) -> Callabl
     return call
 
 
-def exactly_one_of(server: MCPServer[Any], tool: str, *fields: str) -> None:
-    """Say in ``tool``'s input schema that exactly one of ``fields`` must be given (a
-    ``oneOf`` of ``required``), so a client sees the rule before it calls, not only in errors."""
-    # the SDK derives the schema from the signature and has no public way to add a oneOf
-    registered = server._tool_manager.get_tool(tool)  # noqa: SLF001
-    if registered is None:
-        raise KeyError(f"no tool {tool!r} on {server.name}")
-    # a branch counts only with a value (null is "not given", as the server reads it)
-    registered.parameters = {
-        **registered.parameters,
-        "oneOf": [{"required": [f], "properties": {f: {"not": {"type": "null"}}}} for f in fields],
-    }
-
-
-def not_both(server: MCPServer[Any], tool: str, *fields: str) -> None:
-    """Say in ``tool``'s input schema that at most one of ``fields`` may be given (with a value)."""
-    registered = server._tool_manager.get_tool(tool)  # noqa: SLF001
-    if registered is None:
-        raise KeyError(f"no tool {tool!r} on {server.name}")
-    registered.parameters = {
-        **registered.parameters,
-        "not": {"required": list(fields), "properties": {f: {"not": {"type": "null"}} for f in fields}},
-    }
-
-
-def client_key(ctx: Context[Any, Any]) -> str:
+def client_key(ctx: Context[S]) -> str:
     """Who is calling: over HTTP the client name of its bearer token (set by BearerAuth,
     never by the client; every session of one token is one client, so caps and ownership
     hold per token), ``local`` over HTTP without a token; ``stdio`` for a stdio server,
@@ -233,14 +251,6 @@ def client_of(headers: Mapping[str, str] | None) -> str:
     if headers is None:
         return "stdio"
     return headers.get("x-burnqed-client") or "local"
-
-
-def lifespan_state(ctx: Context[Any, Any], kind: type[T]) -> T:
-    """The server's lifespan object, checked to be a ``kind``."""
-    state = ctx.request_context.lifespan_context
-    if not isinstance(state, kind):
-        raise TypeError(f"lifespan state is {type(state).__name__}, expected {kind.__name__}")
-    return state
 
 
 def tool_result(model: BaseModel, summary: str | None = None) -> CallToolResult:

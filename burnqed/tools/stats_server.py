@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult
@@ -19,11 +19,9 @@ from burnqed.tools.config import ToolsRunConfig
 from burnqed.tools.held_out import held_out_set_names
 from burnqed.tools.serving import (
     READ_ONLY,
-    apply_error_contract,
+    Toolset,
     call_log_path,
-    not_both,
     jobs_dir,
-    lifespan_state,
     new_server,
     tool_result,
 )
@@ -36,7 +34,7 @@ from burnqed.tools.stats import (
     TrajectorySummaryResult,
 )
 
-__all__ = ["build_server", "stats_service"]
+__all__ = ["StatsContext", "build_server", "stats_service"]
 
 INSTRUCTIONS = """\
 Scores of the expert-iteration run that no LLM produced: trajectory counts, solve rates per
@@ -56,21 +54,25 @@ def stats_service(config: ToolsRunConfig) -> StatsService:
     )
 
 
-def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
+StatsContext = Context[StatsService]
+"""A stats tool's context: its lifespan state is the server's StatsService."""
+
+
+def build_server(config: ToolsRunConfig) -> MCPServer[StatsService]:
     """The stats server for ``config``."""
 
     @asynccontextmanager
-    async def lifespan(_server: MCPServer[Any]) -> AsyncIterator[StatsService]:
+    async def lifespan(_server: MCPServer[StatsService]) -> AsyncIterator[StatsService]:
         yield stats_service(config)
 
-    server = new_server("stats", config, lifespan, INSTRUCTIONS)
+    toolset: Toolset[StatsService] = Toolset(config)
 
-    def stats(ctx: Context[Any, Any]) -> StatsService:
-        return lifespan_state(ctx, StatsService)
+    def stats(ctx: StatsContext) -> StatsService:
+        return ctx.request_context.lifespan_context
 
-    @server.tool(title='Trajectory statistics', annotations=READ_ONLY)
+    @toolset.tool(title='Trajectory statistics', annotations=READ_ONLY, not_both=("iteration", "job_id"))
     async def trajectory_summary(
-        ctx: Context[Any, Any],
+        ctx: StatsContext,
         iteration: Annotated[int | None, Field(ge=0, description="iteration N (default: the latest)")] = None,
         job_id: Annotated[str | None, Field(description="or a search job's trajectories")] = None,
     ) -> Annotated[CallToolResult, TrajectorySummaryResult]:
@@ -78,32 +80,32 @@ def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
         (of at most one of an iteration or a job; neither: the latest iteration)."""
         return tool_result(stats(ctx).trajectory_summary(iteration, job_id))
 
-    @server.tool(title='Evaluation result of an iteration', annotations=READ_ONLY)
+    @toolset.tool(title='Evaluation result of an iteration', annotations=READ_ONLY)
     async def eval_result(
-        ctx: Context[Any, Any],
+        ctx: StatsContext,
         iteration: Iteration,
         detail: Annotated[Literal["summary", "full"], Field(description="full adds per-theorem outcomes")] = "summary",
     ) -> Annotated[CallToolResult, EvalResult]:
         """The scores of one iteration: training solve rate, and held-out solve rates when this server may show them."""
         return tool_result(stats(ctx).eval_result(iteration, detail))
 
-    @server.tool(title='Compare two iterations', annotations=READ_ONLY)
+    @toolset.tool(title='Compare two iterations', annotations=READ_ONLY)
     async def compare_iterations(
-        ctx: Context[Any, Any], a: Iteration, b: Iteration
+        ctx: StatsContext, a: Iteration, b: Iteration
     ) -> Annotated[CallToolResult, IterationComparison]:
         """Iteration b against iteration a, paired theorem by theorem: solve rates, the difference with a 95%
         bootstrap interval and McNemar's p, on the training theorems both searched (counts only) and, when
         this server may show them, on the held-out evaluations (with the theorems that changed)."""
         return tool_result(stats(ctx).compare_iterations(a, b))
 
-    @server.tool(title='Solve rate per iteration', annotations=READ_ONLY)
-    async def solve_curve(ctx: Context[Any, Any]) -> Annotated[CallToolResult, SolveCurve]:
+    @toolset.tool(title='Solve rate per iteration', annotations=READ_ONLY)
+    async def solve_curve(ctx: StatsContext) -> Annotated[CallToolResult, SolveCurve]:
         """Solve rates of every iteration so far, in order."""
         return tool_result(stats(ctx).solve_curve())
 
-    @server.tool(title='Tool-call statistics', annotations=READ_ONLY)
+    @toolset.tool(title='Tool-call statistics', annotations=READ_ONLY)
     async def tool_usage(
-        ctx: Context[Any, Any],
+        ctx: StatsContext,
         server_name: Annotated[
             Literal["lean", "search", "stats", "blueprint"] | None, Field(description="only this server's tools")
         ] = None,
@@ -112,6 +114,4 @@ def build_server(config: ToolsRunConfig) -> MCPServer[Any]:
         """How the MCP tools were used: calls, errors and latency per tool, from the tool-call log."""
         return tool_result(stats(ctx).tool_usage(server_name, since))
 
-    not_both(server, "trajectory_summary", "iteration", "job_id")
-    apply_error_contract(server, config)
-    return server
+    return new_server("stats", config, lifespan, INSTRUCTIONS, toolset)
