@@ -1,0 +1,1 @@
+"""The blueprint server's wing: its factory, its tools' logic and the proof gate."""

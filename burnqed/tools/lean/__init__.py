@@ -1,0 +1,1 @@
+"""The lean_pool server's wing: its factory, its tools' logic and models, proof-handle leases and fair lanes."""

@@ -1,0 +1,1 @@
+"""The search server's wing: its factory, its tools' logic, its typed results and the component host."""

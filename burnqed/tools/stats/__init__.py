@@ -1,0 +1,1 @@
+"""The stats server's wing: its factory and the statistics service."""
