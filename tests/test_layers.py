@@ -43,8 +43,8 @@ def _module_name(path: Path, root: Path = ROOT) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-# a string that names a module (``importlib.import_module("burnqed.tools.jobs")``, a lazy
-# facade's table, ``"burnqed.tools.lean_tools:build"``) is an import like any other
+# a string that names a module (``importlib.import_module("burnqed.tools.common.jobs")``, a lazy
+# facade's table, ``"burnqed.tools.lean.tools:build"``) is an import like any other
 _MODULE_STRING = re.compile(r"burnqed(\.[A-Za-z_][A-Za-z0-9_]*)+(:[A-Za-z_][A-Za-z0-9_]*)?")
 
 
@@ -139,6 +139,26 @@ def test_no_import_goes_up_a_floor() -> None:
             elif package == "burnqed" or FLOOR[package] >= FLOOR[source]:
                 upward.append(f"{module} → {target}")
     assert not upward, "imports that go up or sideways:\n" + "\n".join(sorted(upward))
+
+
+TOOLS_WINGS = ("lean", "search", "stats", "blueprint", "common")
+
+
+def test_each_tools_wing_imports_the_common_wing_and_no_other() -> None:
+    """burnqed/tools is one wing per server over a common wing: a server's wing never reaches into another's."""
+    wrong = []
+    for module, imported in _imports().items():
+        parts = module.split(".")
+        if parts[:2] != ["burnqed", "tools"] or len(parts) < 4:
+            continue
+        wing = parts[2]
+        for target in imported:
+            tparts = target.split(".")
+            if tparts[:2] == ["burnqed", "tools"] and len(tparts) > 2 and tparts[2] != wing:
+                if wing == "common" or tparts[2] != "common":
+                    wrong.append(f"{module} -> {target}")
+    assert {p.name for p in (ROOT / "tools").iterdir() if p.is_dir() and p.name != "__pycache__"} == set(TOOLS_WINGS)
+    assert wrong == []
 
 
 def test_no_modules_import_each_other_in_a_circle() -> None:

@@ -283,7 +283,7 @@ def _call_log(config: AuditConfig, run_dir: Path) -> Path | None:
 
 def _boundary_refusals(config: AuditConfig, run_dir: Path) -> list[Violation]:
     """One violation per (server, tool, rule, client) the trust boundary refused, with the count."""
-    from burnqed.tools.calllog import ToolCallLog
+    from burnqed.tools.common.calllog import ToolCallLog
 
     path = _call_log(config, run_dir)
     if path is None:
@@ -305,7 +305,7 @@ def _boundary_refusals(config: AuditConfig, run_dir: Path) -> list[Violation]:
 
 
 def _tool_usage(config: AuditConfig, run_dir: Path) -> dict[str, Any] | None:
-    from burnqed.tools.stats import StatsService
+    from burnqed.tools.stats.service import StatsService
 
     for candidate in [c for c in (_call_log(config, run_dir),) if c is not None]:
         if candidate.is_file():

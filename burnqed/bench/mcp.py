@@ -93,7 +93,7 @@ async def bench(config: BurnqedConfig, quick: bool) -> dict[str, Any]:
     """Time run_tactic directly, through an in-process MCP client and through stdio."""
     from mcp import Client, StdioServerParameters
 
-    from burnqed.tools.lean_server import build_server
+    from burnqed.tools.lean.server import build_server
 
     n, warmup = (60, 10) if quick else (400, 30)
     with tempfile.TemporaryDirectory(prefix="burnqed-bench-mcp-") as tmp:

@@ -22,7 +22,7 @@ def _placed(server: str, config: BurnqedConfig) -> BurnqedConfig:
     checker answers, and a run directory that is missing or empty before any tool says nothing)."""
     say = lambda text: print(f"burnqed-{server}: {text}", file=sys.stderr, flush=True)  # noqa: E731
     if server in ("stats", "search"):
-        from burnqed.tools.stats import run_dir_note
+        from burnqed.tools.stats.service import run_dir_note
 
         if run_dir_note(config.paths.run_dir) is not None:
             state = "is empty" if config.paths.run_dir.is_dir() else "does not exist"
@@ -43,7 +43,7 @@ async def _serve(args: argparse.Namespace, config: BurnqedConfig) -> int:
     if args.transport == "stdio":
         await build_named_server(args.server, config).run_stdio_async()
         return 0
-    from burnqed.tools.http import HttpServeError, check_auth, resolve_tokens, serve_http
+    from burnqed.tools.common.http import HttpServeError, check_auth, resolve_tokens, serve_http
 
     tools = config.tools
     host = args.host or tools.http_host
@@ -57,7 +57,7 @@ async def _serve(args: argparse.Namespace, config: BurnqedConfig) -> int:
             print(f"burnqed-{args.server}: serving http://{host}:{port}/mcp"
                   + ("" if tokens else " (no token: this machine only)"), file=sys.stderr, flush=True)
 
-        from burnqed.tools.serving import call_log_path
+        from burnqed.tools.common.serving import call_log_path
 
         await serve_http(server, tools, host=host, port=port, tokens=tokens, allow_no_auth=args.no_auth,
                          on_ready=ready, call_log=call_log_path(config))

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from burnqed.tools.config import ToolsRunConfig
+from burnqed.tools.common.config import ToolsRunConfig
 
 __all__ = ["DEFAULT_ALLOWED_TOOLS", "CoordinationRunConfig", "CoordinatorConfig"]
 

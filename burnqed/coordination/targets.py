@@ -3,10 +3,10 @@
 ``own_targets`` carves the run's training and held-out sets (burnqed.iteration.targets),
 registers every training statement in the BLUEPRINT as a theorem target (statement locked),
 both sets as theorem_set targets, and points the scripted brain's probe at the ``targets``
-set (burnqed.tools.search_tools.TARGETS_SET), so the agent's search jobs and the scheduled
+set (burnqed.tools.search.tools.TARGETS_SET), so the agent's search jobs and the scheduled
 iterations run on the user's statements. ``record_found_proofs`` records the proofs the
 iterations' searches found as the targets' proofs, each through the same gate as the
-agent's ``record_proof`` (burnqed.tools.proof_gate.ProofGate).
+agent's ``record_proof`` (burnqed.tools.blueprint.proof_gate.ProofGate).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def own_targets(config: C, run_dir: Path) -> C:
     from burnqed.blueprint import BlueprintStore
     from burnqed.data.theorems import load_theorems
     from burnqed.iteration.targets import prepare_targets
-    from burnqed.tools.search_tools import TARGETS_SET
+    from burnqed.tools.search.tools import TARGETS_SET
 
     if config.iteration.theorems is None:
         return config
@@ -51,8 +51,8 @@ async def record_found_proofs(config: CoordinationRunConfig, run_dir: Path) -> i
     the number recorded (a proof the gate refuses is logged and left out)."""
     from burnqed.blueprint import BlueprintError, BlueprintStore
     from burnqed.iteration.layout import RunLayout
-    from burnqed.tools.errors import ToolsError
-    from burnqed.tools.proof_gate import ProofGate
+    from burnqed.tools.common.errors import ToolsError
+    from burnqed.tools.blueprint.proof_gate import ProofGate
     from burnqed.trajectory.reader import proofs_in
 
     if config.iteration.theorems is None:

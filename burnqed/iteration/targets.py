@@ -12,7 +12,7 @@ alone, so adding statements never moves one across the split.
 the rule, the source files' hashes, both name lists and the skipped statements in
 ``RUN/targets/targets.json``; the run's ``iteration.train_set`` / ``eval_set`` then point
 at the two files, so every existing guarantee holds for them: the held-out file is the
-evaluation set, which the tools' held-out fence (burnqed.tools.held_out) hides from the
+evaluation set, which the tools' held-out fence (burnqed.tools.common.held_out) hides from the
 agent, and the training search never sees a held-out statement.
 """
 

@@ -1,32 +1,41 @@
-"""burnqed.tools: the logic behind the MCP servers.
+"""burnqed.tools: the MCP servers, one wing per server and a common wing.
 
-Modules: ``servers`` (the four servers by name) and their factories ``lean_server``,
-``search_server``, ``stats_server``, ``blueprint_server`` (servers/ re-exports them);
-``lean_tools``, ``search_tools``, ``stats``, ``blueprint_tools`` (what each server's tools
-do; ``search_models`` the search server's typed results; a search job's statements go
-through ``burnqed.runs.run_statements``); ``serving`` (what every server shares), ``http`` (serving
-over streamable HTTP behind bearer tokens), ``sessions`` (HTTP session caps that reclaim
-abandoned sessions, and each token's share of requests in flight), ``fairness`` (each
-token's fair share of the Lean workers), ``host`` (a task that owns context managers
-opened on demand); ``leases`` (proof handles as leases with idle expiry), ``policy`` (the
-tactic policy), ``held_out`` (what an agent may never search or read), ``proof_gate`` (the
-verification gate before a target counts as done), ``jobs`` (background jobs recorded on
-disk), ``calllog`` (logs/tool_calls.jsonl), ``errors`` (the tool errors) and ``config``.
-``burnqed serve`` is ``burnqed/cli/serve.py``, ``burnqed bench mcp`` ``burnqed/bench/mcp.py``.
-Importing this package imports nothing heavy.
+``servers`` names the four servers and builds one from a config. Each wing holds a server
+(``server``: its factory and tool declarations; servers/ re-exports them), its logic and
+its models:
+
+- ``lean/``: ``server``, ``tools`` (leased proof handles under the tactic policy, and the
+  output models), ``leases`` (proof handles as leases with idle expiry), ``fairness`` (each
+  token's fair share of the Lean workers);
+- ``search/``: ``server``, ``tools`` (search jobs, generation, scoring; a job's statements
+  go through ``burnqed.runs.run_statements``), ``models`` (its typed results), ``host`` (a
+  task that owns context managers opened on demand);
+- ``stats/``: ``server``, ``service`` (the run's statistics and the tool-call statistics);
+- ``blueprint/``: ``server``, ``tools`` (the BLUEPRINT.md targets), ``proof_gate`` (the
+  verification gate before a target counts as done);
+- ``common/``: ``serving`` (what every server shares: the Toolset, construction, results),
+  ``errors`` (the tool errors and the one error contract), ``config``, ``calllog``
+  (logs/tool_calls.jsonl), ``jobs`` (background jobs recorded on disk), ``policy`` (the
+  tactic policy), ``held_out`` (what an agent may never search or read), ``http`` (serving
+  over streamable HTTP behind bearer tokens), ``sessions`` (HTTP session caps that reclaim
+  abandoned sessions, and each token's share of requests in flight).
+
+A wing imports the common wing and nothing of another wing. ``burnqed serve`` is
+``burnqed/cli/serve.py``, ``burnqed bench mcp`` ``burnqed/bench/mcp.py``. Importing this
+package (or a wing) imports nothing heavy.
 """
 
 from __future__ import annotations
 
 from burnqed.lazy import lazy_exports
 
-# burnqed.config imports burnqed.tools.config, which runs this file: importing the MCP SDK
+# burnqed.config imports burnqed.tools.common.config, which runs this file: importing the MCP SDK
 # here would cost every burnqed command seconds, so each public name (listed once, under
 # the module that defines it) loads on first use.
 _EXPORTS: dict[str, tuple[str, ...]] = {
-    "burnqed.tools.calllog": ("ToolCallLog", "ToolCallRecord", "argument_digest"),
-    "burnqed.tools.config": ("ToolsConfig", "ToolsRunConfig"),
-    "burnqed.tools.errors": (
+    "burnqed.tools.common.calllog": ("ToolCallLog", "ToolCallRecord", "argument_digest"),
+    "burnqed.tools.common.config": ("ToolsConfig", "ToolsRunConfig"),
+    "burnqed.tools.common.errors": (
         "BlueprintToolError",
         "InvalidInput",
         "JobError",
@@ -44,9 +53,9 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "UnknownJob",
         "UnknownLease",
     ),
-    "burnqed.tools.jobs": ("JobContext", "JobManager", "JobOutcome", "JobProgress", "JobRecord", "JobStatus"),
-    "burnqed.tools.leases": ("HandleRegistry", "Lease"),
-    "burnqed.tools.policy": ("PolicyVerdict", "TacticPolicy"),
+    "burnqed.tools.common.jobs": ("JobContext", "JobManager", "JobOutcome", "JobProgress", "JobRecord", "JobStatus"),
+    "burnqed.tools.lean.leases": ("HandleRegistry", "Lease"),
+    "burnqed.tools.common.policy": ("PolicyVerdict", "TacticPolicy"),
 }
 
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)

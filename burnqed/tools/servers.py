@@ -5,16 +5,16 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from burnqed.tools.config import ToolsRunConfig
+from burnqed.tools.common.config import ToolsRunConfig
 
 __all__ = ["SERVERS", "build_named_server"]
 
 # server name -> "module:factory"; the factories live in burnqed.tools (servers/ re-exports them)
 SERVERS: dict[str, str] = {
-    "lean": "burnqed.tools.lean_server:build_server",
-    "search": "burnqed.tools.search_server:build_server",
-    "stats": "burnqed.tools.stats_server:build_server",
-    "blueprint": "burnqed.tools.blueprint_server:build_server",
+    "lean": "burnqed.tools.lean.server:build_server",
+    "search": "burnqed.tools.search.server:build_server",
+    "stats": "burnqed.tools.stats.server:build_server",
+    "blueprint": "burnqed.tools.blueprint.server:build_server",
 }
 
 

@@ -14,7 +14,7 @@ from mcp import Client
 
 from burnqed.search.store import store_dir as shards_dir
 from burnqed.config import load_config
-from burnqed.tools.search_server import build_server
+from burnqed.tools.search.server import build_server
 
 pytestmark = pytest.mark.anyio
 

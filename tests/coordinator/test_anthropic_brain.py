@@ -38,7 +38,7 @@ async def _toolbox(config: BurnqedConfig, log: SessionLog) -> AsyncIterator[Tool
     from mcp import Client
 
     from burnqed.blueprint import BlueprintStore
-    from burnqed.tools.blueprint_server import build_server
+    from burnqed.tools.blueprint.server import build_server
 
     store = BlueprintStore(config.blueprint.path, config.blueprint)
     store.register_target("theorem", "add_zero", statement="∀ (n : Nat), n + 0 = n")

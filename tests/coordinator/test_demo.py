@@ -82,7 +82,7 @@ def test_the_expert_mode_is_the_default_and_sets_its_keys_below_set() -> None:
     # the coordinator's tools refuse the depth world's held-out set like the benchmark's
     assert "depth-test" in config.tools.held_out_sets
     # a tuning run's evaluated split is fenced too (issue 42)
-    from burnqed.tools.held_out import held_out_set_names
+    from burnqed.tools.common.held_out import held_out_set_names
 
     tuning = demo_config(BurnqedConfig.model_validate({"iteration": {"eval_split": "tune", "eval_set": "depth-test"}}), "expert", [])
     assert tuning.iteration.held_out_set == "depth-tune" and "depth-tune" in held_out_set_names(tuning)

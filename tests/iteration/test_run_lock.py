@@ -106,7 +106,7 @@ def test_a_corrupt_state_file_is_an_error_not_a_new_session_zero(tmp_path: Path,
 
 @pytest.mark.anyio
 async def test_a_search_server_on_a_run_dir_another_process_holds_is_refused(tools_config: BurnqedConfig) -> None:
-    from burnqed.tools.search_server import search_lifespan
+    from burnqed.tools.search.server import search_lifespan
 
     run_dir = tools_config.paths.run_dir
     proc, _ = start_holder(RunLayout(run_dir).lock, "burnqed iterate")

@@ -16,9 +16,9 @@ from burnqed.audit import run_audit
 from burnqed.blueprint import BlueprintStore, ProofRequired
 from burnqed.config import BurnqedConfig, load_config
 from burnqed.data.theorems import statement_sha
-from burnqed.tools.blueprint_server import build_server
-from burnqed.tools.jobs import JobContext, JobManager, JobOutcome
-from burnqed.tools.serving import jobs_dir
+from burnqed.tools.blueprint.server import build_server
+from burnqed.tools.common.jobs import JobContext, JobManager, JobOutcome
+from burnqed.tools.common.serving import jobs_dir
 
 pytestmark = pytest.mark.anyio
 

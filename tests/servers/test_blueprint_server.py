@@ -12,7 +12,7 @@ from mcp import Client
 from burnqed.blueprint import BlueprintStore, IterationSpec
 from burnqed.config import BurnqedConfig
 from burnqed.data.theorems import statement_sha
-from burnqed.tools.blueprint_server import build_server
+from burnqed.tools.blueprint.server import build_server
 
 pytestmark = pytest.mark.anyio
 

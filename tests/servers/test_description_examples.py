@@ -16,7 +16,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from burnqed.tools.policy import STATEMENT_EXAMPLES
+from burnqed.tools.common.policy import STATEMENT_EXAMPLES
 from tests.fixtures.tools import as_set_flags
 
 pytestmark = pytest.mark.anyio

@@ -10,9 +10,9 @@ import pytest
 from mcp import Client
 
 from burnqed.config import BurnqedConfig, load_config
-from burnqed.tools.calllog import ToolCallLog
-from burnqed.tools.lean_server import build_server
-from burnqed.tools.serving import call_log_path
+from burnqed.tools.common.calllog import ToolCallLog
+from burnqed.tools.lean.server import build_server
+from burnqed.tools.common.serving import call_log_path
 
 pytestmark = pytest.mark.anyio
 

@@ -11,8 +11,8 @@ from mcp import Client
 
 from burnqed.config import load_config
 from burnqed.data.sets import load_builtin
-from burnqed.tools.jobs import JobManager, JobStatus
-from burnqed.tools.search_server import build_server
+from burnqed.tools.common.jobs import JobManager, JobStatus
+from burnqed.tools.search.server import build_server
 
 pytestmark = pytest.mark.anyio
 

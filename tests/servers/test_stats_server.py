@@ -14,9 +14,9 @@ from mcp import Client
 from burnqed.config import BurnqedConfig, load_config
 from burnqed.search.config import SearchConfig
 from burnqed.search.evaluation import BudgetUsed, EvalReport, TheoremOutcome
-from burnqed.tools.calllog import ToolCallLog
-from burnqed.tools.serving import call_log_path
-from burnqed.tools.stats_server import build_server
+from burnqed.tools.common.calllog import ToolCallLog
+from burnqed.tools.common.serving import call_log_path
+from burnqed.tools.stats.server import build_server
 from burnqed.trajectory.schema import NEGATIVE, POSITIVE, TrajectoryRecord
 from burnqed.trajectory.writer import TrajectoryWriter
 

@@ -19,9 +19,9 @@ from mcp import Client
 from burnqed.audit import run_audit
 from burnqed.blueprint import BlueprintStore
 from burnqed.config import BurnqedConfig, load_config
-from burnqed.tools.calllog import ToolCallLog
+from burnqed.tools.common.calllog import ToolCallLog
 from burnqed.tools.servers import build_named_server
-from burnqed.tools.serving import call_log_path
+from burnqed.tools.common.serving import call_log_path
 from tests.servers.test_stats_server import write_iteration
 
 pytestmark = pytest.mark.anyio

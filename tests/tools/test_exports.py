@@ -14,26 +14,26 @@ MODULES = [
     "burnqed.tools",
     "burnqed.bench.mcp",
     "burnqed.bench.soak",
-    "burnqed.tools.blueprint_server",
-    "burnqed.tools.blueprint_tools",
-    "burnqed.tools.calllog",
+    "burnqed.tools.blueprint.server",
+    "burnqed.tools.blueprint.tools",
+    "burnqed.tools.common.calllog",
     "burnqed.cli.serve",
-    "burnqed.tools.config",
-    "burnqed.tools.errors",
-    "burnqed.tools.held_out",
-    "burnqed.tools.host",
-    "burnqed.tools.jobs",
-    "burnqed.tools.lean_server",
-    "burnqed.tools.lean_tools",
-    "burnqed.tools.leases",
-    "burnqed.tools.policy",
-    "burnqed.tools.search_models",
-    "burnqed.tools.search_server",
-    "burnqed.tools.search_tools",
-    "burnqed.tools.serving",
-    "burnqed.tools.sessions",
-    "burnqed.tools.stats",
-    "burnqed.tools.stats_server",
+    "burnqed.tools.common.config",
+    "burnqed.tools.common.errors",
+    "burnqed.tools.common.held_out",
+    "burnqed.tools.search.host",
+    "burnqed.tools.common.jobs",
+    "burnqed.tools.lean.server",
+    "burnqed.tools.lean.tools",
+    "burnqed.tools.lean.leases",
+    "burnqed.tools.common.policy",
+    "burnqed.tools.search.models",
+    "burnqed.tools.search.server",
+    "burnqed.tools.search.tools",
+    "burnqed.tools.common.serving",
+    "burnqed.tools.common.sessions",
+    "burnqed.tools.stats.service",
+    "burnqed.tools.stats.server",
     "servers",
     "servers.blueprint",
     "servers.lean_pool",
@@ -71,5 +71,9 @@ def test_the_package_docstring_names_exactly_the_modules_of_burnqed_tools() -> N
     import burnqed.tools
 
     named = set(re.findall(r"``([a-z_]+)``", burnqed.tools.__doc__ or ""))
-    modules = {p.stem for p in Path(burnqed.tools.__file__).parent.glob("*.py")} - {"__init__"}
+    root = Path(burnqed.tools.__file__).parent
+    modules = {p.stem for p in root.glob("*.py")} | {p.stem for p in root.glob("*/*.py")}
+    wings = set(re.findall(r"``([a-z_]+)/``", burnqed.tools.__doc__ or ""))
+    assert wings == {p.name for p in root.iterdir() if (p / "__init__.py").is_file()}
+    modules -= {"__init__"}
     assert named == modules, f"missing {sorted(modules - named)}, gone {sorted(named - modules)}"
