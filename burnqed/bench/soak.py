@@ -70,7 +70,8 @@ def _plant_held_out(run_dir: Path, count: int) -> tuple[list[str], str]:
     """A held-out evaluation and an operator's held-out job in ``run_dir``; returns what must never leak."""
     from burnqed.data.sets import load_builtin
     from burnqed.search.config import SearchConfig
-    from burnqed.search.evaluation import BudgetUsed, EvalReport, TheoremOutcome
+    from burnqed.search.evaluation import EvalReport, TheoremOutcome
+    from burnqed.search.results import SearchStats
 
     held = load_builtin("benchmark-test")[:count]
     outcomes = [
@@ -80,7 +81,7 @@ def _plant_held_out(run_dir: Path, count: int) -> tuple[list[str], str]:
     ]
     report = EvalReport(
         label="with_ebm", backend="embedded", iteration=0, theorem_set="benchmark-test", total=len(held),
-        solved=len(held), solve_rate=1.0, outcomes=outcomes, budget=BudgetUsed(nodes_expanded=len(held)),
+        solved=len(held), solve_rate=1.0, outcomes=outcomes, budget=SearchStats(nodes_expanded=len(held)),
         search=SearchConfig(), policy="tiny",
     )
     (run_dir / "eval_results").mkdir(parents=True, exist_ok=True)
