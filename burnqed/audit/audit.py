@@ -275,7 +275,9 @@ async def run_audit(config: AuditConfig, run_dir: Path, *, replay: bool = False)
 
 
 def _call_log(config: AuditConfig, run_dir: Path) -> Path | None:
-    for candidate in (RunLayout(run_dir).tool_calls, config.paths.logs_dir / "tool_calls.jsonl"):
+    from burnqed.tools.run_files import tool_call_log
+
+    for candidate in (tool_call_log(RunLayout(run_dir).logs), tool_call_log(config.paths.logs_dir)):
         if candidate.is_file():
             return candidate
     return None

@@ -298,6 +298,8 @@ async def _hostile_garbage(lean: Any, stats: Any, seen: _Seen, until: float, url
 
 async def bench(config: BurnqedConfig, quick: bool) -> dict[str, Any]:
     """Run the soak and report latencies, losses, refusals and held-out leaks."""
+    from burnqed.tools.run_files import tool_call_log
+
     load_s = 15.0 if quick else 120.0
     idle_calls = 30 if quick else 200
     workers = max(2, config.lean.num_workers)
@@ -345,7 +347,7 @@ async def bench(config: BurnqedConfig, quick: bool) -> dict[str, Any]:
                 # the good token's handle outlived the hostile client's attempts on it
                 kept = await seen.call("good/prover", g2, "run_tactic", {"handle": victim[0], "state_id": 0, "tactic": "trivial"}) if victim else None
                 status = (await g1.call_tool("pool_status", {})).structured_content
-        calls = [json.loads(line) for line in (root / "logs" / "tool_calls.jsonl").read_text(encoding="utf-8").splitlines()]
+        calls = [json.loads(line) for line in tool_call_log(root / "logs").read_text(encoding="utf-8").splitlines()]
         idle_stats, load_stats = _percentiles(idle), _percentiles(loaded)
         ratio = load_stats["p99_ms"] / idle_stats["p99_ms"] if idle_stats["p99_ms"] else None
         return {
