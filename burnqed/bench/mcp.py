@@ -49,10 +49,10 @@ def _stats(samples_s: list[float]) -> dict[str, float]:
 
 
 async def _direct(config: BurnqedConfig, n: int, warmup: int, cpu: list[float]) -> list[float]:
-    from burnqed.lean import LeanPool
+    from burnqed.lean import LeanPool, ProofTarget
 
     samples: list[float] = []
-    async with LeanPool(config.lean) as pool, pool.start_proof(STATEMENT) as proof:
+    async with LeanPool(config.lean) as pool, pool.start_proof(ProofTarget.of(STATEMENT)) as proof:
         for i in range(n + warmup):
             if i == warmup:
                 cpu_start = time.process_time()

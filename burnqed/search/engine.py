@@ -25,11 +25,10 @@ import heapq
 import logging
 import time
 from collections.abc import Sequence
-from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Literal
 
-from burnqed.data.theorems import Theorem
+from burnqed.data.theorems import BY_NAME_TAG, Theorem
 from burnqed.lean.errors import (
     HandleLost,
     InvalidStatement,
@@ -62,10 +61,6 @@ from burnqed.search.tree import SearchNode, SearchTree
 __all__ = ["BY_NAME_TAG", "BestFirstSearch", "SearchLost", "normalize_tactic", "prompt_context"]
 
 log = logging.getLogger(__name__)
-
-# A theorem tagged so is started from the constant of its name (goal.start copyFrom).
-BY_NAME_TAG = "by-name"
-
 
 class SearchLost(Exception):
     """The worker behind a search died mid-attempt (internal: the attempt is retried)."""
@@ -175,10 +170,6 @@ class BestFirstSearch:
                 log.error("search of %s lost its policy request: %s", theorem.name, exc)
                 return self._result(run, "error", f"policy: {exc}")
 
-    def _start(self, theorem: Theorem) -> AbstractAsyncContextManager[ProofSession]:
-        if BY_NAME_TAG in theorem.tags:
-            return self.pool.start_proof(name=theorem.name)
-        return self.pool.start_proof(theorem.statement, header=theorem.header)
 
     async def _attempt(self, run: _Attempt) -> SearchResult:
         candidate, reason = await self._explore(run)
@@ -196,7 +187,7 @@ class BestFirstSearch:
         theorem, tree, stats = run.theorem, run.tree, run.stats
         cfg = self.config
         deadline = run.started + cfg.time_limit_s
-        async with self._start(theorem) as proof:
+        async with self.pool.start_proof(theorem.target) as proof:
             root = tree.add_root(render_goals(list(proof.goals)), proof.state_id)
             if not proof.goals:
                 root.proof_complete = True
@@ -424,10 +415,7 @@ class BestFirstSearch:
 
     async def _verify(self, theorem: Theorem, tactics: list[str], stats: SearchStats) -> bool:
         t0 = time.perf_counter()
-        if BY_NAME_TAG in theorem.tags:
-            verdict = await self.pool.verify_proof(None, tactics, name=theorem.name)
-        else:
-            verdict = await self.pool.verify_proof(theorem.statement, tactics, header=theorem.header)
+        verdict = await self.pool.verify_proof(theorem.target, tactics)
         stats.lean_s += time.perf_counter() - t0
         if not verdict.ok:
             log.warning("replay gate rejected a proof of %s: %s", theorem.name, verdict.reason)
