@@ -37,7 +37,7 @@ __all__ = [
     "refuse_inside_locked_run",
 ]
 
-# the run directory's lock file (RunLayout.lock names the same file)
+# the run directory's lock file (burnqed.rundir.RunDir.lock)
 RUN_LOCK_NAME = "run.lock"
 
 

@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[1] / "burnqed"
 FLOORS: list[set[str]] = [
     # utilities and PathsConfig: import nothing of ours
     {"child", "env", "files", "lazy", "interrupt", "paths", "writelock"},
+    {"rundir"},  # a run directory: root, writer lock, logs/; each layer above names its own files in it
     {"lean"},  # the Lean client: protocol, worker, pool, handles, final check
     {"embedded"},  # the embedded checker, its kernel and soundness campaign: speaks lean's protocol
     {"data"},
@@ -112,12 +113,12 @@ def test_relative_string_and_child_process_imports_are_read(tmp_path: Path) -> N
         "from ..search import engine\n"
         "from . import other\n"
         "import importlib\n"
-        "importlib.import_module('burnqed.tools.jobs')\n"
+        "importlib.import_module('burnqed.tools.common.jobs')\n"
         "ARGS = ['-m', 'burnqed.cli']\n"
         "NOT_A_MODULE = 'burnqed.nothing'\n",
         encoding="utf-8",
     )
-    assert _imports(root)["burnqed.lean.mod"] == {"burnqed.search.engine", "burnqed.search", "burnqed.tools.jobs", "burnqed.lean"}
+    assert _imports(root)["burnqed.lean.mod"] == {"burnqed.search.engine", "burnqed.search", "burnqed.tools.common.jobs", "burnqed.lean"}
 
 
 def test_every_package_is_on_a_floor() -> None:

@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from burnqed.audit.config import AuditConfig
 from burnqed.data.theorems import matches_lock, statement_sha
 from burnqed.iteration.layout import RunLayout
+from burnqed.lean.target import ProofTarget
 
 __all__ = ["AuditReport", "LockedStatement", "Violation", "locked_statements", "run_audit"]
 
@@ -232,7 +233,7 @@ async def _replay(
         return found, 0, warnings
     async with LeanPool(config.lean) as pool:
         for name, proof, where in todo:
-            verdict = await pool.verify_proof(locks[name].statement, proof, header=locks[name].header)
+            verdict = await pool.verify_proof(ProofTarget.of(locks[name].statement, locks[name].header), proof)
             replayed += 1
             if not verdict.ok:
                 found.append(Violation(kind="replay_failed", where=where, theorem=name,
@@ -275,7 +276,9 @@ async def run_audit(config: AuditConfig, run_dir: Path, *, replay: bool = False)
 
 
 def _call_log(config: AuditConfig, run_dir: Path) -> Path | None:
-    for candidate in (RunLayout(run_dir).tool_calls, config.paths.logs_dir / "tool_calls.jsonl"):
+    from burnqed.tools.common.run_files import tool_call_log
+
+    for candidate in (tool_call_log(RunLayout(run_dir).logs), tool_call_log(config.paths.logs_dir)):
         if candidate.is_file():
             return candidate
     return None

@@ -86,6 +86,7 @@ def run_fingerprint(run_dir: Path) -> dict[str, Any]:
     """What must not differ between two runs of one config: per iteration its held-out
     reports (per theorem), its trajectory rows per theorem, its blueprint entry; the sessions."""
     from burnqed.blueprint import BlueprintStore
+    from burnqed.coordination.control import DaemonPaths
     from burnqed.coordination.log import read_jsonl
     from burnqed.iteration.layout import RunLayout
     from burnqed.trajectory.reader import read_trajectories, trajectory_files
@@ -114,7 +115,7 @@ def run_fingerprint(run_dir: Path) -> dict[str, Any]:
         iterations[entry.label] = {"status": entry.status, "plan": entry.plan, "results": results,
                                    "reports": reports, "rows": dict(sorted(rows.items()))}
     sessions = [[s.get("session"), [it.get("label") for it in s.get("iterations", [])]]
-                for s in read_jsonl(layout.coordinator / "sessions.jsonl")]
+                for s in read_jsonl(DaemonPaths(run_dir=run_dir).sessions_file)]
     return {"iterations": iterations, "sessions": sessions}
 
 

@@ -30,6 +30,7 @@ from burnqed.data.sets import load_builtin
 from burnqed.data.theorems import Theorem
 from burnqed.lean.config import LeanConfig
 from burnqed.lean.pool import LeanPool
+from burnqed.lean.target import ProofTarget
 from burnqed.search.config import SearchConfig
 from burnqed.search.rules import RuleGenerator
 from burnqed.search.runner import search_theorems
@@ -76,13 +77,13 @@ async def _local(lean: LeanConfig, theorems: Sequence[Theorem], search: SearchCo
 async def _forwarded(campaign: Campaign, lean: LeanConfig, calls: int) -> dict[str, Any]:
     """One tactic at a time: a local handle against a RemotePool session."""
     local: list[float] = []
-    async with LeanPool(lean.model_copy(update={"num_workers": 1})) as pool, pool.start_proof(_FORWARD_STATEMENT) as proof:
+    async with LeanPool(lean.model_copy(update={"num_workers": 1})) as pool, pool.start_proof(ProofTarget.of(_FORWARD_STATEMENT)) as proof:
         for _ in range(calls):
             t0 = time.perf_counter()
             await proof.run_tactic(proof.state_id, _FORWARD_TACTIC)
             local.append((time.perf_counter() - t0) * _MS)
     remote: list[float] = []
-    async with campaign.remote_pool(0).start_proof(_FORWARD_STATEMENT) as session:
+    async with campaign.remote_pool(0).start_proof(ProofTarget.of(_FORWARD_STATEMENT)) as session:
         for _ in range(calls):
             t0 = time.perf_counter()
             await session.run_tactic(session.state_id, _FORWARD_TACTIC)

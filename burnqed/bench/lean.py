@@ -22,6 +22,7 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 
 from burnqed.lean.config import LeanConfig
 from burnqed.lean.pool import LeanPool
+from burnqed.lean.target import ProofTarget
 
 __all__ = ["TRIVIAL_CHILD", "bench", "trivial_child_command"]
 
@@ -92,7 +93,7 @@ async def _latency(base: LeanConfig, n: int) -> tuple[list[float], list[float]]:
     """Per-request run_tactic time and the pool's own part of it, one worker, sequential."""
     totals: list[float] = []
     overheads: list[float] = []
-    async with LeanPool(_config(base, 1)) as pool, pool.start_proof("∀ (n : Nat), n + 0 = n") as proof:
+    async with LeanPool(_config(base, 1)) as pool, pool.start_proof(ProofTarget.of("∀ (n : Nat), n + 0 = n")) as proof:
         worker = proof._worker
         for _ in range(n):
             t0 = time.perf_counter()
@@ -109,7 +110,7 @@ async def _throughput(base: LeanConfig, workers: int, per_client: int) -> dict[s
     async with LeanPool(_config(base, workers)) as pool:
 
         async def client() -> None:
-            async with pool.start_proof("∀ (n : Nat), n + 0 = n") as proof:
+            async with pool.start_proof(ProofTarget.of("∀ (n : Nat), n + 0 = n")) as proof:
                 for _ in range(per_client):
                     await proof.run_tactic(proof.state_id, "skip")
 

@@ -49,10 +49,10 @@ def _stats(samples_s: list[float]) -> dict[str, float]:
 
 
 async def _direct(config: BurnqedConfig, n: int, warmup: int, cpu: list[float]) -> list[float]:
-    from burnqed.lean import LeanPool
+    from burnqed.lean import LeanPool, ProofTarget
 
     samples: list[float] = []
-    async with LeanPool(config.lean) as pool, pool.start_proof(STATEMENT) as proof:
+    async with LeanPool(config.lean) as pool, pool.start_proof(ProofTarget.of(STATEMENT)) as proof:
         for i in range(n + warmup):
             if i == warmup:
                 cpu_start = time.process_time()
@@ -94,6 +94,7 @@ async def bench(config: BurnqedConfig, quick: bool) -> dict[str, Any]:
     from mcp import Client, StdioServerParameters
 
     from burnqed.tools.lean.server import build_server
+    from burnqed.tools.common.run_files import tool_call_log
 
     n, warmup = (60, 10) if quick else (400, 30)
     with tempfile.TemporaryDirectory(prefix="burnqed-bench-mcp-") as tmp:
@@ -115,7 +116,7 @@ async def bench(config: BurnqedConfig, quick: bool) -> dict[str, Any]:
         with anyio.fail_after(120):
             async with Client(params) as client:
                 stdio = await _through(client, n, warmup, [])
-        logged = len((Path(tmp) / "logs" / "tool_calls.jsonl").read_text(encoding="utf-8").splitlines())
+        logged = len(tool_call_log(Path(tmp) / "logs").read_text(encoding="utf-8").splitlines())
     d, m, s = _stats(direct), _stats(in_process), _stats(stdio)
     return {
         "backend": config.lean.backend,

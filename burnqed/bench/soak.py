@@ -70,7 +70,8 @@ def _plant_held_out(run_dir: Path, count: int) -> tuple[list[str], str]:
     """A held-out evaluation and an operator's held-out job in ``run_dir``; returns what must never leak."""
     from burnqed.data.sets import load_builtin
     from burnqed.search.config import SearchConfig
-    from burnqed.search.evaluation import BudgetUsed, EvalReport, TheoremOutcome
+    from burnqed.search.evaluation import EvalReport, TheoremOutcome
+    from burnqed.search.results import SearchStats
 
     held = load_builtin("benchmark-test")[:count]
     outcomes = [
@@ -80,7 +81,7 @@ def _plant_held_out(run_dir: Path, count: int) -> tuple[list[str], str]:
     ]
     report = EvalReport(
         label="with_ebm", backend="embedded", iteration=0, theorem_set="benchmark-test", total=len(held),
-        solved=len(held), solve_rate=1.0, outcomes=outcomes, budget=BudgetUsed(nodes_expanded=len(held)),
+        solved=len(held), solve_rate=1.0, outcomes=outcomes, budget=SearchStats(nodes_expanded=len(held)),
         search=SearchConfig(), policy="tiny",
     )
     (run_dir / "eval_results").mkdir(parents=True, exist_ok=True)
@@ -297,6 +298,8 @@ async def _hostile_garbage(lean: Any, stats: Any, seen: _Seen, until: float, url
 
 async def bench(config: BurnqedConfig, quick: bool) -> dict[str, Any]:
     """Run the soak and report latencies, losses, refusals and held-out leaks."""
+    from burnqed.tools.common.run_files import tool_call_log
+
     load_s = 15.0 if quick else 120.0
     idle_calls = 30 if quick else 200
     workers = max(2, config.lean.num_workers)
@@ -344,7 +347,7 @@ async def bench(config: BurnqedConfig, quick: bool) -> dict[str, Any]:
                 # the good token's handle outlived the hostile client's attempts on it
                 kept = await seen.call("good/prover", g2, "run_tactic", {"handle": victim[0], "state_id": 0, "tactic": "trivial"}) if victim else None
                 status = (await g1.call_tool("pool_status", {})).structured_content
-        calls = [json.loads(line) for line in (root / "logs" / "tool_calls.jsonl").read_text(encoding="utf-8").splitlines()]
+        calls = [json.loads(line) for line in tool_call_log(root / "logs").read_text(encoding="utf-8").splitlines()]
         idle_stats, load_stats = _percentiles(idle), _percentiles(loaded)
         ratio = load_stats["p99_ms"] / idle_stats["p99_ms"] if idle_stats["p99_ms"] else None
         return {

@@ -69,7 +69,7 @@ async def _check(args: argparse.Namespace, config: BurnqedConfig) -> int:
             async def one(theorem: Any) -> None:
                 async with limiter:
                     t0 = time.perf_counter()
-                    verdict = await pool.verify_proof(theorem.statement, theorem.proof, header=theorem.header)
+                    verdict = await pool.verify_proof(theorem.target, theorem.proof)
                 results[theorem.name] = (verdict, time.perf_counter() - t0)
                 progress.advance(task)
 
@@ -125,7 +125,7 @@ async def _check(args: argparse.Namespace, config: BurnqedConfig) -> int:
 
 async def _verify_file(args: argparse.Namespace, config: BurnqedConfig) -> int:
     from burnqed.data.theorems import TheoremSetError
-    from burnqed.lean import LeanError, LeanPool
+    from burnqed.lean import LeanError, LeanPool, ProofTarget
     from burnqed.lean.final_check import FileRefused, refuse_file
     from burnqed.lean.statement import StatementError, parse_header, statement_decl
 
@@ -181,9 +181,8 @@ async def _verify_file(args: argparse.Namespace, config: BurnqedConfig) -> int:
         return report(False, str(exc), checked_by="text")
     try:
         async with LeanPool(config.lean.model_copy(update={"num_workers": 1})) as pool:
-            verdict = await pool.verify_proof(
-                parsed.decl.render(), list(parsed.tactics), header=parsed.header.render() or None, file_text=text
-            )
+            target = ProofTarget.of(parsed.decl.render(), parsed.header.render() or None)
+            verdict = await pool.verify_proof(target, list(parsed.tactics), file_text=text)
     except LeanError as exc:
         print(f"burnqed verify-file: Lean failed: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2

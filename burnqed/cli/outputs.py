@@ -73,13 +73,14 @@ def guard_output(paths: list[Path], role: str) -> Iterator[None]:
     refuses the command, and the command refuses them while it runs). A file the run's
     iterations own (trajectories/, eval_results/, checkpoints/, …) is refused outright:
     rows written there by another command would become an iteration's results."""
+    from burnqed.coordination.control import COORDINATOR_DIR
     from burnqed.iteration.layout import RunOutputError, enclosing_run
     from burnqed.writelock import hold, lock_file_for
 
     with ExitStack() as stack:
         runs = {}
         for path in paths:
-            run = enclosing_run(path)
+            run = enclosing_run(path, (COORDINATOR_DIR,))
             if run is None:
                 continue
             if run.owned_by_iterations(path):

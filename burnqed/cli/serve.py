@@ -11,6 +11,7 @@ from typing import Any
 
 from burnqed.config import BurnqedConfig, load_config
 from burnqed.env import env
+from burnqed.tools.common.run_files import TOOL_CALLS_NAME
 from burnqed.tools.servers import SERVERS, build_named_server
 
 __all__ = ["module_server", "register"]
@@ -75,7 +76,7 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
         help="run an MCP server on stdio or streamable HTTP (Claude Code / Desktop, mcp dev, the coordinator)",
         description="Run one of burnqed's MCP servers over stdio (default) or streamable HTTP at "
         "http://HOST:PORT/mcp, where every request needs Authorization: Bearer <token> (token from "
-        "$BURNQED_MCP_TOKEN or --token-file). Tool calls are logged to <paths.logs_dir>/tool_calls.jsonl.",
+        f"$BURNQED_MCP_TOKEN or --token-file). Tool calls are logged to <paths.logs_dir>/{TOOL_CALLS_NAME}.",
     )
     serve.add_argument("server", choices=sorted(SERVERS), help="which server")
     serve.add_argument(

@@ -27,6 +27,7 @@ from burnqed.lean.handle import ProofHandle
 from burnqed.lean.pool import LeanPool
 from burnqed.lean.protocol import Goal, GoalPrintResult
 from burnqed.lean.results import PoolStatus, ProofVerdict, TacticOutcome
+from burnqed.lean.target import ProofTarget
 from burnqed.search.components import open_components
 from burnqed.search.engine import BestFirstSearch
 from burnqed.search.protocols import StateScorer, TacticGenerator
@@ -168,10 +169,10 @@ class LeanActor:
 
     # ------------------------------------------------------------------ the forwarded Lean interface
 
-    async def open_proof(self, statement: str | None, name: str | None, header: str | None) -> OpenedProof:
+    async def open_proof(self, target: ProofTarget) -> OpenedProof:
         """Open a proof on this actor's pool; the caller closes it with ``close_proof``."""
         res = await self._host.get()
-        handle = await res.pool.open_proof(statement, name=name, header=header)
+        handle = await res.pool.open_proof(target)
         self._handles[handle.id] = handle
         return OpenedProof(handle_id=handle.id, state_id=handle.state_id, goals=list(handle.goals))
 
@@ -195,12 +196,10 @@ class LeanActor:
         if handle is not None:
             await handle.close()
 
-    async def verify_proof(
-        self, statement: str | None, tactics: Sequence[str], name: str | None, header: str | None
-    ) -> ProofVerdict:
+    async def verify_proof(self, target: ProofTarget, tactics: Sequence[str]) -> ProofVerdict:
         """The replay gate on this actor's pool."""
         res = await self._host.get()
-        return await res.pool.verify_proof(statement, list(tactics), name=name, header=header)
+        return await res.pool.verify_proof(target, list(tactics))
 
     async def status(self) -> PoolStatus:
         """The pool's status."""

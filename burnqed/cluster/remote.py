@@ -18,6 +18,7 @@ from burnqed.cluster.ray_support import is_actor_failure, task_error_cause
 from burnqed.lean.errors import HandleLost, LeanProcessDied
 from burnqed.lean.protocol import Goal, GoalPrintResult
 from burnqed.lean.results import PoolStatus, ProofVerdict, TacticOutcome, TacticStatus
+from burnqed.lean.target import ProofTarget
 
 __all__ = ["RemotePool", "RemoteSession"]
 
@@ -111,13 +112,12 @@ class RemoteSession:
 
 
 class _SessionContext:
-    def __init__(self, pool: RemotePool, statement: str | None, name: str | None, header: str | None) -> None:
-        self._pool, self._args = pool, (statement, name, header)
+    def __init__(self, pool: RemotePool, target: ProofTarget) -> None:
+        self._pool, self._target = pool, target
         self._session: RemoteSession | None = None
 
     async def __aenter__(self) -> RemoteSession:
-        statement, name, header = self._args
-        self._session = await self._pool.open_proof(statement, name=name, header=header)
+        self._session = await self._pool.open_proof(self._target)
         return self._session
 
     async def __aexit__(self, *exc_info: object) -> None:
@@ -139,24 +139,18 @@ class RemotePool:
         """embedded | pantograph | command (the actor's pool's)."""
         return self._backend
 
-    def start_proof(
-        self, statement: str | None = None, *, name: str | None = None, header: str | None = None
-    ) -> _SessionContext:
-        """``async with pool.start_proof(statement) as proof`` on the actor."""
-        return _SessionContext(self, statement, name, header)
+    def start_proof(self, target: ProofTarget) -> _SessionContext:
+        """``async with pool.start_proof(target) as proof`` on the actor."""
+        return _SessionContext(self, target)
 
-    async def open_proof(
-        self, statement: str | None = None, *, name: str | None = None, header: str | None = None
-    ) -> RemoteSession:
+    async def open_proof(self, target: ProofTarget) -> RemoteSession:
         """A proof open in the actor that the caller closes."""
-        opened = await _call(self._actor, "open_proof", statement, name, header)
+        opened = await _call(self._actor, "open_proof", target)
         return RemoteSession(self._actor, opened.handle_id, opened.state_id, list(opened.goals))
 
-    async def verify_proof(
-        self, statement: str | None, tactics: Sequence[str], *, name: str | None = None, header: str | None = None
-    ) -> ProofVerdict:
+    async def verify_proof(self, target: ProofTarget, tactics: Sequence[str]) -> ProofVerdict:
         """The replay gate, run in the actor."""
-        verdict: ProofVerdict = await _call(self._actor, "verify_proof", statement, list(tactics), name, header)
+        verdict: ProofVerdict = await _call(self._actor, "verify_proof", target, list(tactics))
         return verdict
 
     async def refresh_status(self) -> PoolStatus:

@@ -21,10 +21,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from burnqed.env import environment
-from burnqed.iteration.layout import RunLayout
+from burnqed.rundir import RunDir
 from burnqed.writelock import Holder, LockHeld, boot_id, holder, process_token
 
 __all__ = [
+    "COORDINATOR_DIR",
     "BlueprintDamaged",
     "clock_mark",
     "ControlError",
@@ -42,6 +43,10 @@ __all__ = [
     "write_pid",
     "write_state",
 ]
+
+
+# the coordination layer's folder in a run directory (burnqed.rundir.RunDir)
+COORDINATOR_DIR = "coordinator"
 
 
 class ControlError(RuntimeError):
@@ -62,7 +67,7 @@ class DaemonPaths(BaseModel):
     @property
     def root(self) -> Path:
         """The coordinator's folder in the run dir."""
-        return RunLayout(self.run_dir).coordinator
+        return Path(self.run_dir) / COORDINATOR_DIR
 
     @property
     def pid_file(self) -> Path:
@@ -194,11 +199,11 @@ def read_pid(paths: DaemonPaths) -> int | None:
 
 @contextmanager
 def run_lock(paths: DaemonPaths, role: str = "burnqed coordinator") -> Iterator[None]:
-    """Hold the run directory's writer lock (``RunLayout.hold``) for as long as the block
+    """Hold the run directory's writer lock (``RunDir.hold``) for as long as the block
     runs: a second daemon, a ``run-once`` or an ``iterate`` on the same run dir is refused
     with the holder's role and pid."""
     try:
-        with RunLayout(paths.run_dir).hold(role):
+        with RunDir(paths.run_dir).hold(role):
             yield
     except LockHeld as exc:
         raise ControlError(str(exc)) from None
@@ -206,7 +211,7 @@ def run_lock(paths: DaemonPaths, role: str = "burnqed coordinator") -> Iterator[
 
 def lock_holder(paths: DaemonPaths) -> Holder | None:
     """Who holds the run directory now (daemon, run-once, iterate, a search server), or None."""
-    return holder(RunLayout(paths.run_dir).lock)
+    return holder(RunDir(paths.run_dir).lock)
 
 
 def start_detached(paths: DaemonPaths, argv: list[str], *, wait_s: float = 30.0) -> int:

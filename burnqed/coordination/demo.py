@@ -40,6 +40,8 @@ if TYPE_CHECKING:
 C = TypeVar("C", bound=CoordinationRunConfig)
 
 __all__ = [
+    "DEMO_CHART",
+    "DEMO_CHART_ROWS",
     "DEMO_MODES",
     "DemoRow",
     "baseline_verdict",
@@ -54,6 +56,10 @@ __all__ = [
     "significance_verdict",
     "verdict",
 ]
+
+# the demo's files in its run directory (burnqed.rundir.RunDir): the solve-rate chart and its rows
+DEMO_CHART = "solve_rates.html"
+DEMO_CHART_ROWS = "solve_rates.json"
 
 SIGNIFICANCE = 0.05
 """The level at which the demo calls a held-out change significant (McNemar's exact test)."""
@@ -312,9 +318,8 @@ async def run_demo(config: CoordinationRunConfig, run_dir: Path, *, sessions: in
         table.add_row(r.label, _pct(r.train), _pct(r.held_out), _pct(r.held_out_no_ebm),
                       "—" if r.seconds is None else f"{r.seconds:.0f}")
     console.print(table)
-    layout = RunLayout(run_dir)
-    chart = render_chart(rows, layout.chart)
-    layout.chart_rows.write_text(json.dumps([r.model_dump() for r in rows], indent=2), encoding="utf-8")
+    chart = render_chart(rows, run_dir / DEMO_CHART)
+    (run_dir / DEMO_CHART_ROWS).write_text(json.dumps([r.model_dump() for r in rows], indent=2), encoding="utf-8")
     console.print(f"chart: {chart}")
     eval_size = config.iteration.eval_size or None
     console.print(verdict(rows, eval_size))

@@ -100,7 +100,7 @@ async def fragment_verdicts(
     out: list[FragmentVerdict] = []
     for index, theorem in enumerate(theorems):
         try:
-            async with pool.start_proof(theorem.statement, header=theorem.header):
+            async with pool.start_proof(theorem.target):
                 verdict = FragmentVerdict(name=theorem.name, split=theorem.split, verdict="inside")
         except OutsideFragment as exc:
             verdict = FragmentVerdict(name=theorem.name, split=theorem.split, verdict="outside_fragment", detail=_one_line(exc))

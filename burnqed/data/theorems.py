@@ -19,8 +19,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from burnqed.data.minif2f import is_minif2f_record, minif2f_fields
 from burnqed.lean.source import lean_tokens
 from burnqed.lean.statement import StatementError, assemble_file, lean_name, parse_header, statement_decl
+from burnqed.lean.target import ProofTarget
 
 __all__ = [
+    "BY_NAME_TAG",
     "Theorem",
     "TheoremSetError",
     "legacy_statement_sha",
@@ -32,6 +34,10 @@ __all__ = [
     "save_theorems",
     "statement_sha",
 ]
+
+
+# a theorem with this tag is proved by its constant's name (goal.start copyFrom), not its statement
+BY_NAME_TAG = "by-name"
 
 
 class TheoremSetError(ValueError):
@@ -116,6 +122,14 @@ class Theorem(BaseModel):
         """The complete Lean file of a proof of this theorem: header, the theorem under its name, the tactics."""
         decl = statement_decl(self.statement)
         return assemble_file(parse_header(self.header), decl, tactics, name=lean_name(self.name))
+
+    @property
+    def target(self) -> ProofTarget:
+        """What a proof of this theorem is of: its constant's name when tagged ``by-name``, else its
+        statement and header (the one place that tag is read)."""
+        if BY_NAME_TAG in self.tags:
+            return ProofTarget.named(self.name)
+        return ProofTarget.of(self.statement, self.header)
 
     @property
     def sha(self) -> str:

@@ -114,7 +114,7 @@ async def reference_pairs(
         pairs: list[Pair] = []
         async with limiter:
             try:
-                async with pool.start_proof(theorem.statement, header=theorem.header) as proof:
+                async with pool.start_proof(theorem.target) as proof:
                     state_id, state = proof.state_id, render_goals(list(proof.goals))
                     for k, tactic in enumerate(theorem.proof):
                         out = await proof.run_tactic(state_id, tactic)

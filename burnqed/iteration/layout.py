@@ -17,31 +17,26 @@ Run directory::
                                       shards): what a rerun resumes from, local or on Ray; removed when the
                                       step finishes (merged into trajectories/iter_N.parquet for the search)
     state/iter_N/<step>.json          a step's marker: written atomically when it finished
-    run.lock                          flock of the run's one writer (daemon, iterate, run-once,
-                                      the search server); its descendants work under it
     iterate.jsonl                     one JSON line per step event (machine-read log)
-    jobs/                             search jobs of the MCP search server (records, results)
-    logs/tool_calls.jsonl             the MCP tool-call log
-    coordinator/                      the daemon's pid, lock, state and session logs
-    solve_rates.html, solve_rates.json   the demo's chart and rows
     report.png                        `burnqed report`'s chart (solve rate per iteration, intervals)
 
-Every reader and writer of a run directory asks RunLayout for its paths.
+The directory itself, its writer lock (run.lock) and logs/ are burnqed.rundir.RunDir's; the
+other layers name their own files in it (burnqed.rundir lists them). Every reader and writer of
+the iterations' files asks RunLayout for their paths.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from burnqed.files import append_line, write_json_atomic
-from burnqed.writelock import RUN_LOCK_NAME, Held, hold
+from burnqed.rundir import RunDir
 
-__all__ = ["STEPS", "RunLayout", "RunOutputError", "enclosing_run", "write_json_atomic"]
+__all__ = ["ITERATION_MARKS", "STEPS", "RunLayout", "RunOutputError", "enclosing_run", "write_json_atomic"]
 
 
 class RunOutputError(ValueError):
@@ -50,29 +45,17 @@ class RunOutputError(ValueError):
 # the steps of one iteration, in order; each is skipped when its marker exists
 STEPS: tuple[str, ...] = ("sft", "train_ebm", "search", "evaluate_no_ebm", "evaluate")
 
+# what marks a directory as a run the iterations have written in (besides its lock)
+ITERATION_MARKS: tuple[str, ...] = ("iterate.jsonl", "state")
 
-class RunLayout:
-    """Paths of one run directory and its step markers."""
 
-    def __init__(self, run_dir: str | Path) -> None:
-        self.root = Path(run_dir)
+class RunLayout(RunDir):
+    """The iterations' paths in one run directory, and their step markers."""
 
     @property
     def blueprint(self) -> Path:
         """The run's BLUEPRINT.md."""
         return self.root / "BLUEPRINT.md"
-
-    @property
-    def lock(self) -> Path:
-        """The run's writer lock (flock; see ``hold``)."""
-        return self.root / RUN_LOCK_NAME
-
-    @contextmanager
-    def hold(self, role: str) -> Iterator[Held]:
-        """Be the run directory's one writer for the block (``LockHeld`` names the holder when
-        another process is; the holder's descendants pass, ``Held.borrowed``)."""
-        with hold(self.lock, role, what=f"run directory {self.root}") as held:
-            yield held
 
     @property
     def reference_pairs(self) -> Path:
@@ -126,36 +109,6 @@ class RunLayout:
     def baseline_store(self, name: str) -> Path:
         """The statement store of baseline ``name``'s held-out evaluation."""
         return self.root / "stores" / f"baseline_{name}"
-
-    @property
-    def jobs(self) -> Path:
-        """The search server's job records."""
-        return self.root / "jobs"
-
-    @property
-    def logs(self) -> Path:
-        """Machine-read logs of the run (the tool-call log)."""
-        return self.root / "logs"
-
-    @property
-    def tool_calls(self) -> Path:
-        """The MCP tool-call log."""
-        return self.logs / "tool_calls.jsonl"
-
-    @property
-    def coordinator(self) -> Path:
-        """The daemon's directory (pid, lock, state, sessions)."""
-        return self.root / "coordinator"
-
-    @property
-    def chart(self) -> Path:
-        """The demo's solve-rate chart."""
-        return self.root / "solve_rates.html"
-
-    @property
-    def chart_rows(self) -> Path:
-        """The demo's solve-rate rows (JSON)."""
-        return self.root / "solve_rates.json"
 
     @property
     def report_chart(self) -> Path:
@@ -218,11 +171,7 @@ class RunLayout:
         append_line(self.log, json.dumps({"time": datetime.now(UTC).isoformat(), **record}, ensure_ascii=False, default=str))
 
 
-def enclosing_run(path: str | Path) -> RunLayout | None:
-    """The run directory ``path`` lies in (an ancestor with an ``iterate.jsonl``, ``state/``,
-    ``coordinator/`` or ``run.lock``), or None."""
-    here = Path(path).resolve().parent
-    for directory in (here, *here.parents):
-        if any((directory / name).exists() for name in ("iterate.jsonl", "state", "coordinator", RUN_LOCK_NAME)):
-            return RunLayout(directory)
-    return None
+def enclosing_run(path: str | Path, marks: Iterable[str] = ()) -> RunLayout | None:
+    """The run directory ``path`` lies in (an ancestor with ``run.lock``, an ``iterate.jsonl``,
+    ``state/`` or one of ``marks``, the files other layers name), or None."""
+    return RunLayout.enclosing(path, (*ITERATION_MARKS, *marks))

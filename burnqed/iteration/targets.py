@@ -189,7 +189,7 @@ async def write_found_proofs(run_dir: str | Path, out: Path, pool: LeanPool) -> 
         tactics = found.get(theorem.name)
         if tactics is None:
             continue
-        verdict = await pool.verify_proof(theorem.statement, tactics, header=theorem.header)
+        verdict = await pool.verify_proof(theorem.target, tactics)
         if not verdict.ok:
             refused[theorem.name] = verdict.reason
             continue

@@ -1,11 +1,12 @@
 """The Lean layer: Pantograph protocol, worker processes, the pool and proof handles.
 
 ```python
-from burnqed.lean import LeanConfig, LeanPool
+from burnqed.lean import LeanConfig, LeanPool, ProofTarget
+target = ProofTarget.of("∀ (n : Nat), n + 0 = n")
 async with LeanPool(LeanConfig(backend="embedded")) as pool:
-    async with pool.start_proof("∀ (n : Nat), n + 0 = n") as proof:
+    async with pool.start_proof(target) as proof:
         out = await proof.run_tactic(proof.state_id, "intro n")
-    verdict = await pool.verify_proof("∀ (n : Nat), n + 0 = n", ["intro n", "rfl"])
+    verdict = await pool.verify_proof(target, ["intro n", "rfl"])
 ```
 """
 
@@ -38,6 +39,7 @@ from burnqed.lean.protocol import (
     render_goals,
 )
 from burnqed.lean.results import PoolStatus, ProofVerdict, TacticOutcome, TacticStatus
+from burnqed.lean.target import ProofTarget
 from burnqed.lean.worker import LeanWorker
 
 __all__ = [
@@ -64,6 +66,7 @@ __all__ = [
     "PoolExhausted",
     "PoolStatus",
     "ProofHandle",
+    "ProofTarget",
     "ProofVerdict",
     "TacticOutcome",
     "TacticStatus",

@@ -25,6 +25,7 @@ import anyio
 from burnqed.lean.errors import ForeignState, HandleLost, LeanError
 from burnqed.lean.protocol import Goal
 from burnqed.lean.results import TacticOutcome, TacticStatus
+from burnqed.lean.target import ProofTarget
 
 if TYPE_CHECKING:
     from burnqed.lean.interface import ProofPool, ProofSession
@@ -54,13 +55,9 @@ class _Warm:
 class DetachedProof:
     """A worker-independent proof: its states, replayed onto any worker of the pool."""
 
-    def __init__(
-        self, pool: ProofPool, statement: str | None, name: str | None, warm_s: float, header: str | None = None
-    ) -> None:
+    def __init__(self, pool: ProofPool, target: ProofTarget, warm_s: float) -> None:
         self.pool = pool
-        self.statement = statement
-        self.name = name
-        self.header = header
+        self.target = target
         self.warm_s = warm_s
         self._nodes: dict[int, _Node] = {}
         self._warm: _Warm | None = None
@@ -73,15 +70,13 @@ class DetachedProof:
     async def open(
         cls,
         pool: ProofPool,
-        statement: str | None = None,
+        target: ProofTarget,
         *,
-        name: str | None = None,
-        header: str | None = None,
         warm_s: float = 2.0,
     ) -> DetachedProof:
         """Start the proof (the statement is checked now); its worker stays warm if it can."""
-        proof = cls(pool, statement, name, warm_s, header)
-        handle = await pool.open_proof(statement, name=name, header=header)
+        proof = cls(pool, target, warm_s)
+        handle = await pool.open_proof(target)
         proof._nodes[0] = _Node(parent=None, tactic=None, goal_id=None, goals=tuple(handle.goals))
         proof._warm = _Warm(handle, {0: handle.state_id})
         await proof._maybe_release()
@@ -175,7 +170,7 @@ class DetachedProof:
         if self._warm is not None and state_id in self._warm.remote and not self._warm.handle.lost:
             return self._warm
         await self._drop_warm()
-        handle = await self.pool.open_proof(self.statement, name=self.name, header=self.header)
+        handle = await self.pool.open_proof(self.target)
         warm = _Warm(handle, {0: handle.state_id})
         self._warm = warm
         for node_id in self._path(state_id):

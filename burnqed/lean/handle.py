@@ -55,6 +55,7 @@ from burnqed.lean.statement import (
     is_theorem_form,
     statement_decl,
 )
+from burnqed.lean.target import ProofTarget
 from burnqed.lean.worker import LeanWorker
 
 
@@ -98,14 +99,14 @@ class ProofHandle:
         pool: HandleOwner,
         worker: LeanWorker,
         handle_id: str,
-        statement: str | None,
-        name: str | None,
+        target: ProofTarget,
         header: LeanHeader | None = None,
     ) -> None:
         self.id = handle_id
-        self.statement = statement
-        self.name = name
-        self.header = header
+        self.target = target
+        self.statement = target.statement
+        self.name = target.name
+        self.header = header  # the target's header, parsed
         self.state_id = -1
         self.root = ""
         self.goals: list[Goal] = []

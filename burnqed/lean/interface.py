@@ -14,6 +14,7 @@ from typing import Protocol
 
 from burnqed.lean.protocol import Goal, GoalPrintResult
 from burnqed.lean.results import PoolStatus, ProofVerdict, TacticOutcome
+from burnqed.lean.target import ProofTarget
 
 __all__ = ["ProofPool", "ProofSession"]
 
@@ -62,24 +63,19 @@ class ProofPool(Protocol):
         """embedded | pantograph | command."""
         ...
 
-    def start_proof(
-        self, statement: str | None = None, *, name: str | None = None, header: str | None = None
-    ) -> AbstractAsyncContextManager[ProofSession]:
-        """A proof of ``statement`` (or of constant ``name``) for an ``async with`` block.
+    def start_proof(self, target: ProofTarget) -> AbstractAsyncContextManager[ProofSession]:
+        """A proof of ``target`` for an ``async with`` block.
 
-        ``statement`` is a proposition or a theorem in theorem form; ``header`` holds the
-        theorem's imports and ``open`` / ``set_option`` lines (burnqed.lean.statement)."""
+        Its statement is a proposition or a theorem in theorem form (or it names a constant);
+        its header holds the theorem's imports and ``open`` / ``set_option`` lines
+        (burnqed.lean.statement)."""
         ...
 
-    async def open_proof(
-        self, statement: str | None = None, *, name: str | None = None, header: str | None = None
-    ) -> ProofSession:
-        """A proof of ``statement`` (or of constant ``name``) that the caller closes."""
+    async def open_proof(self, target: ProofTarget) -> ProofSession:
+        """A proof of ``target`` that the caller closes."""
         ...
 
-    async def verify_proof(
-        self, statement: str | None, tactics: Sequence[str], *, name: str | None = None, header: str | None = None
-    ) -> ProofVerdict:
+    async def verify_proof(self, target: ProofTarget, tactics: Sequence[str]) -> ProofVerdict:
         """The replay gate: ``tactics`` from a fresh start; ok only with no goals, no sorry and
         no metavariables left. Every place a proof counts calls this."""
         ...

@@ -45,6 +45,7 @@ from burnqed.lean.launch import LaunchSpec, prepare_launch
 from burnqed.lean.replay import replay_proof
 from burnqed.lean.results import PoolStatus, ProofVerdict
 from burnqed.lean.statement import LeanHeader, StatementError, parse_header
+from burnqed.lean.target import ProofTarget
 from burnqed.lean.worker import LeanWorker
 
 __all__ = ["LeanPool"]
@@ -66,12 +67,12 @@ class _Waiter:
 class _ProofContext:
     """``async with pool.start_proof(...) as proof``: open on enter, close on exit."""
 
-    def __init__(self, pool: LeanPool, statement: str | None, name: str | None, header: str | None) -> None:
-        self._pool, self._statement, self._name, self._header = pool, statement, name, header
+    def __init__(self, pool: LeanPool, target: ProofTarget) -> None:
+        self._pool, self._target = pool, target
         self._handle: ProofHandle | None = None
 
     async def __aenter__(self) -> ProofHandle:
-        self._handle = await self._pool.open_proof(self._statement, name=self._name, header=self._header)
+        self._handle = await self._pool.open_proof(self._target)
         return self._handle
 
     async def __aexit__(self, *exc_info: object) -> None:
@@ -433,27 +434,22 @@ class LeanPool:
         except StatementError as exc:
             raise InvalidStatement("parsing", str(exc)) from exc
 
-    async def open_proof(
-        self, statement: str | None = None, *, name: str | None = None, header: str | None = None
-    ) -> ProofHandle:
-        """Start a proof of ``statement`` or of constant ``name`` (copyFrom); close it yourself.
+    async def open_proof(self, target: ProofTarget) -> ProofHandle:
+        """Start a proof of ``target``: its statement, or its constant (copyFrom); close it yourself.
 
-        A statement in theorem form, or one with a ``header`` (imports, ``open``, ``set_option``
+        A statement in theorem form, or one with a header (imports, ``open``, ``set_option``
         lines), starts through frontend.process; a header importing modules beyond
         ``lean.imports`` is served by a worker group started with those imports.
         """
-        if (statement is None) == (name is None):
-            raise InvalidInput("give exactly one of statement or name")
-        text = statement if statement is not None else name
-        problem = input_problem(text or "", self.config.max_input_chars)
+        problem = input_problem(target.text, self.config.max_input_chars)
         if problem is not None:
-            raise InvalidInput(f"{'statement' if statement is not None else 'name'} refused: it {problem}")
-        parsed = self._header(header)
+            raise InvalidInput(f"{target.kind} refused: it {problem}")
+        parsed = self._header(target.header)
         if parsed is not None and not set(parsed.imports) <= set(self.config.imports):
             if self._closed:
                 raise PoolClosed("the Lean pool is shut down")
             group = await self._groups.get(parsed.imports)
-            return await group.open_proof(statement, name=name, header=header)
+            return await group.open_proof(target)
         scope = parsed.body if parsed is not None else ""
         for attempt in range(2):
             worker = await self._acquire(scope)
@@ -463,7 +459,7 @@ class LeanPool:
                 if attempt == 1:
                     raise
                 continue
-            handle = ProofHandle(self, worker, uuid.uuid4().hex[:12], statement, name, parsed)
+            handle = ProofHandle(self, worker, uuid.uuid4().hex[:12], target, parsed)
             try:
                 await handle._open()
                 break
@@ -486,15 +482,12 @@ class LeanPool:
         self._handles[handle.id] = handle
         return handle
 
-    def start_proof(
-        self, statement: str | None = None, *, name: str | None = None, header: str | None = None
-    ) -> _ProofContext:
-        """``async with pool.start_proof(statement) as proof:`` (or ``name=`` for copyFrom; ``header=`` see open_proof)."""
-        return _ProofContext(self, statement, name, header)
+    def start_proof(self, target: ProofTarget) -> _ProofContext:
+        """``async with pool.start_proof(ProofTarget.of(statement)) as proof:`` (see open_proof)."""
+        return _ProofContext(self, target)
 
     async def verify_proof(
-        self, statement: str | None, tactics: Sequence[str], *, name: str | None = None,
-        header: str | None = None, file_text: str | None = None,
-    ) -> ProofVerdict:  # fmt: skip
+        self, target: ProofTarget, tactics: Sequence[str], *, file_text: str | None = None
+    ) -> ProofVerdict:
         """The replay gate (burnqed.lean.replay), then the final check (of ``file_text`` as given, if any)."""
-        return await replay_proof(self, statement, tactics, name=name, header=header, file_text=file_text)
+        return await replay_proof(self, target, tactics, file_text=file_text)

@@ -11,6 +11,7 @@ from burnqed.lean.errors import InvalidInput, InvalidStatement, OutsideFragment
 from burnqed.lean.final_check import WorkerLender, check_replayed
 from burnqed.lean.handle import ProofHandle
 from burnqed.lean.results import ProofVerdict
+from burnqed.lean.target import ProofTarget
 
 __all__ = ["ReplayPool", "replay_proof"]
 
@@ -19,20 +20,16 @@ class ReplayPool(WorkerLender, Protocol):
     """What the replay gate needs of a pool (LeanPool): a fresh handle, and a worker to borrow
     for the final check."""
 
-    async def open_proof(
-        self, statement: str | None = None, *, name: str | None = None, header: str | None = None
-    ) -> ProofHandle:
+    async def open_proof(self, target: ProofTarget) -> ProofHandle:
         """A fresh proof handle."""
         ...
 
 
 async def replay_proof(
     pool: ReplayPool,
-    statement: str | None,
+    target: ProofTarget,
     tactics: Sequence[str],
     *,
-    name: str | None = None,
-    header: str | None = None,
     file_text: str | None = None,
 ) -> ProofVerdict:
     """Replay ``tactics`` on a fresh handle of ``pool`` and check the result as Lean would see the file.
@@ -41,7 +38,7 @@ async def replay_proof(
     then compiles that file as given, not one reassembled from our reading of it.
     """
     try:
-        handle = await pool.open_proof(statement, name=name, header=header)
+        handle = await pool.open_proof(target)
     except (InvalidStatement, InvalidInput) as exc:
         return ProofVerdict(
             ok=False, reason=f"statement refused: {exc}", outside_fragment=isinstance(exc, OutsideFragment)
@@ -68,6 +65,6 @@ async def replay_proof(
             return ProofVerdict(ok=False, reason="the proof term contains sorry", steps=steps)
         if printed.root_has_mvar:
             return ProofVerdict(ok=False, reason="the proof term has unassigned metavariables", steps=steps)
-    if statement is None:
+    if target.statement is None:
         return ProofVerdict(ok=True, steps=steps, checked_by="replay")  # a constant's type has no file text
-    return await check_replayed(pool, statement, tactics, header, steps, file_text=file_text)
+    return await check_replayed(pool, target.statement, tactics, target.header, steps, file_text=file_text)

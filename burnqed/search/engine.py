@@ -25,10 +25,10 @@ import heapq
 import logging
 import time
 from collections.abc import Sequence
-from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
 from typing import Literal
 
-from burnqed.data.theorems import Theorem
+from burnqed.data.theorems import BY_NAME_TAG, Theorem
 from burnqed.lean.errors import (
     HandleLost,
     InvalidStatement,
@@ -45,7 +45,6 @@ from burnqed.lean.protocol import render_goals
 from burnqed.policy.errors import PolicyGenerationError, PolicyServerError
 from burnqed.policy.presets import split_tactics
 from burnqed.policy.types import PromptContext, TacticCandidate
-from burnqed.search.clock import AttemptClock as _Clock
 from burnqed.search.config import SearchConfig
 from burnqed.search.correction import ChainFailure, correction_turn
 from burnqed.search.controls import ConnectiveScorer
@@ -62,10 +61,6 @@ from burnqed.search.tree import SearchNode, SearchTree
 __all__ = ["BY_NAME_TAG", "BestFirstSearch", "SearchLost", "normalize_tactic", "prompt_context"]
 
 log = logging.getLogger(__name__)
-
-# A theorem tagged so is started from the constant of its name (goal.start copyFrom).
-BY_NAME_TAG = "by-name"
-
 
 class SearchLost(Exception):
     """The worker behind a search died mid-attempt (internal: the attempt is retried)."""
@@ -117,6 +112,17 @@ def _open(children: list[SearchNode], max_depth: int) -> int:
     return sum(c.depth < max_depth for c in children)
 
 
+@dataclass(slots=True)
+class _Attempt:
+    """One attempt at a theorem: its tree, the statistics counted into, and when it began."""
+
+    theorem: Theorem
+    iteration: int
+    stats: SearchStats
+    tree: SearchTree = field(default_factory=SearchTree)
+    started: float = field(default_factory=time.perf_counter)
+
+
 class BestFirstSearch:
     """Best-first search of single theorems on a shared pool, policy and energy head."""
 
@@ -140,71 +146,63 @@ class BestFirstSearch:
         attempts = 0
         while True:
             attempts += 1
-            clock = _Clock()
-            tree = SearchTree()
+            run = _Attempt(theorem, iteration, SearchStats(attempts=attempts))
             try:
-                return await self._attempt(theorem, tree, clock, iteration, attempts)
+                return await self._attempt(run)
             except _CallBudgetSpent:
-                return self._result(theorem, tree, clock, None, iteration, attempts, "node_budget", "Lean-call budget")
+                return self._result(run, "node_budget", "Lean-call budget")
             except OutsideFragment as exc:
-                return self._result(theorem, tree, clock, None, iteration, attempts, "outside_fragment", str(exc))
+                return self._result(run, "outside_fragment", str(exc))
             except InvalidStatement as exc:
-                return self._result(theorem, tree, clock, None, iteration, attempts, "invalid_statement", str(exc))
+                return self._result(run, "invalid_statement", str(exc))
             except PoolClosed:
                 raise
             except _LOST_ERRORS as exc:
                 log.warning("search of %s lost its worker (attempt %d): %s", theorem.name, attempts, exc)
                 if attempts > self.config.lost_retries:
-                    return self._result(theorem, tree, clock, None, iteration, attempts, "lost", str(exc))
+                    return self._result(run, "lost", str(exc))
             except LeanError as exc:
                 log.error("search of %s failed: %s", theorem.name, exc)
-                return self._result(theorem, tree, clock, None, iteration, attempts, "error", str(exc))
+                return self._result(run, "error", str(exc))
             except (PolicyServerError, PolicyGenerationError) as exc:
                 # a refused or failed policy request (a context-length 400, a 500, a server gone)
                 # is this statement's infrastructure outcome, counted apart: never the whole run's end
                 log.error("search of %s lost its policy request: %s", theorem.name, exc)
-                return self._result(theorem, tree, clock, None, iteration, attempts, "error", f"policy: {exc}")
+                return self._result(run, "error", f"policy: {exc}")
 
-    def _start(self, theorem: Theorem) -> AbstractAsyncContextManager[ProofSession]:
-        if BY_NAME_TAG in theorem.tags:
-            return self.pool.start_proof(name=theorem.name)
-        return self.pool.start_proof(theorem.statement, header=theorem.header)
 
-    async def _attempt(
-        self, theorem: Theorem, tree: SearchTree, clock: _Clock, iteration: int, attempts: int
-    ) -> SearchResult:
-        candidate, reason = await self._explore(theorem, tree, clock)
+    async def _attempt(self, run: _Attempt) -> SearchResult:
+        candidate, reason = await self._explore(run)
         if candidate is None:
-            return self._result(theorem, tree, clock, None, iteration, attempts, reason)
+            return self._result(run, reason)
         # the search's handle is closed by now, so the gate's fresh handle can take its worker
-        if await self._verify(theorem, tree.proof(candidate), clock):
-            return self._result(theorem, tree, clock, candidate, iteration, attempts, "proved")
+        if await self._verify(run.theorem, run.tree.proof(candidate), run.stats):
+            return self._result(run, "proved", solved=candidate)
         candidate.rejected = True
-        clock.rejected += 1
-        return self._result(theorem, tree, clock, None, iteration, attempts, "proof_rejected")
+        run.stats.proofs_rejected += 1
+        return self._result(run, "proof_rejected")
 
-    async def _explore(
-        self, theorem: Theorem, tree: SearchTree, clock: _Clock
-    ) -> tuple[SearchNode | None, SearchReason]:
+    async def _explore(self, run: _Attempt) -> tuple[SearchNode | None, SearchReason]:
         """Best-first expansion inside one handle: a candidate proof node, or why there is none."""
+        theorem, tree, stats = run.theorem, run.tree, run.stats
         cfg = self.config
-        deadline = clock.started + cfg.time_limit_s
-        async with self._start(theorem) as proof:
+        deadline = run.started + cfg.time_limit_s
+        async with self.pool.start_proof(theorem.target) as proof:
             root = tree.add_root(render_goals(list(proof.goals)), proof.state_id)
             if not proof.goals:
                 root.proof_complete = True
                 return root, "proved"
             if self.scorer is not None:
-                root.energy = (await self._score([root.state], clock))[0]
+                root.energy = (await self._score([root.state], stats))[0]
             frontier: list[tuple[float, int, int]] = [(0.0, 0, root.node_id)]
             seq = 1
             while frontier:
-                if clock.expanded >= cfg.max_nodes:
+                if stats.nodes_expanded >= cfg.max_nodes:
                     return None, "node_budget"
                 if time.perf_counter() >= deadline:
                     return None, "time_limit"
                 node = tree.nodes[heapq.heappop(frontier)[2]]
-                clock.expanded += 1
+                stats.nodes_expanded += 1
                 children: list[SearchNode] = []
                 failed: list[tuple[TacticCandidate, ChainFailure]] = []
                 tried: set[str] = set()
@@ -213,38 +211,38 @@ class BestFirstSearch:
                 for round_ in range(1 if whole else cfg.resample_rounds + 1):
                     if round_:
                         # too few new states: ask again for more samples, whose per-row seeds differ
-                        clock.resamples += 1
+                        stats.resamples += 1
                         samples *= cfg.resample_factor
                     context = prompt_context(theorem, node.state, tree.proof(node), want=_WANT[cfg.mode])
                     automation = round_ == 0 and not whole  # whole mode is the model's pass@k alone
-                    for cand in await self._candidates(node.state, clock, samples, automation=automation, context=context):
+                    for cand in await self._candidates(node.state, stats, samples, automation=automation, context=context):
                         key = normalize_tactic(cand.tactic)
                         if key in tried:
-                            clock.duplicate += 1
+                            stats.candidates_duplicate += 1
                             continue
                         tried.add(key)
                         if time.perf_counter() >= deadline:
                             return None, "time_limit"
                         if cfg.mode == "step":
-                            solved = await self._try(tree, proof, node, cand, clock, children)
+                            solved = await self._try(tree, proof, node, cand, stats, children)
                         else:
                             why: list[ChainFailure] = []
-                            solved = await self._run_chain(tree, proof, node, cand, clock, children, why)
+                            solved = await self._run_chain(tree, proof, node, cand, stats, children, why)
                             failed += [(cand, w) for w in why]
                         if solved is not None:
                             return solved, "proved"
                     if self.generator is None or _open(children, cfg.max_depth) >= cfg.min_new_children:
                         break
                 if whole:  # pass@k: the k proofs sampled at the root (and their corrections) are the whole search
-                    solved = await self._correct(theorem, tree, proof, node, failed, clock, children)
+                    solved = await self._correct(theorem, tree, proof, node, failed, stats, children)
                     if solved is not None:
                         return solved, "proved"
                     break
-                clock.depth_capped += len(children) - _open(children, cfg.max_depth)
+                stats.depth_capped += len(children) - _open(children, cfg.max_depth)
                 open_children = [c for c in children if c.depth < cfg.max_depth]
                 if open_children:
                     if self.scorer is not None:
-                        energies = await self._score([c.state for c in open_children], clock)
+                        energies = await self._score([c.state for c in open_children], stats)
                         for child, energy in zip(open_children, energies, strict=True):
                             child.energy = energy
                     for child in open_children:
@@ -255,8 +253,8 @@ class BestFirstSearch:
                             priority += cfg.depth_bonus * child.depth
                         heapq.heappush(frontier, (-priority, seq, child.node_id))
                         seq += 1
-                    clock.peak_frontier = max(clock.peak_frontier, len(frontier))
-            clock.empty_at = clock.expanded
+                    stats.peak_frontier = max(stats.peak_frontier, len(frontier))
+            stats.frontier_empty_at = stats.nodes_expanded
             return None, "exhausted"
 
     async def _try(
@@ -265,7 +263,7 @@ class BestFirstSearch:
         proof: ProofSession,
         node: SearchNode,
         cand: TacticCandidate,
-        clock: _Clock,
+        stats: SearchStats,
         children: list[SearchNode],
         seen: list[SearchNode] | None = None,
         why: list[str] | None = None,
@@ -276,7 +274,7 @@ class BestFirstSearch:
         why = why if why is not None else []
         if node.state_id is None:
             raise SearchLost(f"node {node.node_id} has no Lean state")
-        if self.config.max_lean_calls is not None and clock.tactics >= self.config.max_lean_calls:
+        if self.config.max_lean_calls is not None and stats.tactics_run >= self.config.max_lean_calls:
             raise _CallBudgetSpent
         t0 = time.perf_counter()
         try:
@@ -284,25 +282,25 @@ class BestFirstSearch:
         except LeanReplError as exc:
             # the REPL answered with an error object instead of a verdict: the pipe is in
             # step and the handle usable, so this is one failed tactic, not a lost search
-            clock.lean_s += time.perf_counter() - t0
-            clock.tactics += 1
-            clock.failed += 1
+            stats.lean_s += time.perf_counter() - t0
+            stats.tactics_run += 1
+            stats.failed_tactics += 1
             log.warning("REPL error on tactic %r: %s", cand.tactic, exc)
             why.append(str(exc))
             return None
-        clock.lean_s += time.perf_counter() - t0
-        clock.tactics += 1
+        stats.lean_s += time.perf_counter() - t0
+        stats.tactics_run += 1
         status = str(out.status)
         if status == "lost":
             raise SearchLost(f"worker lost while running {cand.tactic!r}")
         if status == "timeout":
             # cut off by a clock, not refused by Lean: load-dependent, so counted apart
-            clock.timeouts += 1
+            stats.tactic_timeouts += 1
             why.append("(deterministic) timeout")
             return None
         if status != "success" or out.has_sorry:
             # a step that needs sorry proves nothing: as good as a failure
-            clock.failed += 1
+            stats.failed_tactics += 1
             why.append(out.error_text if status != "success" else "declaration uses 'sorry'")
             return None
         complete = bool(out.proof_complete)
@@ -316,19 +314,19 @@ class BestFirstSearch:
             proof_complete=complete,
         )
         if child is None:
-            clock.pruned += 1
+            stats.nodes_pruned += 1
             if seen is not None and (existing := tree.find(render_goals(goals))) is not None:
                 seen.append(existing)
             return None
-        clock.new += 1
-        clock.max_depth = max(clock.max_depth, child.depth)
+        stats.children_new += 1
+        stats.max_depth_reached = max(stats.max_depth_reached, child.depth)
         if not complete:
             children.append(child)
             return None
-        if await self._root_is_clean(proof, child, clock):
+        if await self._root_is_clean(proof, child, stats):
             return child
         child.rejected = True
-        clock.rejected += 1
+        stats.proofs_rejected += 1
         why.append("the proof term holds sorry or an unassigned metavariable")
         return None
 
@@ -338,7 +336,7 @@ class BestFirstSearch:
         proof: ProofSession,
         node: SearchNode,
         cand: TacticCandidate,
-        clock: _Clock,
+        stats: SearchStats,
         children: list[SearchNode],
         failure: list[ChainFailure] | None = None,
     ) -> SearchNode | None:
@@ -356,7 +354,7 @@ class BestFirstSearch:
             opened: list[SearchNode] = []
             seen: list[SearchNode] = []
             why: list[str] = []
-            solved = await self._try(tree, proof, current, part, clock, opened, seen, why)
+            solved = await self._try(tree, proof, current, part, stats, opened, seen, why)
             if solved is not None:
                 return solved
             if seen:  # a state already in the tree: the proof goes on from there
@@ -381,7 +379,7 @@ class BestFirstSearch:
         proof: ProofSession,
         node: SearchNode,
         failed: list[tuple[TacticCandidate, ChainFailure]],
-        clock: _Clock,
+        stats: SearchStats,
         children: list[SearchNode],
     ) -> SearchNode | None:
         """Whole mode's correction rounds: each failed proof's errors go back to the model (the
@@ -392,13 +390,13 @@ class BestFirstSearch:
                 turns.append(correction_turn(theorem, failure, cand.answer))
                 context = prompt_context(theorem, node.state, tree.proof(node), want="proof")
                 context = context.model_copy(update={"corrections": tuple(turns)})
-                clock.corrections += 1
-                answers = await self._candidates(node.state, clock, 1, automation=False, context=context)
+                stats.corrections += 1
+                answers = await self._candidates(node.state, stats, 1, automation=False, context=context)
                 if not answers:
                     break
                 cand = answers[0]
                 why: list[ChainFailure] = []
-                solved = await self._run_chain(tree, proof, node, cand, clock, children, why)
+                solved = await self._run_chain(tree, proof, node, cand, stats, children, why)
                 if solved is not None:
                     return solved
                 if not why:
@@ -406,82 +404,72 @@ class BestFirstSearch:
                 failure = why[0]
         return None
 
-    async def _root_is_clean(self, proof: ProofSession, node: SearchNode, clock: _Clock) -> bool:
+    async def _root_is_clean(self, proof: ProofSession, node: SearchNode, stats: SearchStats) -> bool:
         """No sorry and no unassigned metavariable in the proof term so far (goal.print)."""
         if node.state_id is None:
             return False
         t0 = time.perf_counter()
         printed = await proof.print_root(node.state_id)
-        clock.lean_s += time.perf_counter() - t0
+        stats.lean_s += time.perf_counter() - t0
         return not (printed.root_has_sorry or printed.root_has_mvar)
 
-    async def _verify(self, theorem: Theorem, tactics: list[str], clock: _Clock) -> bool:
+    async def _verify(self, theorem: Theorem, tactics: list[str], stats: SearchStats) -> bool:
         t0 = time.perf_counter()
-        if BY_NAME_TAG in theorem.tags:
-            verdict = await self.pool.verify_proof(None, tactics, name=theorem.name)
-        else:
-            verdict = await self.pool.verify_proof(theorem.statement, tactics, header=theorem.header)
-        clock.lean_s += time.perf_counter() - t0
+        verdict = await self.pool.verify_proof(theorem.target, tactics)
+        stats.lean_s += time.perf_counter() - t0
         if not verdict.ok:
             log.warning("replay gate rejected a proof of %s: %s", theorem.name, verdict.reason)
         return bool(verdict.ok)
 
     async def _candidates(
-        self, state: str, clock: _Clock, samples: int, *, automation: bool, context: PromptContext | None = None
+        self, state: str, stats: SearchStats, samples: int, *, automation: bool, context: PromptContext | None = None
     ) -> list[TacticCandidate]:
         """The policy's candidates for ``samples`` samples, then (``automation``) the automation tactics."""
         proposed: list[TacticCandidate] = []
         if self.generator is not None:
             t0 = time.perf_counter()
             batch = await propose(self.generator, [state], samples, [context] if context is not None else None)
-            clock.generation_s += time.perf_counter() - t0
+            stats.generation_s += time.perf_counter() - t0
             proposed = list(batch[0]) if batch else []
             # samples the policy folded into an equal tactic (or that held none) are duplicates too
-            clock.generated += samples
-            clock.duplicate += max(0, samples - len(proposed))
+            stats.candidates_generated += samples
+            stats.candidates_duplicate += max(0, samples - len(proposed))
         if automation:
             proposed += [
                 TacticCandidate(tactic=t, log_prob=self.config.automation_log_prob)
                 for t in self.config.automation_tactics
             ]
-            clock.generated += len(self.config.automation_tactics)
+            stats.candidates_generated += len(self.config.automation_tactics)
         return proposed
 
-    async def _score(self, states: Sequence[str], clock: _Clock) -> list[float]:
+    async def _score(self, states: Sequence[str], stats: SearchStats) -> list[float]:
         if self.scorer is None:
             return [0.0] * len(states)
         t0 = time.perf_counter()
         energies = await self.scorer.score(list(states))
-        clock.scoring_s += time.perf_counter() - t0
+        stats.scoring_s += time.perf_counter() - t0
         return [float(e) for e in energies]
 
-    def _result(
-        self,
-        theorem: Theorem,
-        tree: SearchTree,
-        clock: _Clock,
-        solved: SearchNode | None,
-        iteration: int,
-        attempts: int,
-        reason: SearchReason,
-        detail: str | None = None,
-    ) -> SearchResult:
+    def _result(self, run: _Attempt, reason: SearchReason, detail: str | None = None, *,
+                solved: SearchNode | None = None) -> SearchResult:
         backend = self.pool.backend
-        records = tree.records(
-            theorem=theorem.name,
-            statement_sha=theorem.sha,
+        run.stats.states = len(run.tree)
+        run.stats.wall_s = time.perf_counter() - run.started
+        records = run.tree.records(
+            theorem=run.theorem.name,
+            statement_sha=run.theorem.sha,
             solved=solved,
             backend=backend,
-            iteration=iteration,
+            iteration=run.iteration,
         )
         return SearchResult(
-            theorem=theorem,
+            theorem=run.theorem,
             proved=solved is not None,
-            proof=tree.proof(solved) if solved is not None else None,
-            stats=clock.stats(len(tree), attempts),
+            proof=run.tree.proof(solved) if solved is not None else None,
+            stats=run.stats,
             records=records,
             backend=backend,
             reason=reason,
             detail=detail,
-            iteration=iteration,
+            iteration=run.iteration,
         )

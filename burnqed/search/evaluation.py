@@ -17,7 +17,6 @@ from burnqed.search.ranking import RankingQuality, ranking_quality
 from burnqed.search.results import SearchReason, SearchResult, SearchStats
 
 __all__ = [
-    "BudgetUsed",
     "EvalReport",
     "TheoremOutcome",
     "in_theorem_order",
@@ -44,27 +43,6 @@ class TheoremOutcome(BaseModel):
     tags: list[str] = Field(
         default_factory=list, description="the theorem's tags (e.g. depth:4, family:depth_chain): per-depth rows"
     )
-
-
-class BudgetUsed(BaseModel):
-    """Totals over all theorems of an evaluation."""
-
-    model_config = ConfigDict(frozen=True)
-
-    nodes_expanded: int = 0
-    tactics_run: int = 0
-    states: int = 0
-    wall_s: float = 0.0
-    lean_s: float = 0.0
-    generation_s: float = 0.0
-    scoring_s: float = 0.0
-    candidates_generated: int = 0
-    candidates_duplicate: int = 0
-    children_new: int = 0
-    children_seen: int = 0
-    failed_tactics: int = 0
-    tactic_timeouts: int = 0
-    resamples: int = 0
 
 
 class EvalReport(BaseModel):
@@ -102,23 +80,12 @@ class EvalReport(BaseModel):
         default=None, description="how the energy head and the policy rank proof-path states on the proved searches"
     )
     outcomes: list[TheoremOutcome]
-    budget: BudgetUsed
+    budget: SearchStats = Field(description="the searches' statistics summed (SearchStats.total)")
     search: SearchConfig
     policy: str = Field(description='policy model id (path or fingerprint), or "none"')
     ebm: str | None = Field(default=None, description="energy-head checkpoint, if one was used")
     run_wall_s: float = 0.0
     created: datetime = Field(default_factory=lambda: datetime.now(UTC))
-
-
-_SUMMED = (
-    "candidates_generated",
-    "candidates_duplicate",
-    "children_new",
-    "children_seen",
-    "failed_tactics",
-    "tactic_timeouts",
-    "resamples",
-)
 
 
 def report_from_results(
@@ -150,16 +117,7 @@ def report_from_results(
         )
         for r in results
     ]
-    budget = BudgetUsed(
-        nodes_expanded=sum(r.stats.nodes_expanded for r in results),
-        tactics_run=sum(r.stats.tactics_run for r in results),
-        states=sum(r.stats.states for r in results),
-        wall_s=sum(r.stats.wall_s for r in results),
-        lean_s=sum(r.stats.lean_s for r in results),
-        generation_s=sum(r.stats.generation_s for r in results),
-        scoring_s=sum(r.stats.scoring_s for r in results),
-        **{key: sum(getattr(r.stats, key) for r in results) for key in _SUMMED},
-    )
+    budget = SearchStats.total(r.stats for r in results)
     reasons: dict[str, int] = {}
     for r in results:
         reasons[r.reason] = reasons.get(r.reason, 0) + 1

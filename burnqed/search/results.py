@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Iterable
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from burnqed.data.theorems import Theorem
 from burnqed.trajectory.schema import TrajectoryRecord
@@ -30,13 +31,15 @@ INFRASTRUCTURE_REASONS: frozenset[str] = frozenset({"lost", "error", "cancelled"
 
 
 class SearchStats(BaseModel):
-    """Counters and timings of one theorem's search."""
+    """Counters and timings of one theorem's search, counted in place while it runs; ``+`` gives
+    the totals of several (an evaluation's budget).
 
-    model_config = ConfigDict(frozen=True)
+    ``nodes_failed`` and ``children_seen`` are derived (never counted twice) but still written
+    to JSON, so reports and job results keep the names their readers know; a file that holds
+    them loads, its values recomputed from the counters."""
 
     nodes_expanded: int = 0
-    nodes_pruned: int = Field(default=0, description="duplicate states dropped")
-    nodes_failed: int = Field(default=0, description="tactics that failed, did not parse or timed out")
+    nodes_pruned: int = Field(default=0, description="tactics that reached a state already seen: dropped")
     states: int = Field(default=0, description="distinct states explored (trajectory rows)")
     proofs_rejected: int = Field(default=0, description="candidate proofs the replay gate refused")
     tactics_run: int = 0
@@ -49,14 +52,43 @@ class SearchStats(BaseModel):
     candidates_generated: int = Field(default=0, description="tactics proposed (policy rounds + automation)")
     candidates_duplicate: int = Field(default=0, description="proposals equal to another one's normalised text")
     children_new: int = Field(default=0, description="tactics that reached a state not seen before")
-    children_seen: int = Field(default=0, description="tactics that reached a state already seen (= nodes_pruned)")
-    failed_tactics: int = Field(default=0, description="tactics Lean refused (= nodes_failed less time-outs)")
+    failed_tactics: int = Field(default=0, description="tactics Lean refused (or that did not parse)")
     tactic_timeouts: int = Field(default=0, description="tactics cut off by a time-out: load-dependent, not refusals")
     depth_capped: int = Field(default=0, description="new states not queued because they sit at max_depth")
     resamples: int = Field(default=0, description="extra policy rounds for expansions short of new states")
     max_depth_reached: int = 0
     frontier_empty_at: int | None = Field(default=None, description="expansions done when the frontier ran empty")
     corrections: int = Field(default=0, description="whole mode: correction rounds asked of the policy")
+
+    @computed_field(description="tactics that failed, did not parse or timed out")  # type: ignore[prop-decorator]
+    @property
+    def nodes_failed(self) -> int:
+        """Refused tactics and time-outs together."""
+        return self.failed_tactics + self.tactic_timeouts
+
+    @computed_field(description="tactics that reached a state already seen (= nodes_pruned)")  # type: ignore[prop-decorator]
+    @property
+    def children_seen(self) -> int:
+        """The same count as ``nodes_pruned``, under the name the frontier statistics use."""
+        return self.nodes_pruned
+
+    @classmethod
+    def total(cls, items: Iterable[SearchStats]) -> SearchStats:
+        """The sum of ``items`` (zero when there are none)."""
+        return sum(items, cls(attempts=0))
+
+    def __add__(self, other: SearchStats) -> SearchStats:
+        """Totals: counts and seconds add, peaks keep the larger; ``frontier_empty_at`` belongs
+        to one search and is None in a total."""
+        if not isinstance(other, SearchStats):
+            return NotImplemented
+        peaks = {"peak_frontier", "max_depth_reached"}
+        values: dict[str, Any] = {
+            key: max(getattr(self, key), getattr(other, key)) if key in peaks else getattr(self, key) + getattr(other, key)
+            for key in type(self).model_fields
+            if key != "frontier_empty_at"
+        }
+        return SearchStats(**values)
 
     @property
     def other_s(self) -> float:

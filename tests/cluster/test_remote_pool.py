@@ -14,6 +14,7 @@ from burnqed.cluster.spec import ClusterSpec
 from burnqed.data.theorems import Theorem
 from burnqed.lean import InvalidStatement, LeanConfig, TacticStatus
 from burnqed.lean.interface import ProofPool
+from burnqed.lean.target import ProofTarget
 from burnqed.search import BestFirstSearch, RuleGenerator, SearchConfig
 
 pytestmark = pytest.mark.anyio
@@ -34,7 +35,7 @@ async def test_a_search_runs_unchanged_on_a_remote_pool(local_ray: Any) -> None:
             theorem = Theorem(name="and_comm", statement="∀ (p q : Prop), p ∧ q → q ∧ p")
             result = await BestFirstSearch(pool, RuleGenerator(), None, SPEC.search).prove(theorem)
             assert result.proved and result.backend == "embedded"
-            verdict = await pool.verify_proof(theorem.statement, result.proof or [])
+            verdict = await pool.verify_proof(ProofTarget.of(theorem.statement), result.proof or [])
             assert verdict.ok and verdict.checked_by == "kernel"
             status = await campaign.remote_pool(0).refresh_status()
             assert status.workers == 1 and status.open_handles == 0
@@ -45,8 +46,8 @@ async def test_the_actors_errors_and_outcomes_come_through_as_themselves(local_r
         async with Campaign(SPEC) as campaign:
             pool = campaign.remote_pool(0)
             with pytest.raises(InvalidStatement):
-                await pool.open_proof("∀ (n : Nat), n +")
-            async with pool.start_proof("∀ (n : Nat), n + 0 = n") as proof:
+                await pool.open_proof(ProofTarget.of("∀ (n : Nat), n +"))
+            async with pool.start_proof(ProofTarget.of("∀ (n : Nat), n + 0 = n")) as proof:
                 failed = await proof.run_tactic(proof.state_id, "exact foo")
                 assert failed.status is TacticStatus.FAILED and not proof.lost
                 out = await proof.run_tactic(proof.state_id, "intro n")

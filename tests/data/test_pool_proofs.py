@@ -7,6 +7,7 @@ import pytest
 
 from burnqed.data.sets import load_builtin
 from burnqed.lean import LeanConfig, LeanPool
+from burnqed.lean.target import ProofTarget
 
 pytestmark = pytest.mark.anyio
 
@@ -24,7 +25,7 @@ async def test_every_core_theorem_and_a_benchmark_sample_replay_through_the_pool
         async with LeanPool(_config()) as pool:
             assert pool.backend == "embedded"
             for theorem in theorems:
-                verdict = await pool.verify_proof(theorem.statement, theorem.proof or [])
+                verdict = await pool.verify_proof(ProofTarget.of(theorem.statement), theorem.proof or [])
                 if not verdict.ok:
                     failures.append(f"{theorem.name}: {verdict.reason}")
     assert not failures, failures
@@ -33,5 +34,5 @@ async def test_every_core_theorem_and_a_benchmark_sample_replay_through_the_pool
 async def test_a_wrong_reference_proof_is_rejected_by_the_pool() -> None:
     with anyio.fail_after(60):
         async with LeanPool(_config().model_copy(update={"num_workers": 1})) as pool:
-            verdict = await pool.verify_proof("∃ (n : Nat), n * n = 49", ["use 6", "norm_num"])
+            verdict = await pool.verify_proof(ProofTarget.of("∃ (n : Nat), n * n = 49"), ["use 6", "norm_num"])
     assert not verdict.ok

@@ -13,8 +13,9 @@ from burnqed.iteration.report import RunReport, best_baseline_rows, run_report
 from burnqed.iteration.report_view import write_chart
 from burnqed.search.comparison import mcnemar_exact
 from burnqed.search.config import SearchConfig
-from burnqed.search.evaluation import BudgetUsed, EvalReport, TheoremOutcome
+from burnqed.search.evaluation import EvalReport, TheoremOutcome
 from burnqed.search.ranking import RankerQuality, RankingQuality
+from burnqed.search.results import SearchStats
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 NAMES = [f"t{i}" for i in range(10)]
@@ -23,7 +24,7 @@ NAMES = [f"t{i}" for i in range(10)]
 def _report(proved: set[str], *, names: list[str] = NAMES, ebm: str | None = None, iteration: int = 0,
             label: str = "no_ebm", max_nodes: int = 32, at_budget: set[str] = frozenset(),
             policy: str = "tiny", ranking: RankingQuality | None = None,
-            budget: BudgetUsed | None = None) -> EvalReport:
+            budget: SearchStats | None = None) -> EvalReport:
     outcomes = [
         TheoremOutcome(name=n, statement_sha=f"sha-{n}", proved=n in proved, nodes=3, wall_s=0.1,
                        reason="proved" if n in proved else "node_budget" if n in at_budget else "exhausted")
@@ -31,7 +32,7 @@ def _report(proved: set[str], *, names: list[str] = NAMES, ebm: str | None = Non
     ]
     solved = sum(o.proved for o in outcomes)
     return EvalReport(label=label, backend="embedded", iteration=iteration, total=len(outcomes), solved=solved,
-                      solve_rate=solved / len(outcomes), outcomes=outcomes, budget=budget or BudgetUsed(),
+                      solve_rate=solved / len(outcomes), outcomes=outcomes, budget=budget or SearchStats(),
                       search=SearchConfig(max_nodes=max_nodes), policy=policy, ebm=ebm, ranking=ranking)
 
 
@@ -220,7 +221,7 @@ def _binding_run(root: Path, *, head_wins: float) -> Path:
     layout = RunLayout(root)
     _write(layout.eval_result(0, False), _report(_first(5)))
     _write(layout.eval_result(1, False), _report(_first(6), iteration=1, at_budget={"t6", "t7", "t8"},
-                                                 budget=BudgetUsed(nodes_expanded=8, children_new=10)))
+                                                 budget=SearchStats(nodes_expanded=8, children_new=10)))
     _write(layout.eval_result(1, True), _report(_first(8), iteration=1, ebm="ckpt/iter_1", label="with_ebm",
                                                 at_budget={"t8"}, ranking=_ranked(head_wins, 40, 6, 8)))
     return root

@@ -8,6 +8,7 @@ import pytest
 from burnqed.lean import LeanPool
 from burnqed.lean.detached import DetachedProof, ReplayDiverged
 from burnqed.lean.errors import ForeignState
+from burnqed.lean.target import ProofTarget
 from tests.fixtures.lean import fake_config
 
 pytestmark = pytest.mark.anyio
@@ -17,7 +18,7 @@ STATEMENT = "∀ (a b : Nat), a + b = b + a"
 
 async def test_a_detached_proof_gives_its_worker_back_and_replays_its_states() -> None:
     async with LeanPool(fake_config(num_workers=2)) as pool:
-        proof = await DetachedProof.open(pool, STATEMENT, warm_s=0.0)
+        proof = await DetachedProof.open(pool, ProofTarget.of(STATEMENT), warm_s=0.0)
         assert pool.status().busy == 1  # one idle worker to spare: the first stays warm
         intro = await proof.run_tactic(0, "intro a")
         assert intro.ok and intro.next_state_id == 1
@@ -41,7 +42,7 @@ async def test_a_detached_proof_gives_its_worker_back_and_replays_its_states() -
 
 async def test_with_no_idle_worker_to_spare_the_proof_holds_none() -> None:
     async with LeanPool(fake_config(num_workers=1)) as pool:
-        proofs = [await DetachedProof.open(pool, STATEMENT) for _ in range(3)]
+        proofs = [await DetachedProof.open(pool, ProofTarget.of(STATEMENT)) for _ in range(3)]
         assert pool.status().busy == 0
         for proof in proofs:
             assert (await proof.run_tactic(0, "intro a b")).ok
@@ -52,7 +53,7 @@ async def test_with_no_idle_worker_to_spare_the_proof_holds_none() -> None:
 
 async def test_a_replay_that_does_not_reproduce_the_state_is_an_error() -> None:
     async with LeanPool(fake_config(num_workers=1)) as pool:
-        proof = await DetachedProof.open(pool, STATEMENT)
+        proof = await DetachedProof.open(pool, ProofTarget.of(STATEMENT))
         step = await proof.run_tactic(0, "intro a")
         assert step.ok
         # forge a node whose tactic now fails on replay (as if the environment changed)

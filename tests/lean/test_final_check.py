@@ -17,6 +17,7 @@ from burnqed.lean.final_check import (
     refuse_file,
 )
 from burnqed.lean.statement import parse_header, parse_theorem
+from burnqed.lean.target import ProofTarget
 from tests.fixtures.lean import fake_config
 
 pytestmark = pytest.mark.anyio
@@ -77,11 +78,11 @@ def _compiled(**fields: object) -> LeanConfig:
 
 async def test_the_compile_passes_a_proof_with_standard_axioms_only() -> None:
     async with LeanPool(_compiled()) as pool:
-        verdict = await pool.verify_proof(STATEMENT, ["intro n", "exact uses_choice"])
+        verdict = await pool.verify_proof(ProofTarget.of(STATEMENT), ["intro n", "exact uses_choice"])
         assert verdict.ok, verdict.reason
         assert verdict.checked_by == "lean" and set(verdict.axioms or []) == ALLOWED_AXIOMS
         assert verdict.file is not None and "theorem burnqed_goal : ∀ (n : Nat), n + 0 = n := by" in verdict.file
-        clean = await pool.verify_proof(STATEMENT, ["intro n", "rfl"])
+        clean = await pool.verify_proof(ProofTarget.of(STATEMENT), ["intro n", "rfl"])
         assert clean.ok and clean.axioms == []
 
 
@@ -95,31 +96,31 @@ async def test_the_compile_passes_a_proof_with_standard_axioms_only() -> None:
 )
 async def test_the_compile_refuses_extra_axioms_and_errors(tactic: str, why: str) -> None:
     async with LeanPool(_compiled()) as pool:
-        verdict = await pool.verify_proof(STATEMENT, ["intro n", tactic])
+        verdict = await pool.verify_proof(ProofTarget.of(STATEMENT), ["intro n", tactic])
     assert not verdict.ok and why in verdict.reason and verdict.checked_by == "lean"
 
 
 async def test_the_compile_has_a_time_limit() -> None:
     async with LeanPool(_compiled(final_check_timeout_s=1.0)) as pool:
-        verdict = await pool.verify_proof(STATEMENT, ["intro n", "exact slow"])
+        verdict = await pool.verify_proof(ProofTarget.of(STATEMENT), ["intro n", "exact slow"])
     assert not verdict.ok and "ran past 1.0s" in verdict.reason
 
 
 async def test_a_missing_compiler_refuses_rather_than_passes() -> None:
     async with LeanPool(fake_config(num_workers=1, final_check_command=["/nonexistent/lean"])) as pool:
-        verdict = await pool.verify_proof(STATEMENT, ["intro n", "rfl"])
+        verdict = await pool.verify_proof(ProofTarget.of(STATEMENT), ["intro n", "rfl"])
     assert not verdict.ok and "not found" in verdict.reason
 
 
 async def test_on_the_embedded_backend_the_kernel_replay_is_the_final_check() -> None:
     config = LeanConfig(backend="embedded", num_workers=1, startup_timeout_s=60.0, memory_limit_mb=4096)
     async with LeanPool(config) as pool:
-        ok = await pool.verify_proof("theorem t (a b : ℕ) (h : a = b) : b = a := by", ["omega"], header="open Nat")
+        ok = await pool.verify_proof(ProofTarget.of("theorem t (a b : ℕ) (h : a = b) : b = a := by", "open Nat"), ["omega"])
         assert ok.ok and ok.checked_by == "kernel", ok.reason
         assert ok.file is not None and ok.file.startswith("open Nat\n\ntheorem t (a b : ℕ) (h : a = b) : b = a := by")
-        bad = await pool.verify_proof("theorem t (a : ℕ) : a + 1 = a := by", ["omega"])
+        bad = await pool.verify_proof(ProofTarget.of("theorem t (a : ℕ) : a + 1 = a := by"), ["omega"])
         assert not bad.ok
-        outside = await pool.verify_proof("theorem r (x : ℝ) : x ^ 2 ≥ 0 := by", ["positivity"])
+        outside = await pool.verify_proof(ProofTarget.of("theorem r (x : ℝ) : x ^ 2 ≥ 0 := by"), ["positivity"])
         assert not outside.ok and outside.outside_fragment
 
 
@@ -138,9 +139,9 @@ async def test_a_statement_with_comments_verifies(statement: str) -> None:
     config = LeanConfig(backend="embedded", num_workers=1, startup_timeout_s=60.0, memory_limit_mb=4096)
     async with LeanPool(config) as pool:
         tactic = "rfl" if statement.startswith(("1", "/-")) else "intros; simp"
-        verdict = await pool.verify_proof(statement, [tactic])
+        verdict = await pool.verify_proof(ProofTarget.of(statement), [tactic])
         assert verdict.ok and verdict.checked_by == "kernel", verdict.reason
-        wrong = await pool.verify_proof(statement.replace("0 = ", "1 = ").replace("2", "3"), [tactic])
+        wrong = await pool.verify_proof(ProofTarget.of(statement.replace("0 = ", "1 = ").replace("2", "3")), [tactic])
         assert not wrong.ok
 
 
@@ -169,9 +170,9 @@ async def test_on_the_embedded_backend_the_file_itself_is_elaborated() -> None:
 async def test_real_lean_compiles_and_audits_axioms() -> None:
     config = LeanConfig(backend="pantograph", imports=["Init"], num_workers=1, read_timeout_s=60.0)
     async with LeanPool(config) as pool:
-        ok = await pool.verify_proof("theorem t (a b : Nat) (h : a = b) : b = a := by", ["exact h.symm"])
+        ok = await pool.verify_proof(ProofTarget.of("theorem t (a b : Nat) (h : a = b) : b = a := by"), ["exact h.symm"])
         assert ok.ok and ok.checked_by == "lean" and set(ok.axioms or []) <= ALLOWED_AXIOMS, ok.reason
-        native = await pool.verify_proof("theorem n : 10 < 20 := by", ["native_decide"])
+        native = await pool.verify_proof(ProofTarget.of("theorem n : 10 < 20 := by"), ["native_decide"])
         assert not native.ok and "ofReduceBool" in native.reason
 
 
@@ -190,7 +191,7 @@ async def test_verify_file_compiles_the_file_as_given_and_the_lock_witness(tmp_p
     parsed = refuse_file(text)
     config = fake_config(num_workers=1, final_check_command=[sys.executable, "-S", str(spy)])
     async with LeanPool(config) as pool:
-        verdict = await pool.verify_proof(parsed.decl.render(), list(parsed.tactics), file_text=text)
+        verdict = await pool.verify_proof(ProofTarget.of(parsed.decl.render()), list(parsed.tactics), file_text=text)
     assert verdict.ok, verdict.reason
     compiled = seen.read_text(encoding="utf-8")
     assert compiled.startswith(text.rstrip())  # the file as given, comments and all, not a reassembly

@@ -12,6 +12,7 @@ import anyio
 import pytest
 
 from burnqed.lean import LeanPool
+from burnqed.lean.target import ProofTarget
 from tests.fixtures.lean import FAKE_REPL, fake_config, pid_alive
 
 pytestmark = pytest.mark.anyio
@@ -25,7 +26,7 @@ async def _all_dead(pids: list[int]) -> None:
 async def test_no_child_left_after_shutdown() -> None:
     async with LeanPool(fake_config(num_workers=3)) as pool:
         pids = pool.worker_pids()
-        async with pool.start_proof("True") as proof:
+        async with pool.start_proof(ProofTarget.of("True")) as proof:
             await proof.run_tactic(proof.state_id, "trivial")
     assert len(pids) == 3 and not any(pid_alive(p) for p in pids)
 
@@ -35,7 +36,7 @@ async def test_no_child_left_after_an_exception_with_open_handles() -> None:
     with pytest.raises(RuntimeError, match="boom"):
         async with LeanPool(fake_config(num_workers=2)) as pool:
             pids = pool.worker_pids()
-            await pool.open_proof("True")  # never closed by the caller
+            await pool.open_proof(ProofTarget.of("True"))  # never closed by the caller
             raise RuntimeError("boom")
     assert pids and not any(pid_alive(p) for p in pids)
 
@@ -44,7 +45,7 @@ async def test_no_child_left_after_cancellation_mid_tactic() -> None:
     async with LeanPool(fake_config(num_workers=1)) as pool:
         pids = pool.worker_pids()
         with anyio.move_on_after(0.3):
-            async with pool.start_proof("True") as proof:
+            async with pool.start_proof(ProofTarget.of("True")) as proof:
                 await proof.run_tactic(proof.state_id, "hang")
         assert proof.closed and not pid_alive(pids[0])
     assert not any(pid_alive(p) for p in pids)

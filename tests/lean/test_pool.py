@@ -20,6 +20,7 @@ from burnqed.lean import (
     ProofHandle,
     TacticStatus,
 )
+from burnqed.lean.target import ProofTarget
 from tests.fixtures.lean import fake_config, pid_alive
 
 pytestmark = pytest.mark.anyio
@@ -37,7 +38,7 @@ async def test_200_concurrent_proofs_on_4_workers_branch_without_cross_talk() ->
 
     async def prove(i: int) -> None:
         statement = f"∀ (x{i} : Nat), x{i} + {i} = {i} + x{i}"
-        async with pool.start_proof(statement) as proof:
+        async with pool.start_proof(ProofTarget.of(statement)) as proof:
             a = await proof.run_tactic(proof.state_id, f"intro y{i}")
             b = await proof.run_tactic(proof.state_id, f"intro z{i}")  # branch from the root again
             c = await proof.run_tactic(a.next_state_id, "skip")  # type: ignore[arg-type]
@@ -66,8 +67,8 @@ async def test_200_concurrent_proofs_on_4_workers_branch_without_cross_talk() ->
 async def test_hung_tactic_worker_replaced_and_other_proofs_continue() -> None:
     config = fake_config(num_workers=2, read_timeout_s=1.0, repl_timeout_margin_s=2.0)
     async with LeanPool(config) as pool:
-        other = await pool.open_proof("∀ (n : Nat), n = n")
-        hung = await pool.open_proof("True")
+        other = await pool.open_proof(ProofTarget.of("∀ (n : Nat), n = n"))
+        hung = await pool.open_proof(ProofTarget.of("True"))
         hung_pid = hung.worker_pid
         other_successes = 0
 
@@ -91,7 +92,7 @@ async def test_hung_tactic_worker_replaced_and_other_proofs_continue() -> None:
         await hung.close()
         await other.close()
         assert pool.status().restarts == 1
-        async with pool.start_proof("True") as again:
+        async with pool.start_proof(ProofTarget.of("True")) as again:
             assert (await again.run_tactic(again.state_id, "trivial")).proof_complete
 
 
@@ -99,20 +100,20 @@ async def test_hung_tactic_worker_replaced_and_other_proofs_continue() -> None:
 async def test_dead_worker_loses_its_handle_and_pool_heals(tactic: str) -> None:
     async with LeanPool(fake_config(num_workers=1)) as pool:
         with anyio.fail_after(20):
-            proof = await pool.open_proof("True")
+            proof = await pool.open_proof(ProofTarget.of("True"))
             out = await proof.run_tactic(proof.state_id, tactic)
             assert out.status is TacticStatus.LOST and proof.lost and out.error_text
             with pytest.raises(HandleLost):
                 await proof.print_root(proof.state_id)
             await proof.close()
-            assert (await pool.verify_proof("True", ["trivial"])).ok
+            assert (await pool.verify_proof(ProofTarget.of("True"), ["trivial"])).ok
             assert pool.status().restarts == 1 and pool.status().workers == 1
 
 
 async def test_lean_interrupt_is_a_timeout_that_keeps_the_handle() -> None:
     async with LeanPool(fake_config(num_workers=1, read_timeout_s=1.5, repl_timeout_margin_s=1.2)) as pool:
         with anyio.fail_after(20):
-            async with pool.start_proof("True") as proof:
+            async with pool.start_proof(ProofTarget.of("True")) as proof:
                 out = await proof.run_tactic(proof.state_id, "sleep 5000")
                 assert out.status is TacticStatus.TIMEOUT and not proof.lost
                 assert (await proof.run_tactic(proof.state_id, "trivial")).proof_complete
@@ -124,7 +125,7 @@ async def test_recycling_under_load_only_between_proofs() -> None:
     results: list[bool] = []
 
     async def prove(i: int) -> None:
-        async with pool.start_proof(f"∀ (n : Nat), n + {i} = {i} + n") as proof:
+        async with pool.start_proof(ProofTarget.of(f"∀ (n : Nat), n + {i} = {i} + n")) as proof:
             state = proof.state_id
             for _ in range(12):  # longer than the recycling limit: must still finish on one worker
                 out = await proof.run_tactic(state, "skip")
@@ -147,7 +148,7 @@ async def test_worker_age_limit_recycles_between_proofs() -> None:
     async with LeanPool(fake_config(num_workers=1, max_worker_age_s=0.05)) as pool:
         with anyio.fail_after(20):
             first = pool.worker_pids()
-            async with pool.start_proof("True") as proof:
+            async with pool.start_proof(ProofTarget.of("True")) as proof:
                 await anyio.sleep(0.1)  # let the worker grow old mid-proof
                 assert (await proof.run_tactic(proof.state_id, "trivial")).ok
             # the old worker serves on until its replacement is ready, then leaves
@@ -157,19 +158,19 @@ async def test_worker_age_limit_recycles_between_proofs() -> None:
 
 async def test_waiting_is_fifo_and_bounded() -> None:
     async with LeanPool(fake_config(num_workers=1, acquire_timeout_s=0.3)) as pool:
-        holder = await pool.open_proof("True")
+        holder = await pool.open_proof(ProofTarget.of("True"))
         with anyio.fail_after(10):
             with pytest.raises(PoolExhausted):
-                await pool.open_proof("True")
+                await pool.open_proof(ProofTarget.of("True"))
             assert pool.status().waiting == 0
         await holder.close()
         with anyio.fail_after(10):  # the timed-out waiter must not block an idle worker
-            holder = await pool.open_proof("True")
+            holder = await pool.open_proof(ProofTarget.of("True"))
         order: list[int] = []
         pool.config = pool.config.model_copy(update={"acquire_timeout_s": 10.0})
 
         async def take(i: int) -> None:
-            async with pool.start_proof("True"):
+            async with pool.start_proof(ProofTarget.of("True")):
                 order.append(i)
 
         with anyio.fail_after(20):
@@ -187,7 +188,7 @@ async def test_idle_worker_that_died_is_replaced_on_acquire() -> None:
             (pid,) = pool.worker_pids()
             os.kill(pid, signal.SIGKILL)
             await until(lambda: not pid_alive(pid))
-            assert (await pool.verify_proof("True", ["trivial"])).ok
+            assert (await pool.verify_proof(ProofTarget.of("True"), ["trivial"])).ok
             assert pool.worker_pids() != [pid]
 
 
@@ -207,25 +208,25 @@ async def test_pool_whose_replacements_cannot_start_says_exhausted(tmp_path: Pat
     async with LeanPool(fake_config(f"--fake-fail-if-exists={marker}", num_workers=1, restart_attempts=2)) as pool:
         with anyio.fail_after(20):
             marker.touch()
-            async with pool.start_proof("True") as proof:
+            async with pool.start_proof(ProofTarget.of("True")) as proof:
                 assert (await proof.run_tactic(proof.state_id, "crash")).status is TacticStatus.LOST
             with pytest.raises(PoolExhausted, match="no live Lean workers"):
-                await pool.open_proof("True")
+                await pool.open_proof(ProofTarget.of("True"))
             assert pool.status().workers == 0
 
 
 async def test_closed_pool_refuses_new_proofs(fake_pool: LeanPool) -> None:
-    handle: ProofHandle = await fake_pool.open_proof(name="Nat.add_zero")
+    handle: ProofHandle = await fake_pool.open_proof(ProofTarget.named("Nat.add_zero"))
     assert handle.goals[0].target.pp == "∀ (n : Nat), n + 0 = n"
     await fake_pool.aclose()
     assert handle.closed
     with pytest.raises(PoolClosed):
-        await fake_pool.open_proof("True")
+        await fake_pool.open_proof(ProofTarget.of("True"))
 
 
 async def test_release_states_deletes_only_own_non_root_states(fake_pool: LeanPool) -> None:
     with anyio.fail_after(20):
-        async with fake_pool.start_proof("∀ (n : Nat), n + 0 = n") as proof:
+        async with fake_pool.start_proof(ProofTarget.of("∀ (n : Nat), n + 0 = n")) as proof:
             assert fake_pool.handles() == [proof]
             first = await proof.run_tactic(proof.state_id, "intro n")
             second = await proof.run_tactic(proof.state_id, "intro m")
@@ -243,13 +244,13 @@ async def test_a_recycled_worker_serves_on_until_its_replacement_is_ready() -> N
     async with LeanPool(fake_config(num_workers=1, max_requests_per_worker=2)) as pool:
         with anyio.fail_after(20):
             first = pool.worker_pids()
-            async with pool.start_proof("True") as proof:
+            async with pool.start_proof(ProofTarget.of("True")) as proof:
                 for _ in range(3):
                     assert (await proof.run_tactic(proof.state_id, "skip")).ok
             status = pool.status()
             # the replacement is starting, and the pool is not a worker short meanwhile
             assert status.starting == 1 and status.workers == 1 and status.idle == 1
-            async with pool.start_proof("True") as proof:  # served at once, by the old worker or the new
+            async with pool.start_proof(ProofTarget.of("True")) as proof:  # served at once, by the old worker or the new
                 assert (await proof.run_tactic(proof.state_id, "trivial")).ok
             await until(lambda: pool.status().starting == 0 and pool.worker_pids() != first)
             assert pool.status().workers == 1

@@ -18,6 +18,7 @@ from burnqed.lean import (
     UnknownHandle,
 )
 from burnqed.lean.protocol import Stat
+from burnqed.lean.target import ProofTarget
 
 pytestmark = pytest.mark.anyio
 
@@ -25,7 +26,7 @@ ADD_ZERO = "∀ (n : Nat), n + 0 = n"
 
 
 async def test_start_intro_close_renders_goals_like_lean(protocol_pool: LeanPool) -> None:
-    async with protocol_pool.start_proof(ADD_ZERO) as proof:
+    async with protocol_pool.start_proof(ProofTarget.of(ADD_ZERO)) as proof:
         with anyio.fail_after(30):
             assert proof.statement == ADD_ZERO and proof.state_id in proof.states
             assert [g.target.pp for g in proof.goals] == [ADD_ZERO]
@@ -39,7 +40,7 @@ async def test_start_intro_close_renders_goals_like_lean(protocol_pool: LeanPool
 
 
 async def test_branching_from_earlier_states(protocol_pool: LeanPool) -> None:
-    async with protocol_pool.start_proof(ADD_ZERO) as proof:
+    async with protocol_pool.start_proof(ProofTarget.of(ADD_ZERO)) as proof:
         with anyio.fail_after(30):
             first = await proof.run_tactic(proof.state_id, "intro n")
             second = await proof.run_tactic(proof.state_id, "intro m")
@@ -51,7 +52,7 @@ async def test_branching_from_earlier_states(protocol_pool: LeanPool) -> None:
 
 
 async def test_failed_and_unparsable_tactics_are_outcomes(protocol_pool: LeanPool) -> None:
-    async with protocol_pool.start_proof(ADD_ZERO) as proof:
+    async with protocol_pool.start_proof(ProofTarget.of(ADD_ZERO)) as proof:
         with anyio.fail_after(30):
             failed = await proof.run_tactic(proof.state_id, "exact nonexistent_lemma")
             assert failed.status is TacticStatus.FAILED and failed.next_state_id is None
@@ -67,15 +68,15 @@ async def test_bad_input_never_wedges_a_worker(protocol_pool: LeanPool) -> None:
     with anyio.fail_after(60):
         for bad in ("p\x00q", "x" * 1_000_000):
             with pytest.raises(InvalidInput):
-                await pool.open_proof(bad)
+                await pool.open_proof(ProofTarget.of(bad))
         with pytest.raises(InvalidStatement):
-            await pool.open_proof("(∀ (n : Nat), n = n")
+            await pool.open_proof(ProofTarget.of("(∀ (n : Nat), n = n"))
         try:
-            quoted = await pool.open_proof('"a\\"b" = "a\\"b"')
+            quoted = await pool.open_proof(ProofTarget.of('"a\\"b" = "a\\"b"'))
             await quoted.close()
         except InvalidStatement:
             pass  # a backend without strings may refuse it; it must not wedge
-        async with pool.start_proof("∀ (n : Nat),\n  n + 0 = n") as proof:
+        async with pool.start_proof(ProofTarget.of("∀ (n : Nat),\n  n + 0 = n")) as proof:
             for tactic in ("intro n\n", 'exact "x\\"', "intro \x00", "simp" + " " * 1_000_000):
                 out = await proof.run_tactic(proof.state_id, tactic)
                 assert out.status in {TacticStatus.SUCCESS, TacticStatus.FAILED, TacticStatus.PARSE_ERROR}
@@ -90,8 +91,8 @@ async def test_unknown_closed_and_foreign_handles(protocol_pool: LeanPool) -> No
     with anyio.fail_after(30):
         with pytest.raises(UnknownHandle):
             pool.get_handle("no-such-handle")
-        a = await pool.open_proof(ADD_ZERO)
-        b = await pool.open_proof(ADD_ZERO)
+        a = await pool.open_proof(ProofTarget.of(ADD_ZERO))
+        b = await pool.open_proof(ProofTarget.of(ADD_ZERO))
         assert pool.get_handle(a.id) is a
         step = await a.run_tactic(a.state_id, "intro n")
         with pytest.raises(ForeignState):
@@ -110,7 +111,7 @@ async def test_unknown_closed_and_foreign_handles(protocol_pool: LeanPool) -> No
 async def test_closing_a_handle_deletes_its_states(protocol_pool: LeanPool) -> None:
     pool = protocol_pool
     with anyio.fail_after(30):
-        proof = await pool.open_proof(ADD_ZERO)
+        proof = await pool.open_proof(ProofTarget.of(ADD_ZERO))
         worker = proof._worker
         assert worker is not None
         await proof.run_tactic(proof.state_id, "intro n")
@@ -122,14 +123,14 @@ async def test_closing_a_handle_deletes_its_states(protocol_pool: LeanPool) -> N
 async def test_verify_proof_is_the_replay_gate(protocol_pool: LeanPool) -> None:
     pool = protocol_pool
     with anyio.fail_after(30):
-        assert (await pool.verify_proof(ADD_ZERO, ["intro n", "omega"])).ok
-        left = await pool.verify_proof(ADD_ZERO, ["intro n"])
+        assert (await pool.verify_proof(ProofTarget.of(ADD_ZERO), ["intro n", "omega"])).ok
+        left = await pool.verify_proof(ProofTarget.of(ADD_ZERO), ["intro n"])
         assert not left.ok and "goal" in left.reason and left.failed_step is None
-        bad = await pool.verify_proof(ADD_ZERO, ["intro n", "exact nonexistent_lemma"])
+        bad = await pool.verify_proof(ProofTarget.of(ADD_ZERO), ["intro n", "exact nonexistent_lemma"])
         assert not bad.ok and bad.failed_step == 1
-        empty = await pool.verify_proof(ADD_ZERO, [])
+        empty = await pool.verify_proof(ProofTarget.of(ADD_ZERO), [])
         assert not empty.ok
-        refused = await pool.verify_proof("(∀ (n : Nat)", ["omega"])
+        refused = await pool.verify_proof(ProofTarget.of("(∀ (n : Nat)"), ["omega"])
         assert not refused.ok and "statement" in refused.reason
         assert pool.status().open_handles == 0
 
@@ -137,7 +138,7 @@ async def test_verify_proof_is_the_replay_gate(protocol_pool: LeanPool) -> None:
 async def test_without_a_goal_id_a_tactic_acts_on_the_whole_goal_list(protocol_pool: LeanPool) -> None:
     """Issue 26: the search sends no goalId; with automaticMode Pantograph then runs the tactic
     on the goal list as it is (.unfocus), as the final file's `by` block does."""
-    async with protocol_pool.start_proof("∀ (n : Nat), n = n ∧ n + 0 = n") as proof:
+    async with protocol_pool.start_proof(ProofTarget.of("∀ (n : Nat), n = n ∧ n + 0 = n")) as proof:
         with anyio.fail_after(30):
             intro = await proof.run_tactic(proof.state_id, "intro n")
             split = await proof.run_tactic(intro.next_state_id, "constructor")  # type: ignore[arg-type]
@@ -156,13 +157,13 @@ BINDER_FORM = "(a b : Nat) (h₀ : a < b) : a + 1 ≤ b"
 async def test_binder_form_goes_to_lean_as_a_theorem(protocol_pool: LeanPool) -> None:
     """Issue 26: goal.start's parseElabType cannot read binders before a type; the client sends
     that form as a theorem through frontend.process, its binders becoming hypotheses."""
-    async with protocol_pool.start_proof(BINDER_FORM) as proof:
+    async with protocol_pool.start_proof(ProofTarget.of(BINDER_FORM)) as proof:
         with anyio.fail_after(30):
             (goal,) = proof.goals
             assert goal.target.pp == "a + 1 ≤ b"
             assert [v.user_name for v in goal.vars] == ["a", "b", "h₀"]
             done = await proof.run_tactic(proof.state_id, "omega")
             assert done.status is TacticStatus.SUCCESS and done.proof_complete
-    verdict = await protocol_pool.verify_proof(BINDER_FORM, ["omega"])
+    verdict = await protocol_pool.verify_proof(ProofTarget.of(BINDER_FORM), ["omega"])
     assert verdict.ok, verdict.reason
     assert verdict.file is not None and "theorem burnqed_goal (a b : Nat) (h₀ : a < b) : a + 1 ≤ b := by" in verdict.file

@@ -10,6 +10,7 @@ import pytest
 from burnqed.lean import LeanConfig, LeanConfigError, LeanPool
 from burnqed.lean.launch import build_launch
 from burnqed.lean.results import TacticOutcome
+from burnqed.lean.target import ProofTarget
 
 pytestmark = pytest.mark.anyio
 
@@ -31,7 +32,7 @@ def test_a_simulated_latency_on_another_backend_is_refused() -> None:
 async def test_every_tactic_round_trip_takes_at_least_the_latency_and_answers_as_before() -> None:
     config = LeanConfig(backend="embedded", num_workers=1, simulated_latency_ms=LATENCY_MS)
     with anyio.fail_after(120):
-        async with LeanPool(config) as pool, pool.start_proof("∀ (n : Nat), n + 0 = n") as proof:
+        async with LeanPool(config) as pool, pool.start_proof(ProofTarget.of("∀ (n : Nat), n + 0 = n")) as proof:
             rounds: list[float] = []
 
             async def timed(state: int, tactic: str) -> TacticOutcome:

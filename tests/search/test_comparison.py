@@ -22,8 +22,9 @@ from burnqed.search.comparison import (
     pool_pairs,
     signflip_exact,
 )
-from burnqed.search.evaluation import BudgetUsed, EvalReport, TheoremOutcome
 from burnqed.search.config import SearchConfig
+from burnqed.search.evaluation import EvalReport, TheoremOutcome
+from burnqed.search.results import SearchStats
 
 
 def _binomial_two_sided(b: int, c: int) -> float:
@@ -142,7 +143,7 @@ def _report(label: str, outcomes: dict[str, str], sha: dict[str, str] | None = N
     ]
     solved = sum(o.proved for o in rows)
     return EvalReport(label=label, backend="embedded", total=len(rows), solved=solved,
-                      solve_rate=solved / len(rows), outcomes=rows, budget=BudgetUsed(), search=SearchConfig(),
+                      solve_rate=solved / len(rows), outcomes=rows, budget=SearchStats(), search=SearchConfig(),
                       policy="test")
 
 

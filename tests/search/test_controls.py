@@ -7,6 +7,7 @@ import pytest
 
 from burnqed.data.theorems import Theorem
 from burnqed.lean import LeanConfig, LeanPool
+from burnqed.lean.target import ProofTarget
 from burnqed.search import RuleGenerator, SearchConfig, search_theorems
 from burnqed.search.controls import ConnectiveScorer, connective_count
 from burnqed.search.engine import BestFirstSearch
@@ -52,7 +53,7 @@ async def test_controls_search_on_the_embedded_checker() -> None:
                 found[control] = await search_theorems(pool, RuleGenerator(), None, THEOREMS, cfg)
                 for r in found[control]:
                     if r.proved:
-                        assert (await pool.verify_proof(r.theorem.statement, r.proof or [])).ok
+                        assert (await pool.verify_proof(ProofTarget.of(r.theorem.statement), r.proof or [])).ok
     for control, results in found.items():
         by_name = {r.theorem.name: r for r in results}
         assert not by_name["false"].proved, control

@@ -7,6 +7,7 @@ import pytest
 
 from burnqed.data.theorems import Theorem
 from burnqed.lean import LeanConfig, LeanPool
+from burnqed.lean.target import ProofTarget
 from burnqed.search import RuleGenerator, SearchConfig, search_theorems
 from burnqed.search.expert import ExpertGenerator
 
@@ -40,6 +41,6 @@ async def test_a_policy_that_proposes_nothing_proves_structural_goals_with_the_e
             )
             proved = {r.theorem.name: r for r in widened if r.proved}
             for r in proved.values():
-                assert (await pool.verify_proof(r.theorem.statement, r.proof or [])).ok
+                assert (await pool.verify_proof(ProofTarget.of(r.theorem.statement), r.proof or [])).ok
     assert not any(r.proved for r in alone)
     assert set(proved) == {"and_swap"}

@@ -7,6 +7,7 @@ import pytest
 
 from burnqed.data.theorems import Theorem
 from burnqed.lean import LeanConfig, LeanPool
+from burnqed.lean.target import ProofTarget
 from burnqed.search import RuleGenerator, SearchConfig, search_theorems
 from burnqed.trajectory.schema import POSITIVE
 
@@ -31,7 +32,7 @@ async def test_rule_policy_proves_on_the_embedded_checker_and_never_a_false_stat
             results = await search_theorems(pool, RuleGenerator(), None, THEOREMS, cfg)
             for r in results:
                 if r.proved:
-                    assert (await pool.verify_proof(r.theorem.statement, r.proof or [])).ok
+                    assert (await pool.verify_proof(ProofTarget.of(r.theorem.statement), r.proof or [])).ok
     by_name = {r.theorem.name: r for r in results}
     assert by_name["add_zero"].proved and by_name["lin"].proved
     assert not by_name["false"].proved

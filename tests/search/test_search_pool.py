@@ -16,6 +16,7 @@ import pytest
 
 from burnqed.data.theorems import Theorem
 from burnqed.lean import LeanPool
+from burnqed.lean.target import ProofTarget
 from burnqed.policy.types import TacticCandidate
 from burnqed.search import BestFirstSearch, RuleGenerator, SearchConfig
 from burnqed.trajectory.schema import POSITIVE
@@ -48,7 +49,7 @@ async def test_rule_policy_proves_on_the_pool_and_the_proof_replays() -> None:
         async with LeanPool(fake_config(num_workers=1)) as pool:
             result = await BestFirstSearch(pool, RuleGenerator(), None, cfg).prove(Theorem(name="t", statement=STATEMENT))
             assert result.proved and result.proof is not None
-            verdict = await pool.verify_proof(STATEMENT, result.proof)
+            verdict = await pool.verify_proof(ProofTarget.of(STATEMENT), result.proof)
     assert verdict.ok
     assert result.backend == "command"
     assert {r.backend for r in result.records} == {"command"}

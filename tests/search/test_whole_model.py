@@ -14,6 +14,7 @@ from burnqed.data.sets import load_builtin
 from burnqed.data.theorems import Theorem
 from burnqed.lean import LeanConfig, LeanPool
 from burnqed.lean.protocol import render_goals
+from burnqed.lean.target import ProofTarget
 from burnqed.policy.config import PolicyConfig
 from burnqed.policy.types import PromptContext, TacticCandidate
 from burnqed.search import BestFirstSearch, SearchConfig, search_theorems
@@ -66,7 +67,7 @@ async def test_the_whole_proof_model_proves_by_whole_proofs_on_the_embedded_chec
             results = await search_theorems(pool, spy, None, theorems, cfg)
             for r in results:
                 if r.proved:  # the replay gate accepted it; the file check agrees again here
-                    assert (await pool.verify_proof(r.theorem.statement, r.proof or [])).ok
+                    assert (await pool.verify_proof(ProofTarget.of(r.theorem.statement), r.proof or [])).ok
     assert {c.want for c in spy.contexts} == {"proof"}
     # the model answers whole proofs: one candidate carries several tactics
     assert any(len(c.tactic.splitlines()) >= 2 for c in spy.answers)
@@ -102,7 +103,7 @@ async def test_hybrid_resumes_a_candidate_failing_at_step_k_from_step_ks_state()
     prover = Resumer()
     with anyio.fail_after(120):
         async with LeanPool(_lean()) as pool:
-            async with pool.start_proof(AND_COMM.statement) as proof:  # the state after k steps, replayed apart
+            async with pool.start_proof(ProofTarget.of(AND_COMM.statement)) as proof:  # the state after k steps, replayed apart
                 state_id = proof.state_id
                 for tactic in PREFIX:
                     out = await proof.run_tactic(state_id, tactic)

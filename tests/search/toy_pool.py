@@ -19,6 +19,7 @@ import anyio
 from burnqed.lean.errors import HandleLost, InvalidStatement, LeanReplError, OutsideFragment
 from burnqed.lean.protocol import Expression, Goal, GoalPrintResult
 from burnqed.lean.results import ProofVerdict, TacticOutcome, TacticStatus
+from burnqed.lean.target import ProofTarget
 
 __all__ = ["ToyHandle", "ToyPool"]
 
@@ -124,11 +125,10 @@ class ToyPool:
         self.verified: list[list[str]] = []
 
     @asynccontextmanager
-    async def start_proof(
-        self, statement: str | None = None, *, name: str | None = None, header: str | None = None
-    ) -> AsyncIterator[ToyHandle]:
+    async def start_proof(self, target: ProofTarget) -> AsyncIterator[ToyHandle]:
         """A fresh toy proof; ``Bad ...`` statements are refused like an elaboration error, ``Real ...`` as
         outside the embedded fragment."""
+        statement = target.statement
         if statement is not None and statement.startswith("Real"):
             raise OutsideFragment("elab", f"outside the embedded fragment: unsupported type in {statement!r}")
         if statement is None or statement.startswith("Bad"):
@@ -136,10 +136,9 @@ class ToyPool:
         self.started += 1
         yield ToyHandle(self, statement)
 
-    async def verify_proof(
-        self, statement: str | None, tactics: Sequence[str], *, name: str | None = None, header: str | None = None
-    ) -> ProofVerdict:
+    async def verify_proof(self, target: ProofTarget, tactics: Sequence[str]) -> ProofVerdict:
         """Replay honestly (``trust_me`` never works here)."""
+        statement = target.statement
         self.verified.append(list(tactics))
         if statement is None:
             return ProofVerdict(ok=False, reason="toy pool has no named constants")

@@ -13,7 +13,8 @@ from mcp import Client
 
 from burnqed.config import BurnqedConfig, load_config
 from burnqed.search.config import SearchConfig
-from burnqed.search.evaluation import BudgetUsed, EvalReport, TheoremOutcome
+from burnqed.search.evaluation import EvalReport, TheoremOutcome
+from burnqed.search.results import SearchStats
 from burnqed.tools.common.calllog import ToolCallLog
 from burnqed.tools.common.serving import call_log_path
 from burnqed.tools.stats.server import build_server
@@ -66,7 +67,7 @@ def write_iteration(run_dir: Path, iteration: int, proved: list[bool], held_out:
             solved=solved,
             solve_rate=solved / len(held_out),
             outcomes=outcomes,
-            budget=BudgetUsed(nodes_expanded=3 * len(held_out)),
+            budget=SearchStats(nodes_expanded=3 * len(held_out)),
             search=SearchConfig(),
             policy="tiny",
         )

@@ -17,6 +17,7 @@ import anyio
 from anyio.abc import TaskGroup, TaskStatus
 
 from burnqed.blueprint import ProofRecord
+from burnqed.lean.target import ProofTarget
 from burnqed.tools.common.config import ToolsRunConfig
 from burnqed.tools.common.errors import InvalidInput, ProofRejected, ServiceUnavailable
 from burnqed.tools.common.policy import TacticPolicy
@@ -90,7 +91,7 @@ class ProofGate:
             raise InvalidInput(f"{label}: proofs are at most {self.config.tools.max_proof_tactics} tactics")
         checked = [self.policy.check_tactic(t) for t in tactics]
         pool = await self._get_pool()
-        verdict = await pool.verify_proof(statement, checked)
+        verdict = await pool.verify_proof(ProofTarget.of(statement), checked)
         if not verdict.ok:
             raise ProofRejected(f"{label}: the proof does not replay on {pool.backend}: {verdict.reason}")
         return ProofRecord.of(label, statement_sha, checked, backend=pool.backend, source=source)

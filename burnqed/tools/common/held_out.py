@@ -26,6 +26,7 @@ import anyio
 from burnqed.data.theorems import Theorem, statement_sha
 from burnqed.lean.errors import LeanError
 from burnqed.lean.protocol import Goal
+from burnqed.lean.target import ProofTarget
 
 __all__ = ["HeldOutIndex", "canonical_goals", "canonical_text", "held_out_set_names", "load_held_out"]
 
@@ -198,7 +199,7 @@ async def elaborated_form(pool: Any, statement: str, header: str | None) -> str 
     """The canonical goals of ``statement`` after ``intros`` (the root goals when intros fails);
     None when Lean rejects the statement."""
     try:
-        handle = await pool.open_proof(statement, header=header)
+        handle = await pool.open_proof(ProofTarget.of(statement, header))
     except LeanError:
         return None
     try:

@@ -26,10 +26,11 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel
 
-from burnqed.iteration.layout import RunLayout
+from burnqed.rundir import RunDir
 from burnqed.tools.common.calllog import ToolCallLog
 from burnqed.tools.common.config import ToolsRunConfig
 from burnqed.tools.common.errors import REFUSED_PREFIX, as_tool_error
+from burnqed.tools.common.run_files import jobs_in, tool_call_log
 
 __all__ = [
     "DESTRUCTIVE",
@@ -57,12 +58,12 @@ _LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 
 def call_log_path(config: ToolsRunConfig) -> Path:
     """Where the tool-call log is written (ToolsConfig.call_log, else <logs_dir>/tool_calls.jsonl)."""
-    return config.tools.call_log or config.paths.logs_dir / "tool_calls.jsonl"
+    return config.tools.call_log or tool_call_log(config.paths.logs_dir)
 
 
 def jobs_dir(config: ToolsRunConfig) -> Path:
     """Where job records live (ToolsConfig.jobs_dir, else <run_dir>/jobs)."""
-    return config.tools.jobs_dir or RunLayout(config.paths.run_dir).jobs
+    return config.tools.jobs_dir or jobs_in(RunDir(config.paths.run_dir))
 
 
 class Toolset(Generic[S]):
@@ -194,7 +195,7 @@ def _version() -> str:
 def _private_roots(config: ToolsRunConfig) -> list[tuple[str, str]]:
     """The server's directories and what an error text shows instead, longest first."""
     named = [
-        (config.tools.jobs_dir or RunLayout(config.paths.run_dir).jobs, "<jobs>"),
+        (jobs_dir(config), "<jobs>"),
         (config.paths.run_dir, "<run_dir>"),
         (config.paths.logs_dir, "<logs>"),
         (config.paths.home, "<home>"),

@@ -28,6 +28,7 @@ from burnqed.lean.interface import ProofPool
 from burnqed.lean.protocol import Goal, Message, render_goal, render_goals
 from burnqed.lean.results import PoolStatus, TacticOutcome, TacticStatus
 from burnqed.lean.statement import StatementError, split_statement
+from burnqed.lean.target import ProofTarget
 from burnqed.tools.common.config import ToolsConfig
 from burnqed.tools.common.errors import InvalidInput, LeanCall, LeaseError, Refused, lean_tool_error
 from burnqed.tools.lean.fairness import FairLanes
@@ -57,6 +58,15 @@ _LEAN_NAME = re.compile(r"^[^\s()\[\]{}#`,;:]+$")
 def checker_name(backend: str) -> str:
     """The name a refusal carries: "embedded checker" for the offline backend, "Lean" for a real one."""
     return "embedded checker" if backend == "embedded" else "Lean"
+
+
+def _target(statement: str | None, name: str | None, header: str | None = None) -> ProofTarget:
+    """A tool call's proof target, built at the boundary (ProofTarget holds the rule "exactly one
+    of statement or name"; its refusal becomes the tools' InvalidInput)."""
+    try:
+        return ProofTarget(statement=statement, name=name, header=header)
+    except LeanInvalidInput as exc:
+        raise InvalidInput(str(exc)) from exc
 
 
 class Hypothesis(BaseModel):
@@ -261,8 +271,7 @@ class LeanTools:
         header: str | None = None,
     ) -> StartProofResult:
         """Open a worker-independent proof on a statement (or a named constant) and lease it to ``client``."""
-        if (statement is None) == (name is None):
-            raise InvalidInput("give exactly one of statement or name")
+        _target(statement, name)  # exactly one of statement or name, before anything else is checked
         statement, header = self._split(statement, header)
         if statement is not None:
             statement = self.policy.check_statement(statement)
@@ -278,7 +287,7 @@ class LeanTools:
         self.registry.check_capacity(client)
         try:
             async with self._lane(client):
-                handle = await self._open(statement, name, header)
+                handle = await self._open(_target(statement, name, header))
         except LeanError as exc:
             raise lean_tool_error(exc, self._call("the statement", "start the proof")) from exc
         try:
@@ -324,10 +333,8 @@ class LeanTools:
             raise InvalidInput("the statement carries its own header (import/open lines): pass it in one place")
         return theorem, own
 
-    async def _open(self, statement: str | None, name: str | None, header: str | None = None) -> DetachedProof:
-        return await DetachedProof.open(
-            self.pool, statement, name=name, header=header, warm_s=self.config.handle_warm_s
-        )
+    async def _open(self, target: ProofTarget) -> DetachedProof:
+        return await DetachedProof.open(self.pool, target, warm_s=self.config.handle_warm_s)
 
     def _check_growth(self, proof: Any, handle: str, state_id: int) -> None:
         """Refuse a tactic that would grow a handle past its state or depth bound."""
@@ -397,8 +404,7 @@ class LeanTools:
         client: str | None = None,
     ) -> VerifyProofResult:
         """Replay a tactic list from a fresh start (the replay gate)."""
-        if (statement is None) == (name is None):
-            raise InvalidInput("give exactly one of statement or name")
+        _target(statement, name)  # exactly one of statement or name, before anything else is checked
         statement, header = self._split(statement, header)
         if statement is not None:
             statement = self.policy.check_statement(statement)
@@ -414,7 +420,7 @@ class LeanTools:
         try:
             async with self._lane(client):
                 verdict = await self.pool.verify_proof(
-                    statement, checked, name=name.strip() if name else None, header=header
+                    _target(statement, name.strip() if name else None, header), checked
                 )
         except LeanError as exc:
             raise lean_tool_error(exc, self._call("the statement", "verify")) from exc

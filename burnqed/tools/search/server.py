@@ -69,10 +69,10 @@ async def search_lifespan(config: ToolsRunConfig) -> AsyncIterator[SearchTools]:
     """Pool, job manager and component host for the search server. The server writes jobs
     into the run directory, so it holds the run's writer lock for its life (a child of the
     daemon or of ``run-once`` works under its parent's; another writer there refuses it)."""
-    from burnqed.iteration.layout import RunLayout
     from burnqed.lean import LeanPool
+    from burnqed.rundir import RunDir
 
-    with RunLayout(config.paths.run_dir).hold("burnqed serve search") as held:
+    with RunDir(config.paths.run_dir).hold("burnqed serve search") as held:
         host = ContextHost()
         tools: SearchTools | None = None
         try:
