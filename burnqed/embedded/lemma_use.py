@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from burnqed.embedded import kernel as k
-from burnqed.embedded.bridge import kterm, proof, sequent
+from burnqed.embedded.bridge import kterm, sequent
 from burnqed.embedded.certify import Budget, prove_fact
 from burnqed.embedded.certify_powmod import prove_mod
 from burnqed.embedded.engine import Engine
@@ -57,7 +57,7 @@ def instance_proof(
         pf = prove_mod(seq, facts, target, budget=Budget(deadline=deadline, z3_ms=cfg.z3_timeout_ms))
     if pf is None:
         raise TacticError(f"the kernel found no proof of this instance of {name}: {show(goal, target_term(lhs, rhs, eq.kind))}")
-    return proof("annot", pf, target)
+    return k.Annot(pf, target)
 
 
 def target_term(lhs: Term, rhs: Term, kind: str) -> Term:
