@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from burnqed.embedded import kernel as k
@@ -42,7 +42,6 @@ __all__ = [
     "checked_sequent",
     "hole",
     "kterm",
-    "proof",
     "reachable_complete",
     "sequent",
 ]
@@ -60,14 +59,9 @@ class Step:
     proof: k.Proof
 
 
-def proof(rule: str, *args: Any) -> k.Proof:
-    """A kernel proof node."""
-    return k.Proof(rule, args)
-
-
 def hole(goal: Goal) -> k.Proof:
     """The place of a child goal in a proof."""
-    return k.Proof("hole", (goal,))
+    return k.Hole(goal)
 
 
 _FALSE = k.App("False", (), "Prop")
@@ -217,11 +211,10 @@ def _holes(p: k.Proof) -> list[Goal]:
     stack = [p]
     while stack:
         cur = stack.pop()
-        if cur.rule == "hole":
-            out.append(cur.args[0])
+        if isinstance(cur, k.Hole):
+            out.append(cur.goal)
             continue
-        stack.extend(a for a in cur.args if isinstance(a, k.Proof))
-        for a in cur.args:
-            if isinstance(a, tuple):
-                stack.extend(x for x in a if isinstance(x, k.Proof))
+        for f in fields(cur):
+            a = getattr(cur, f.name)
+            stack.extend(x for x in (a if isinstance(a, tuple) else (a,)) if isinstance(x, k.Proof))
     return out

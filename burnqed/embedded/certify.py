@@ -480,5 +480,5 @@ def prove_fact(
     )
     if cert is None:
         return None
-    facts = (*(pr for pr, _ in premises), k.Proof("hyp", (u,)))
-    return k.Proof("by_contra", (u, k.Proof("arith", (facts, cert))))
+    facts = (*(pr for pr, _ in premises), k.Hyp(u))
+    return k.ByContra(u, k.Arith(facts, cert))

@@ -222,5 +222,5 @@ def prove_mod_product(
         return None
     if cert is None:
         return None
-    facts = (*(pr for pr, _ in premises), k.Proof("hyp", (u,)))
-    return k.Proof("by_contra", (u, k.Proof("arith", (facts, cert))))
+    facts = (*(pr for pr, _ in premises), k.Hyp(u))
+    return k.ByContra(u, k.Arith(facts, cert))

@@ -170,5 +170,5 @@ def prove_mod(
         cert = None
     if cert is None:
         return prove_mod_product(seq, premises, goal, budget=budget)
-    facts = (*(pr for pr, _ in premises), k.Proof("hyp", (u,)))
-    return k.Proof("by_contra", (u, k.Proof("arith", (facts, cert))))
+    facts = (*(pr for pr, _ in premises), k.Hyp(u))
+    return k.ByContra(u, k.Arith(facts, cert))

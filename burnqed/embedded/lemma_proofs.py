@@ -15,7 +15,7 @@ __all__ = ["lemma_proof", "prove_iff"]
 
 
 def _hyp_uid(p: k.Proof) -> list[int]:
-    return [p.args[0]] if p.rule == "hyp" else []
+    return [p.uid] if isinstance(p, k.Hyp) else []
 
 
 def _dvd_proof(seq: k.Sequent, hyps: list[int], witnesses: tuple[k.Term, ...] = ()) -> k.Proof | None:
@@ -41,9 +41,9 @@ def _dvd_proof(seq: k.Sequent, hyps: list[int], witnesses: tuple[k.Term, ...] = 
                 body = _dvd_proof(sub, rest, (*witnesses, k.Free(c)))
                 if body is None:
                     return None
-                return k.Proof("dvd_e", (k.Proof("hyp", (h,)), c, eq, k.Proof("subst", (k.Proof("hyp", (eq,)), b.uid, body))))
+                return k.DvdElim(k.Hyp(h), c, eq, k.Subst(k.Hyp(eq), b.uid, body))
             body = _dvd_proof(inner, rest, (*witnesses, k.Free(c)))
-            return None if body is None else k.Proof("dvd_e", (k.Proof("hyp", (h,)), c, eq, body))
+            return None if body is None else k.DvdElim(k.Hyp(h), c, eq, body)
     t = seq.target
     if not (isinstance(t, k.App) and t.head == "∣"):
         return None
@@ -62,7 +62,7 @@ def _dvd_proof(seq: k.Sequent, hyps: list[int], witnesses: tuple[k.Term, ...] = 
         cands.insert(1, total)
     for w in cands:
         if k.poly(b) == k.poly(k.App("*", (a, w), srt)):
-            return k.Proof("dvd_i", (w, k.Proof("ring")))
+            return k.DvdIntro(w, k.Ring())
     return None
 
 
@@ -84,7 +84,7 @@ def lemma_proof(statement: k.Term) -> k.Proof | None:
             u = internal_uid()
             intros.append(u)
             seq = seq.add(k.Entry(u, t.args[0]))
-            premises.append((k.Proof("hyp", (u,)), t.args[0]))
+            premises.append((k.Hyp(u), t.args[0]))
             t = t.args[1]
         else:
             break
@@ -97,7 +97,7 @@ def lemma_proof(statement: k.Term) -> k.Proof | None:
     if body is None:
         return None
     for u in reversed(intros):
-        body = k.Proof("intro", (u, body))
+        body = k.Intro(u, body)
     try:
         k.check(k.Sequent((), statement), body, [])
     except k.KernelError:
@@ -123,9 +123,9 @@ def _induction_proof(seq: k.Sequent, premises: list[tuple[k.Proof, k.Term]], int
         ih_ty = k.instantiate(motive, k.Free(kk))
         step_t = k.instantiate(motive, k.App("+", (k.Free(kk), k.Lit(1, "Nat")), "Nat"))
         inner = seq.add(k.Entry(kk, "Nat")).add(k.Entry(ih, ih_ty)).to(step_t)
-        step = _fact(inner, [*premises, (k.Proof("hyp", (ih,)), ih_ty)], step_t)
+        step = _fact(inner, [*premises, (k.Hyp(ih), ih_ty)], step_t)
         if step is not None:
-            return k.Proof("nat_ind", (x, z, kk, ih, step))
+            return k.NatInd(x, z, kk, ih, step)
     return None
 
 
@@ -159,7 +159,7 @@ def _instances(
                     continue
                 for u, sort in vars_:
                     if sort == t.sort:
-                        nxt.append((k.Proof("inst", (p, k.Free(u))), k.instantiate(t.body, k.Free(u))))
+                        nxt.append((k.Inst(p, k.Free(u)), k.instantiate(t.body, k.Free(u))))
             out.extend(nxt)
             frontier = nxt
             if len(out) > limit:
@@ -181,14 +181,14 @@ def prove_iff(
     propositions; ∀-rules are instantiated at the variables in scope)."""
     scope = list(scope or [])
     if k.conv(a, b):
-        return k.Proof("refl", ())
+        return k.Refl()
     if isinstance(a, k.Bind) and isinstance(b, k.Bind) and (a.q, a.sort) == (b.q, b.sort):
         u = internal_uid()
         inner = seq.add(k.Entry(u, a.sort))
         body = prove_iff(
             inner, k.instantiate(a.body, k.Free(u)), k.instantiate(b.body, k.Free(u)), sources, [*scope, u], budget
         )
-        return None if body is None else k.Proof("congr_bind", (u, body))
+        return None if body is None else k.CongrBind(u, body)
     if isinstance(a, k.Bind) and not isinstance(b, k.Bind):
         # the binder went away (its variable is no longer used): Q x, A ↔ Q x, B ↔ B
         mid = k.Bind(a.q, a.sort, b)
@@ -198,13 +198,13 @@ def prove_iff(
         return prove_fact(
             seq.to(_iff(a, b)),
             [
-                (k.Proof("annot", (first, _iff(a, mid))), _iff(a, mid)),
-                (k.Proof("annot", (_drop_unused(mid), _iff(mid, b))), _iff(mid, b)),
+                (k.Annot(first, _iff(a, mid)), _iff(a, mid)),
+                (k.Annot(_drop_unused(mid), _iff(mid, b)), _iff(mid, b)),
             ],
             _iff(a, b),
             budget=budget,
         )
-    premises = [(k.Proof("hyp", (e.uid,)), e.ty) for e in seq.ctx if not isinstance(e.ty, str)]
+    premises = [(k.Hyp(e.uid), e.ty) for e in seq.ctx if not isinstance(e.ty, str)]
     premises += [(p, t) for p, t in sources if not _has_binder(t)]
     premises += _instances(seq, sources, scope)
     if not (_has_binder(a) or _has_binder(b)):
@@ -215,7 +215,7 @@ def prove_iff(
             p = prove_iff(seq, x, y, sources, scope, budget)
             if p is None:
                 return None
-            parts.append((k.Proof("annot", (p, _iff(x, y))), _iff(x, y)))
+            parts.append((k.Annot(p, _iff(x, y)), _iff(x, y)))
         return prove_fact(seq.to(_iff(a, b)), parts, _iff(a, b), budget=budget)
     return prove_fact(seq.to(_iff(a, b)), premises, _iff(a, b), budget=budget)
 
@@ -225,9 +225,9 @@ def _drop_unused(a: k.Bind) -> k.Proof:
     h, u, v = internal_uid(), internal_uid(), internal_uid()
     witness = k.Lit(0, a.sort) if a.sort != "Prop" else k.TRUE
     if a.q == "∀":
-        there = k.Proof("intro", (h, k.Proof("inst", (k.Proof("hyp", (h,)), witness))))
-        back = k.Proof("intro", (h, k.Proof("intro", (u, k.Proof("hyp", (h,))))))
+        there = k.Intro(h, k.Inst(k.Hyp(h), witness))
+        back = k.Intro(h, k.Intro(u, k.Hyp(h)))
     else:
-        there = k.Proof("intro", (h, k.Proof("ex_e", (k.Proof("hyp", (h,)), u, v, k.Proof("hyp", (v,))))))
-        back = k.Proof("intro", (h, k.Proof("ex_i", (witness, k.Proof("hyp", (h,))))))
-    return k.Proof("iff_i", (there, back))
+        there = k.Intro(h, k.ExistsElim(k.Hyp(h), u, v, k.Hyp(v)))
+        back = k.Intro(h, k.ExistsIntro(witness, k.Hyp(h)))
+    return k.IffIntro(there, back)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from burnqed.embedded import kernel as k
-from burnqed.embedded.bridge import kterm, proof, sequent
+from burnqed.embedded.bridge import kterm, sequent
 from burnqed.embedded.certify import Budget, prove_fact
 from burnqed.embedded.certify_powmod import prove_mod
 from burnqed.embedded.engine import Engine
@@ -54,7 +54,7 @@ def instance_proof(
             f"the kernel found no proof of this instance of {name}: "
             f"{show(goal, target_term(lhs, rhs, eq.kind))}{budget.note()}"
         )
-    return proof("annot", pf, target)
+    return k.Annot(pf, target)
 
 
 def target_term(lhs: Term, rhs: Term, kind: str) -> Term:

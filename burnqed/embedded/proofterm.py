@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from burnqed.embedded import kernel as k
 from burnqed.embedded.bridge import KernelReject, kterm, sequent
@@ -66,10 +65,6 @@ __all__ = [
 
 
 Builder = Callable[[], "k.Proof"]
-
-
-def _p(rule: str, *args: Any) -> k.Proof:
-    return k.Proof(rule, args)
 
 
 @dataclass
@@ -155,7 +150,7 @@ class ProofElab:
 
     def _annot(self, checked: Callable[[], k.Proof], prop: Term) -> Builder:
         """A synthesizing proof of ``prop`` from a proof checked against it."""
-        return lambda: _p("annot", checked(), self.kt(prop))
+        return lambda: k.Annot(checked(), self.kt(prop))
 
     # ---------------------------------------------------------------- inference
     def _infer(self, s: Syn, expected: Term | None) -> tuple[Term, Builder]:
@@ -190,7 +185,7 @@ class ProofElab:
                 # as Lean does, a tactic block runs last, once unification has fixed its type
                 cell: list[Goal] = []
                 self.postponed.append((s.value, exp, cell))
-                return exp, self._annot(lambda: _p("hole", cell[0]), exp)
+                return exp, self._annot(lambda: k.Hole(cell[0]), exp)
             if (k_ == "hole" or (k_ == "blank" and self.blank_holes)) and self.allow_holes:
                 new = self.goal.with_(self.fresh(), target=exp, tag=None)
                 self.new_goals.append(new)
@@ -199,7 +194,7 @@ class ProofElab:
                 def hole_proof() -> k.Proof:
                     # refine replaces its new goals by instantiated copies (same uid)
                     final = next((g for g in self.new_goals if g.uid == uid), new)
-                    return _p("hole", final)
+                    return k.Hole(final)
 
                 return exp, self._annot(hole_proof, exp)
             raise TacticError(
@@ -216,9 +211,9 @@ class ProofElab:
             pf = lemma_proof(stmt)
             if pf is None:
                 raise TacticError(f"the kernel has no proof of the built-in lemma {name}")
-            out = _p("annot", pf, stmt)
+            out = k.Annot(pf, stmt)
             for m in metas:
-                out = _p("inst", out, self.kt(m))
+                out = k.Inst(out, self.kt(m))
             return out
 
         return ty, build
@@ -240,12 +235,12 @@ class ProofElab:
                     )
                 self.sub = new
                 exp = instantiate_mvars(exp, self.sub)
-                return exp, self._annot(lambda: _p("refl"), exp)
+                return exp, self._annot(lambda: k.Refl(), exp)
             if not (isinstance(exp, Rel) and exp.op == "=" and closes_by_rfl(exp)):
                 raise TacticError(
                     f"type mismatch\n  rfl\nhas type\n  ?a = ?a\nbut is expected to have type\n  {self.show(exp)}"
                 )
-            return exp, self._annot(lambda: _p("refl"), exp)
+            return exp, self._annot(lambda: k.Refl(), exp)
         hyp = self.goal.hyp_named(name)
         if hyp is not None:
             if isinstance(hyp.ty, str):
@@ -253,7 +248,7 @@ class ProofElab:
                     f"type mismatch\n  {name}\nhas type\n  {hyp.ty}\nbut is expected to have type a proposition"
                 )
             uid = hyp.uid
-            return hyp.ty, lambda: _p("hyp", uid)
+            return hyp.ty, lambda: k.Hyp(uid)
         name = resolve(name)
         if name in INSTANCE_LEMMAS:
             return self._instance_app(name, (), expected)
@@ -335,12 +330,12 @@ class ProofElab:
                 else:
                     val = elab_witness(arg, scope, fty.ty)
                 fty = instantiate(fty.body, fty.name, val)
-                b = (lambda f, v: lambda: _p("inst", f(), self.kt(v)))(b, val)
+                b = (lambda f, v: lambda: k.Inst(f(), self.kt(v)))(b, val)
             elif isinstance(fty, Conn) and fty.op == "→":
                 premise = fty.args[0]
                 _, q = self._check(arg, premise)
                 fty = fty.args[1]
-                b = (lambda f, g: lambda: _p("app", f(), g()))(b, q)
+                b = (lambda f, g: lambda: k.ModusPonens(f(), g()))(b, q)
             else:
                 raise TacticError(
                     f"function expected, the term has type\n  {self.show(fty)}"
@@ -350,7 +345,7 @@ class ProofElab:
     def _peel_into(self, ty: Term, b: Builder) -> tuple[Term, Builder]:
         ty, metas = _peel(ty)
         for m in metas:
-            b = (lambda f, v: lambda: _p("inst", f(), self.kt(v)))(b, m)
+            b = (lambda f, v: lambda: k.Inst(f(), self.kt(v)))(b, m)
         return ty, b
 
     def _fact(self, ty: Term, b: Builder, goal: Term) -> Builder:
@@ -362,7 +357,7 @@ class ProofElab:
             pf = prove_fact(seq.to(g), [(b(), self.kt(ty))], g)
             if pf is None:
                 raise TacticError("the kernel found no proof of this projection")
-            return _p("annot", pf, g)
+            return k.Annot(pf, g)
 
         return build
 
@@ -370,26 +365,26 @@ class ProofElab:
         ty = instantiate_mvars(ty, self.sub)
         if isinstance(ty, Conn) and ty.op == "∧":
             if fld in ("1", "left"):
-                return ty.args[0], lambda: _p("and_l", b())
+                return ty.args[0], lambda: k.AndLeft(b())
             if fld in ("2", "right"):
-                return ty.args[1], lambda: _p("and_r", b())
+                return ty.args[1], lambda: k.AndRight(b())
             if fld == "symm":
                 out = Conn("∧", (ty.args[1], ty.args[0]))
-                return out, self._annot(lambda: _p("and_i", _p("and_r", b()), _p("and_l", b())), out)
+                return out, self._annot(lambda: k.AndIntro(k.AndRight(b()), k.AndLeft(b())), out)
         if isinstance(ty, Conn) and ty.op == "↔":
             a, c = ty.args
             if fld in ("1", "mp"):
-                return Conn("→", (a, c)), lambda: _p("iff_mp", b())
+                return Conn("→", (a, c)), lambda: k.IffMp(b())
             if fld in ("2", "mpr"):
-                return Conn("→", (c, a)), lambda: _p("iff_mpr", b())
+                return Conn("→", (c, a)), lambda: k.IffMpr(b())
             if fld == "symm":
                 out = Conn("↔", (c, a))
-                return out, self._annot(lambda: _p("iff_i", _p("iff_mpr", b()), _p("iff_mp", b())), out)
+                return out, self._annot(lambda: k.IffIntro(k.IffMpr(b()), k.IffMp(b())), out)
         if isinstance(ty, Conn) and ty.op == "∨" and fld == "symm":
             out = Conn("∨", (ty.args[1], ty.args[0]))
             u1, u2 = internal_uid(), internal_uid()
             return out, self._annot(
-                lambda: _p("or_e", b(), u1, _p("or_r", _p("hyp", u1)), u2, _p("or_l", _p("hyp", u2))),
+                lambda: k.OrElim(b(), u1, k.OrInr(k.Hyp(u1)), u2, k.OrInl(k.Hyp(u2))),
                 out,
             )
         if isinstance(ty, Rel):
@@ -414,13 +409,13 @@ class ProofElab:
             return derived, self._fact(ty, b, derived)
         if isinstance(ty, Const) and ty.name == "False" and fld == "elim":
             c = fresh_mvar("Prop", "C")
-            return c, self._annot(lambda: _p("false_e", b()), c)
+            return c, self._annot(lambda: k.FalseElim(b()), c)
         if isinstance(ty, Conn) and ty.op == "¬" and fld == "elim":
             c = fresh_mvar("Prop", "C")
             out = Conn("→", (ty.args[0], c))
             u = internal_uid()
             return out, self._annot(
-                lambda: _p("intro", u, _p("false_e", _p("app", b(), _p("hyp", u)))), out
+                lambda: k.Intro(u, k.FalseElim(k.ModusPonens(b(), k.Hyp(u)))), out
             )
         raise TacticError(
             f"invalid field '{fld}', the environment does not contain it for\n  {self.show(ty)}"
@@ -431,14 +426,14 @@ class ProofElab:
         orig = exp
         exp = defeq_head(exp) if isinstance(exp, Rel) and exp.op in (">", "≥") else exp
         if isinstance(exp, Const) and exp.name == "True" and not items:
-            return orig, self._annot(lambda: _p("true_i"), orig)
+            return orig, self._annot(lambda: k.TrueIntro(), orig)
         if isinstance(exp, Rel) and exp.op == "∣" and len(items) >= 2:
             w = elab_witness(items[0], goal_scope(self.goal), type_of(exp.lhs))
             eq = Rel("=", exp.rhs, Op("*", (exp.lhs, w), type_of(exp.lhs)))
             rest = items[1:]
             rest_syn = rest[0] if len(rest) == 1 else Syn("anon", rest[0].pos, None, rest)
             _, q = self._check(rest_syn, eq)
-            return orig, self._annot(lambda: _p("dvd_i", self.kt(w), q()), orig)
+            return orig, self._annot(lambda: k.DvdIntro(self.kt(w), q()), orig)
         if len(items) < 2:
             raise TacticError(
                 f"invalid constructor ⟨...⟩, expected type must be an inductive type\n  {self.show(exp)}"
@@ -451,12 +446,12 @@ class ProofElab:
                 a, c = Conn("→", (a, c)), Conn("→", (c, a))
             _, p1 = self._check(first, a)
             _, p2 = self._check(rest_syn, c)
-            rule = "and_i" if exp.op == "∧" else "iff_i"
-            return orig, self._annot(lambda: _p(rule, p1(), p2()), orig)
+            rule = k.AndIntro if exp.op == "∧" else k.IffIntro
+            return orig, self._annot(lambda: rule(p1(), p2()), orig)
         if isinstance(exp, Binder) and exp.q == "∃":
             w = elab_witness(first, goal_scope(self.goal), exp.ty)
             _, p2 = self._check(rest_syn, instantiate(exp.body, exp.name, w))
-            return orig, self._annot(lambda: _p("ex_i", self.kt(w), p2()), orig)
+            return orig, self._annot(lambda: k.ExistsIntro(self.kt(w), p2()), orig)
         raise TacticError(
             f"invalid constructor ⟨...⟩, expected type must be an inductive type\n  {self.show(exp)}"
         )

@@ -91,7 +91,7 @@ def instance_app(pe: Any, name: str, args: tuple[Syn, ...], expected: Term | Non
             pf = prove_fact(seq, facts, g) or prove_mod(seq, facts, g)
             if pf is None:
                 raise TacticError(f"the kernel found no proof of this instance of {name}: {pe.show(stmt)}")
-            return k.Proof("annot", (pf, g))
+            return k.Annot(pf, g)
 
         return fty, build
     raise TacticError(str(errors[0]) if errors else f"unknown identifier '{name}'")

@@ -68,7 +68,7 @@ def congr_arg(pe: Any, args: tuple[Syn, ...]) -> tuple[Term, Any]:
     def build() -> k.Proof:
         # motive z ↦ e[a₁] = e[z]: at a₂ it is the proposition, at a₁ it is closed by refl
         motive = k.abstract(pe.kt(Rel("=", at_l, body)), k.Free(uid))
-        pf = k.Proof("rw", (hb(), motive, True, k.Proof("refl", ())))
-        return k.Proof("annot", (pf, pe.kt(prop)))
+        pf = k.Rewrite(hb(), motive, True, k.Refl())
+        return k.Annot(pf, pe.kt(prop))
 
     return prop, build

@@ -54,11 +54,11 @@ def named_app(pe: Any, head: Syn, args: tuple[Syn, ...], expected: Term | None) 
                     f"named arguments after the missing explicit argument '{fty.name}' are not supported by the embedded checker"
                 )
             fty = instantiate(fty.body, fty.name, val)
-            b = (lambda f, v: lambda: k.Proof("inst", (f(), pe.kt(v))))(b, val)
+            b = (lambda f, v: lambda: k.Inst(f(), pe.kt(v)))(b, val)
         elif isinstance(fty, Conn) and fty.op == "→" and positional and not named:
             _, q = pe._check(positional.pop(0), fty.args[0])
             fty = fty.args[1]
-            b = (lambda f, g: lambda: k.Proof("app", (f(), g())))(b, q)
+            b = (lambda f, g: lambda: k.ModusPonens(f(), g()))(b, q)
         elif named:
             raise TacticError(f"invalid argument name '{next(iter(named))}' for function '{head.value}'")
         else:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from burnqed.embedded import kernel as k
-from burnqed.embedded.bridge import _holes, hole, kterm, proof, sequent
+from burnqed.embedded.bridge import _holes, hole, kterm, sequent
 from burnqed.embedded.certify import Budget, prove_fact
 from burnqed.embedded.certify_powmod import prove_mod
 from burnqed.embedded.engine import Engine
@@ -65,7 +65,7 @@ class SimpProver:
     def fact(self, goal: Goal, target: k.Term, extra: list[tuple[k.Proof, k.Term]] = ()) -> k.Proof | None:  # type: ignore[assignment]
         """``target`` from the goal's hypotheses, the rules and ``extra`` (quantifier-free)."""
         seq = sequent(goal).to(target)
-        premises = [(proof("hyp", e.uid), e.ty) for e in seq.ctx if not isinstance(e.ty, str)]
+        premises = [(k.Hyp(e.uid), e.ty) for e in seq.ctx if not isinstance(e.ty, str)]
         premises += [(p, t) for p, t in self.sources(goal) if not isinstance(t, k.Bind)]
         premises += self.instances
         got = prove_fact(seq, [*premises, *extra], target, budget=self.budget())
@@ -79,16 +79,16 @@ class SimpProver:
         pf = prove_iff(sequent(goal), a, b, [*self.sources(goal), *self.instances], budget=budget)
         if pf is None:
             raise TacticError(f"simp: the kernel found no proof of this simplification step{budget.note()}")
-        return proof("annot", pf, k.App("↔", (a, b), "Prop"))
+        return k.Annot(pf, k.App("↔", (a, b), "Prop"))
 
     def hyp(self, goal: Goal, old: Hyp, new: Term) -> k.Proof:
         """The simplified hypothesis from the old one."""
         h, n = kterm(old.ty), kterm(new)  # type: ignore[arg-type]
-        return self.fact(goal, n) or proof("app", proof("iff_mp", self.iff(goal, h, n)), proof("hyp", old.uid))
+        return self.fact(goal, n) or k.ModusPonens(k.IffMp(self.iff(goal, h, n)), k.Hyp(old.uid))
 
     def target(self, goal: Goal, new: Term, child: Goal | None) -> k.Proof:
         """The goal's target from the simplified one (``child``: the goal holding it; None: True)."""
         t, n = kterm(goal.target), kterm(new)
-        arg = proof("true_i") if child is None else proof("annot", hole(child), n)
+        arg = k.TrueIntro() if child is None else k.Annot(hole(child), n)
         got = self.fact(goal, t, [] if child is None else [(arg, n)])
-        return got or proof("app", proof("iff_mpr", self.iff(goal, t, n)), arg)
+        return got or k.ModusPonens(k.IffMpr(self.iff(goal, t, n)), arg)

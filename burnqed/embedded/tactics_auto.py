@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from burnqed.embedded import kernel as k
 from burnqed.embedded.arith import TooLarge, try_eval
-from burnqed.embedded.bridge import KernelReject, hole, kterm, proof, sequent
+from burnqed.embedded.bridge import KernelReject, hole, kterm, sequent
 from burnqed.embedded.certify import Budget, prove_fact
 from burnqed.embedded.engine import Engine, Interrupted, register, render
 from burnqed.embedded.linarith_pre import comparisons
@@ -50,7 +50,7 @@ def _ring(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     except TooLarge as exc:
         raise TacticError(f"ring failed: {exc}") from exc
     if d == 0:
-        eng.justify(goal, proof("ring"))
+        eng.justify(goal, k.Ring())
         return []
     raise TacticError(f"ring failed, ring_nf subsidiary goal\n{render([goal])}")
 
@@ -94,12 +94,12 @@ def _certificate(
     hypotheses, the extra facts and the negated target, within ``budget`` (``quick``: no
     integer cuts, a small search, so no solver call at all)."""
     seq = sequent(goal)
-    premises = [(proof("hyp", h.uid), seq.lookup(h.uid).ty) for h in hyps if not isinstance(h.ty, str)]  # type: ignore[union-attr]
+    premises = [(k.Hyp(h.uid), seq.lookup(h.uid).ty) for h in hyps if not isinstance(h.ty, str)]  # type: ignore[union-attr]
     given = extra_proofs or [None] * len(extra)
     for t, known in zip(extra, given, strict=True):
         fact = kterm(t)
         if known is not None:  # a proof term of the goal's context (a hypothesis, a lemma)
-            premises.append((proof("annot", known, fact), fact))
+            premises.append((k.Annot(known, fact), fact))
             continue
         # a fact without its own proof must itself be proved (a square, a product, ...)
         pf = prove_fact(seq, [], fact, nonlinear=True, budget=budget)
@@ -107,7 +107,7 @@ def _certificate(
             if quick:
                 return None
             raise TacticError(f"{tactic}: the kernel has no proof of the extra fact {show(goal, t)}{budget.note()}")
-        premises.append((proof("annot", pf, fact), fact))
+        premises.append((k.Annot(pf, fact), fact))
     return prove_fact(seq, premises, seq.target, nonlinear=nonlinear, budget=budget)
 
 
@@ -189,7 +189,7 @@ def _omega(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     hyps = [h for h in goal.hyps if not isinstance(h.ty, str) and omega_reads(h.ty)]
     if not omega_reads(goal.target):
         inner = goal.with_(eng.fresh(), target=FALSE)
-        eng.justify(goal, proof("false_e", proof("annot", hole(inner), kterm(FALSE))))
+        eng.justify(goal, k.FalseElim(k.Annot(hole(inner), kterm(FALSE))))
         goal = inner
     facts = [h.ty for h in hyps] + [goal.target]
     if eng.kernel_on and all(omega_linear(t) for t in facts):  # type: ignore[arg-type]
@@ -240,7 +240,7 @@ def _linarith(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         given = [_built(b) for b in builders] if eng.kernel_on else None
         if target is None:  # linarith proves False from the hypotheses
             inner = goal.with_(eng.fresh(), target=FALSE)
-            eng.justify(goal, proof("false_e", proof("annot", hole(inner), kterm(FALSE))))
+            eng.justify(goal, k.FalseElim(k.Annot(hole(inner), kterm(FALSE))))
             return close_by_certificate(eng, inner, used, extra, nonlinear, tac.name, given)
         return close_by_certificate(eng, goal, used, extra, nonlinear, tac.name, given)
     raise TacticError(

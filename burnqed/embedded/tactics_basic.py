@@ -8,7 +8,7 @@ from typing import Any
 
 from burnqed.embedded import kernel as k
 from burnqed.embedded.arith import TooLarge, eval_prop, is_closed, try_eval
-from burnqed.embedded.bridge import hole, kterm, proof, sequent
+from burnqed.embedded.bridge import hole, kterm, sequent
 from burnqed.embedded.certify import prove_fact
 from burnqed.embedded.decide_bounded import bounded_forall, decide_bounded
 from burnqed.embedded.elab import ElabError, elab_prop
@@ -96,13 +96,13 @@ def intro_one(eng: Engine, goal: Goal, name: str | None) -> Goal:
         h = Hyp(eng.fresh(), user, t.ty, hygienic)
         body = instantiate(t.body, t.name, FVar(h.uid, t.ty))
         new = goal.with_(eng.fresh(), hyps=(*goal.hyps, h), target=body)
-        eng.justify(goal, proof("intro", h.uid, hole(new)))
+        eng.justify(goal, k.Intro(h.uid, hole(new)))
         return new
     if isinstance(t, Conn) and t.op == "→":
         user = "a" if hygienic or name is None else name
         h = Hyp(eng.fresh(), user, t.args[0], hygienic)
         new = goal.with_(eng.fresh(), hyps=(*goal.hyps, h), target=t.args[1])
-        eng.justify(goal, proof("intro", h.uid, hole(new)))
+        eng.justify(goal, k.Intro(h.uid, hole(new)))
         return new
     raise TacticError("tactic 'introN' failed, insufficient number of binders")
 
@@ -188,15 +188,15 @@ def _apply(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
             args: list[k.Proof] = []
             for p in pending:
                 if isinstance(p, Const) and p.name == "True":
-                    args.append(proof("true_i"))
+                    args.append(k.TrueIntro())
                     continue
                 g = goal.with_(eng.fresh(), target=p, tag=None)
                 tag_goals.append(g)
-                args.append(proof("annot", hole(g), pe.kt(p)) if eng.kernel_on else proof("sorry"))
+                args.append(k.Annot(hole(g), pe.kt(p)) if eng.kernel_on else k.Sorry())
             if eng.kernel_on:
                 pf = pe.proof()
                 for kind, val in path:
-                    pf = proof("inst", pf, pe.kt(val)) if kind == "inst" else proof("app", pf, args[val])
+                    pf = k.Inst(pf, pe.kt(val)) if kind == "inst" else k.ModusPonens(pf, args[val])
                 eng.justify(goal, pf)
             return tag_goals
         tried.append(cur)
@@ -236,7 +236,7 @@ def _constructor(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
             goal.with_(eng.fresh(), target=t.args[0], tag="left"),
             goal.with_(eng.fresh(), target=t.args[1], tag="right"),
         ]
-        eng.justify(goal, proof("and_i", hole(out[0]), hole(out[1])))
+        eng.justify(goal, k.AndIntro(hole(out[0]), hole(out[1])))
         return out
     if isinstance(t, Conn) and t.op == "↔":
         a, b = t.args
@@ -244,10 +244,10 @@ def _constructor(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
             goal.with_(eng.fresh(), target=Conn("→", (a, b)), tag="mp"),
             goal.with_(eng.fresh(), target=Conn("→", (b, a)), tag="mpr"),
         ]
-        eng.justify(goal, proof("iff_i", hole(out[0]), hole(out[1])))
+        eng.justify(goal, k.IffIntro(hole(out[0]), hole(out[1])))
         return out
     if isinstance(t, Const) and t.name == "True":
-        eng.justify(goal, proof("true_i"))
+        eng.justify(goal, k.TrueIntro())
         return []
     raise TacticError(
         f"tactic 'constructor' failed, target is not an inductive datatype\n{render([goal])}"
@@ -260,7 +260,7 @@ def _left_right(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     if isinstance(t, Conn) and t.op == "∨":
         side = t.args[0] if tac.name == "left" else t.args[1]
         new = goal.with_(eng.fresh(), target=side, tag="h")
-        eng.justify(goal, proof("or_l" if tac.name == "left" else "or_r", hole(new)))
+        eng.justify(goal, (k.OrInl if tac.name == "left" else k.OrInr)(hole(new)))
         return [new]
     raise TacticError(
         f"tactic '{tac.name}' failed, target is not an inductive datatype with two constructors\n{render([goal])}"
@@ -272,7 +272,7 @@ def _exfalso(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     if goal.target == Const("False"):
         return [goal]
     new = goal.with_(eng.fresh(), target=Const("False"))
-    eng.justify(goal, proof("false_e", proof("annot", hole(new), kterm(new.target))))
+    eng.justify(goal, k.FalseElim(k.Annot(hole(new), kterm(new.target))))
     return [new]
 
 
@@ -328,7 +328,7 @@ def _assumption_closes(goal: Goal) -> bool:
 def _refute_context(goal: Goal) -> k.Proof:
     """A kernel proof of False from the goal's hypotheses (an arithmetic certificate)."""
     seq = sequent(goal).to(k.FALSE)
-    premises = [(proof("hyp", e.uid), e.ty) for e in seq.ctx if not isinstance(e.ty, str)]
+    premises = [(k.Hyp(e.uid), e.ty) for e in seq.ctx if not isinstance(e.ty, str)]
     pf = prove_fact(seq, premises, k.FALSE)
     if pf is None:
         raise TacticError("the kernel found no proof of the contradiction")
@@ -336,7 +336,7 @@ def _refute_context(goal: Goal) -> k.Proof:
 
 
 def _from_false(goal: Goal, pf: k.Proof) -> k.Proof:
-    return proof("false_e", proof("annot", pf, k.FALSE))
+    return k.FalseElim(k.Annot(pf, k.FALSE))
 
 
 def discharge_proof(goal: Goal, reducible: bool = False) -> k.Proof | None:
@@ -345,9 +345,9 @@ def discharge_proof(goal: Goal, reducible: bool = False) -> k.Proof | None:
     And.intro, rfl, assumption, True.intro at reducible transparency; no decide)."""
     t = goal.target
     if t == Const("True"):
-        return proof("true_i")
+        return k.TrueIntro()
     if closes_by_reducible_rfl(t) if reducible else closes_by_rfl(t):
-        return proof("refl")
+        return k.Refl()
     if reducible:
         key = defeq_key(reducible_normal(t))
         h = next(
@@ -357,22 +357,22 @@ def discharge_proof(goal: Goal, reducible: bool = False) -> k.Proof | None:
     else:
         h = _assumption_hyp(goal)
     if h is not None:
-        return proof("hyp", h.uid)
+        return k.Hyp(h.uid)
     if reducible:
         if isinstance(t, Conn) and t.op == "∧":
             a = discharge_proof(goal.with_(goal.uid, target=t.args[0]), True)
             b = discharge_proof(goal.with_(goal.uid, target=t.args[1]), True) if a else None
-            return proof("and_i", a, b) if a and b else None
+            return k.AndIntro(a, b) if a and b else None
         return None
     if is_closed(t):
         try:
-            return proof("decide") if eval_prop(t) else None
+            return k.Decide() if eval_prop(t) else None
         except (ValueError, TooLarge):
             return None
     if isinstance(t, Conn) and t.op == "∧":
         a = discharge_proof(goal.with_(goal.uid, target=t.args[0]))
         b = discharge_proof(goal.with_(goal.uid, target=t.args[1])) if a else None
-        return proof("and_i", a, b) if a and b else None
+        return k.AndIntro(a, b) if a and b else None
     return None
 
 
@@ -380,7 +380,7 @@ def discharge_proof(goal: Goal, reducible: bool = False) -> k.Proof | None:
 def _assumption(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     h = _assumption_hyp(goal)
     if h is not None:
-        eng.justify(goal, proof("hyp", h.uid))
+        eng.justify(goal, k.Hyp(h.uid))
         return []
     raise TacticError(f"tactic 'assumption' failed\n{render([goal])}")
 
@@ -403,7 +403,7 @@ def _trivial(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
 @register("rfl")
 def _rfl(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     if closes_by_rfl(goal.target):
-        eng.justify(goal, proof("refl"))
+        eng.justify(goal, k.Refl())
         return []
     t = goal.target
     if (
@@ -441,7 +441,7 @@ def _decide(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     except ValueError as exc:
         raise TacticError(f"failed to synthesize\n  Decidable ({text})") from exc
     if value:
-        eng.justify(goal, proof("decide"))
+        eng.justify(goal, k.Decide())
         return []
     raise TacticError(
         f"tactic 'decide' proved that the proposition\n  {text}\nis false"
@@ -451,7 +451,7 @@ def _decide(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
 @register("sorry", "admit")
 def _sorry(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     eng.ctx.used_sorry = True
-    eng.justify(goal, proof("sorry"))
+    eng.justify(goal, k.Sorry())
     return []
 
 

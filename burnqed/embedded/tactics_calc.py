@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from burnqed.embedded import kernel as k
-from burnqed.embedded.bridge import hole, kterm, proof, sequent
+from burnqed.embedded.bridge import hole, kterm, sequent
 from burnqed.embedded.certify import Budget, prove_fact
 from burnqed.embedded.engine import Engine, register, render
 from burnqed.embedded.proofterm import TacticError
@@ -90,8 +90,8 @@ def _calc(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
             got, pe = elab_in_goal(eng, goal, body, prop)
             if mvars(got):
                 raise TacticError("don't know how to synthesize placeholder in a 'calc' step")
-            pf = pe.proof() if eng.kernel_on else proof("sorry")
-        facts.append((proof("annot", pf, kterm(prop)), kterm(prop)))
+            pf = pe.proof() if eng.kernel_on else k.Sorry()
+        facts.append((k.Annot(pf, kterm(prop)), kterm(prop)))
         rel = prop_op if rel is None else compose(rel, prop_op)
         if rel is None:
             raise TacticError("invalid 'calc' step, failed to synthesize `Trans` instance")

@@ -7,8 +7,10 @@ reintroduced, so the induction hypothesis carries them as premises."""
 
 from __future__ import annotations
 
+from dataclasses import fields, replace
+
 from burnqed.embedded import kernel as k
-from burnqed.embedded.bridge import hole, kterm, proof
+from burnqed.embedded.bridge import hole, kterm
 from burnqed.embedded.certify import internal_uid
 from burnqed.embedded.engine import Engine, register
 from burnqed.embedded.proofterm import TacticError, dvd_exists
@@ -63,13 +65,15 @@ def _rest(items: list[Pattern]) -> Pattern:
 
 def _plug(pf: k.Proof, fill: dict[int, k.Proof]) -> k.Proof:
     """``pf`` with the holes of the goals in ``fill`` replaced by their proofs."""
-    if pf.rule == "hole":
-        got = fill.get(pf.args[0].uid)
+    if isinstance(pf, k.Hole):
+        got = fill.get(pf.goal.uid)
         return got if got is not None else pf
-    args = tuple(
-        _plug(a, fill) if isinstance(a, k.Proof) else a for a in pf.args
-    )
-    return k.Proof(pf.rule, args)
+    changes = {
+        f.name: _plug(v, fill)
+        for f in fields(pf)
+        if isinstance(v := getattr(pf, f.name), k.Proof)
+    }
+    return replace(pf, **changes)
 
 
 def rcases_prop(
@@ -78,24 +82,24 @@ def rcases_prop(
     """Add a proof of ``prop`` (``pf``, valid where the goal's proof is built) to the goal,
     destructured by an rcases pattern; returns the goals and the kernel proof of ``goal``
     with holes for them."""
-    pf = pf if pf is not None else proof("sorry")
+    pf = pf if pf is not None else k.Sorry()
     kind = pat[0]
     if kind in ("name", "blank"):
         g, h = _add(eng, goal, pat[1] if kind == "name" else hint, prop, kind == "blank")
-        return [g], proof("have", h.uid, kterm(prop), pf, hole(g))
+        return [g], k.Have(h.uid, kterm(prop), pf, hole(g))
     if kind == "clear":
         return [goal], hole(goal)
     p = _unfold(prop)
     if isinstance(p, Const) and p.name == "False":
-        return [], proof("false_e", pf)
+        return [], k.FalseElim(pf)
     if kind == "tuple":
         items: list[Pattern] = list(pat[1])
         if isinstance(p, Conn) and p.op in ("∧", "↔"):
             a, b = p.args
-            first_pf, rest_pf = proof("and_l", pf), proof("and_r", pf)
+            first_pf, rest_pf = k.AndLeft(pf), k.AndRight(pf)
             if p.op == "↔":
                 a, b = Conn("→", (a, b)), Conn("→", (b, a))
-                first_pf, rest_pf = proof("iff_mp", pf), proof("iff_mpr", pf)
+                first_pf, rest_pf = k.IffMp(pf), k.IffMpr(pf)
             first = items[0] if items else ("blank",)
             out: list[Goal] = []
             firsts, top = rcases_prop(
@@ -121,9 +125,9 @@ def rcases_prop(
                 g = g.with_(g.uid, hyps=(*g.hyps[:-1], Hyp(w.uid, "w", p.ty, True)))
             body = instantiate(p.body, p.name, FVar(w.uid, p.ty))
             hb = internal_uid()
-            gs, sub = rcases_prop(eng, g, body, _rest(items[1:]), "h", proof("hyp", hb))
-            rule = "dvd_e" if isinstance(prop, Rel) and prop.op == "∣" else "ex_e"
-            return gs, proof(rule, pf, w.uid, hb, sub)
+            gs, sub = rcases_prop(eng, g, body, _rest(items[1:]), "h", k.Hyp(hb))
+            rule = k.DvdElim if isinstance(prop, Rel) and prop.op == "∣" else k.ExistsElim
+            return gs, rule(pf, w.uid, hb, sub)
         if len(items) == 1:
             return rcases_prop(eng, goal, prop, items[0], hint, pf)
         if isinstance(p, Conn) and p.op == "∨":
@@ -144,12 +148,12 @@ def rcases_prop(
             )
             ul, ur = internal_uid(), internal_uid()
             left, pl = rcases_prop(
-                eng, goal.with_(eng.fresh(), tag="inl"), a, alts[0], hint, proof("hyp", ul)
+                eng, goal.with_(eng.fresh(), tag="inl"), a, alts[0], hint, k.Hyp(ul)
             )
             right, pr = rcases_prop(
-                eng, goal.with_(eng.fresh(), tag="inr"), b, right_pat, hint, proof("hyp", ur)
+                eng, goal.with_(eng.fresh(), tag="inr"), b, right_pat, hint, k.Hyp(ur)
             )
-            return left + right, proof("or_e", pf, ul, pl, ur, pr)
+            return left + right, k.OrElim(pf, ul, pl, ur, pr)
         if len(alts) == 1:
             return rcases_prop(eng, goal, prop, alts[0], hint, pf)
         raise TacticError(
@@ -196,7 +200,7 @@ def _cases_nat(eng: Engine, goal: Goal, var: Hyp, succ_name: str | None) -> list
     def reintro(child: Goal) -> k.Proof:
         out = hole(child)
         for h in reversed(about):
-            out = proof("intro", h.uid, out)
+            out = k.Intro(h.uid, out)
         return out
 
     justify_by_induction(eng, goal, var, motive, about, reintro(zero), k_.uid, internal_uid(), reintro(succ))
@@ -217,12 +221,12 @@ def justify_by_induction(
     """``goal`` from ``motive`` (the target with ``reverted`` as premises) proved by
     induction on ``var`` and applied to the reverted hypotheses."""
     g = internal_uid()
-    use = proof("hyp", g)
+    use = k.Hyp(g)
     for h in reverted:
-        use = proof("inst", use, kterm(h.fvar)) if isinstance(h.ty, str) else proof("app", use, proof("hyp", h.uid))
+        use = k.Inst(use, kterm(h.fvar)) if isinstance(h.ty, str) else k.ModusPonens(use, k.Hyp(h.uid))
     eng.justify(
         goal,
-        proof("have", g, kterm(motive), proof("nat_ind", var.uid, zero, k_uid, ih_uid, succ), use),
+        k.Have(g, kterm(motive), k.NatInd(var.uid, zero, k_uid, ih_uid, succ), use),
     )
 
 
@@ -233,13 +237,13 @@ def _hyp_or_term(
     if s.kind == "ident":
         h = goal.hyp_named(s.value)
         if h is not None:
-            return h, (h.ty if not isinstance(h.ty, str) else Const("True")), proof("hyp", h.uid)
+            return h, (h.ty if not isinstance(h.ty, str) else Const("True")), k.Hyp(h.uid)
     prop, pe = elab_in_goal(eng, goal, s, None)
     if mvars(prop):
         raise TacticError(
             "don't know how to synthesize the implicit arguments of the term"
         )
-    return None, prop, (pe.proof() if eng.kernel_on else proof("sorry"))
+    return None, prop, (pe.proof() if eng.kernel_on else k.Sorry())
 
 
 def run_alts(
@@ -298,11 +302,11 @@ def _cases(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         g = base.with_(eng.fresh(), tag="intro")
         g = _intro_named(eng, g, a, nm("intro", 0, la))
         g = _intro_named(eng, g, b, nm("intro", 1, lb))
-        left, right = ("and_l", "and_r") if p.op == "∧" else ("iff_mp", "iff_mpr")
+        left, right = (k.AndLeft, k.AndRight) if p.op == "∧" else (k.IffMp, k.IffMpr)
         ua, ub = g.hyps[-2].uid, g.hyps[-1].uid
         eng.justify(
             goal,
-            proof("have", ua, kterm(a), proof(left, pf), proof("have", ub, kterm(b), proof(right, pf), hole(g))),
+            k.Have(ua, kterm(a), left(pf), k.Have(ub, kterm(b), right(pf), hole(g))),
         )
         goals = [g]
     elif isinstance(p, Conn) and p.op == "∨":
@@ -313,7 +317,7 @@ def _cases(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
             eng, base.with_(eng.fresh(), tag="inr"), p.args[1], nm("inr", 0, "h")
         )
         eng.justify(
-            goal, proof("or_e", pf, gl.hyps[-1].uid, hole(gl), gr.hyps[-1].uid, hole(gr))
+            goal, k.OrElim(pf, gl.hyps[-1].uid, hole(gl), gr.hyps[-1].uid, hole(gr))
         )
         goals = [gl, gr]
     elif isinstance(p, Binder) and p.q == "∃":
@@ -324,11 +328,11 @@ def _cases(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         g = _intro_named(
             eng, g, instantiate(p.body, p.name, FVar(wh.uid, p.ty)), nm("intro", 1, "h")
         )
-        rule = "dvd_e" if isinstance(prop, Rel) and prop.op == "∣" else "ex_e"
-        eng.justify(goal, proof(rule, pf, wh.uid, g.hyps[-1].uid, hole(g)))
+        rule = k.DvdElim if isinstance(prop, Rel) and prop.op == "∣" else k.ExistsElim
+        eng.justify(goal, rule(pf, wh.uid, g.hyps[-1].uid, hole(g)))
         goals = [g]
     elif isinstance(p, Const) and p.name == "False":
-        eng.justify(goal, proof("false_e", pf))
+        eng.justify(goal, k.FalseElim(pf))
         goals = []
     else:
         raise TacticError(
@@ -378,19 +382,19 @@ def _obtain(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
             raise TacticError("obtain: expected ':=' or a type")
         side = goal.with_(eng.fresh(), target=ty, tag=None)
         base = goal.with_(eng.fresh())
-        pf = proof("annot", hole(side), kterm(ty))
+        pf = k.Annot(hole(side), kterm(ty))
         return [side, *_destructure(eng, goal, base, ty, pat, "h", pf)]
     s = d["term"]
     hyp = goal.hyp_named(s.value) if s.kind == "ident" else None
     if hyp is not None and not isinstance(hyp.ty, str) and ty is None:
         base = goal.with_(eng.fresh(), hyps=_drop(goal, hyp.uid))
-        return _destructure(eng, goal, base, hyp.ty, pat, hyp.user, proof("hyp", hyp.uid))
+        return _destructure(eng, goal, base, hyp.ty, pat, hyp.user, k.Hyp(hyp.uid))
     prop, pe = elab_in_goal(eng, goal, s, ty)
     if mvars(prop):
         raise TacticError(
             "don't know how to synthesize the implicit arguments of the term"
         )
-    pf = pe.proof() if eng.kernel_on else proof("sorry")
+    pf = pe.proof() if eng.kernel_on else k.Sorry()
     return _destructure(eng, goal, goal.with_(eng.fresh()), prop, pat, "h", pf)
 
 
@@ -408,6 +412,6 @@ def _rintro(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
             if isinstance(h.ty, str):
                 raise TacticError("rintro: cannot destructure a variable")
             base = g2.with_(eng.fresh(), hyps=g2.hyps[:-1])
-            out.extend(_destructure(eng, g2, base, h.ty, pat, "h", proof("hyp", h.uid)))
+            out.extend(_destructure(eng, g2, base, h.ty, pat, "h", k.Hyp(h.uid)))
         goals = out
     return goals

@@ -21,7 +21,7 @@ change makes the tactic fail.
 from __future__ import annotations
 
 from burnqed.embedded import kernel as k
-from burnqed.embedded.bridge import hole, kterm, proof, sequent
+from burnqed.embedded.bridge import hole, kterm, sequent
 from burnqed.embedded.certify import internal_uid, prove_fact
 from burnqed.embedded.engine import Engine, register
 from burnqed.embedded.proofterm import TacticError
@@ -101,7 +101,7 @@ def _derive(eng: Engine, goal: Goal, frm: Term, frm_pf: k.Proof, to: Term, facts
     got = prove_fact(sequent(goal).to(kterm(to)), [(frm_pf, kterm(frm)), *facts], kterm(to))
     if got is None:
         raise TacticError("the kernel found no proof of the cast normalization")
-    return proof("annot", got, kterm(to))
+    return k.Annot(got, kterm(to))
 
 
 def _facts(eng: Engine, goal: Goal, tac: Tac) -> tuple[set[tuple[object, object]], list[tuple[k.Proof, k.Term]]]:
@@ -113,8 +113,8 @@ def _facts(eng: Engine, goal: Goal, tac: Tac) -> tuple[set[tuple[object, object]
         if isinstance(prop, Rel) and prop.op in ("≤", "≥", "<", ">") and type_of(prop.lhs) == "Nat":
             small, big = (prop.lhs, prop.rhs) if prop.op in ("≤", "<") else (prop.rhs, prop.lhs)
             pairs.add((alpha_key(small), alpha_key(big)))
-        pf = pe.proof() if eng.kernel_on else proof("sorry")
-        proofs.append((proof("annot", pf, kterm(prop)), kterm(prop)))
+        pf = pe.proof() if eng.kernel_on else k.Sorry()
+        proofs.append((k.Annot(pf, kterm(prop)), kterm(prop)))
     return pairs, proofs
 
 
@@ -135,10 +135,10 @@ def _cast_tactic(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         new_ty = _rewrite(h.ty, tac.name, le_facts)
         if new_ty == h.ty:
             raise TacticError(f"{tac.name} made no progress at {name}")
-        pf = _derive(eng, goal, h.ty, proof("hyp", h.uid), new_ty, facts)
+        pf = _derive(eng, goal, h.ty, k.Hyp(h.uid), new_ty, facts)
         new = Hyp(eng.fresh(), h.user, new_ty, h.hygienic)
         child = goal.with_(eng.fresh(), hyps=tuple(new if x.uid == h.uid else x for x in goal.hyps))
-        eng.justify(goal, proof("have", new.uid, kterm(new_ty), pf, hole(child)))
+        eng.justify(goal, k.Have(new.uid, kterm(new_ty), pf, hole(child)))
         goal = child
     if "⊢" not in locs:
         return _then_trivial(eng, tac, [goal])
@@ -148,10 +148,10 @@ def _cast_tactic(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     child = goal.with_(eng.fresh(), target=new_t)
     u = internal_uid()  # the new goal's proof, named, so the certificate's context holds it
     seq = sequent(goal).add(k.Entry(u, kterm(new_t)))
-    got = prove_fact(seq, [(proof("hyp", u), kterm(new_t)), *facts], kterm(goal.target))
+    got = prove_fact(seq, [(k.Hyp(u), kterm(new_t)), *facts], kterm(goal.target))
     if got is None:
         raise TacticError("the kernel found no proof of the cast normalization")
-    eng.justify(goal, proof("have", u, kterm(new_t), hole(child), got))
+    eng.justify(goal, k.Have(u, kterm(new_t), hole(child), got))
     return _then_trivial(eng, tac, [child])
 
 

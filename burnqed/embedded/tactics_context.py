@@ -3,7 +3,8 @@ have, show, by_contra, by_cases, clear, symm. Each replaced goal gets a kernel p
 
 from __future__ import annotations
 
-from burnqed.embedded.bridge import hole, kterm, proof, sequent
+from burnqed.embedded import kernel as k
+from burnqed.embedded.bridge import hole, kterm, sequent
 from burnqed.embedded.certify import prove_fact
 from burnqed.embedded.engine import Engine, register, render
 from burnqed.embedded.proofterm import TacticError, dvd_exists, elab_witness, unify
@@ -19,11 +20,11 @@ __all__: list[str] = []
 def _exists(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     t = goal.target
     scope = goal_scope(goal)
-    steps: list[tuple[str, Term]] = []
+    steps: list[tuple[type[k.ExistsIntro] | type[k.DvdIntro], Term]] = []
     for s in tac.data["terms"]:
-        rule = "ex_i"
+        rule: type[k.ExistsIntro] | type[k.DvdIntro] = k.ExistsIntro
         if isinstance(t, Rel) and t.op == "∣":
-            t, rule = dvd_exists(t), "dvd_i"
+            t, rule = dvd_exists(t), k.DvdIntro
         if isinstance(t, Binder) and t.q == "∃":
             w = elab_witness(s, scope, t.ty)
             steps.append((rule, w))
@@ -37,7 +38,7 @@ def _exists(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     closer = discharge_proof(new, reducible=tac.name == "use")
     pf = closer if closer is not None else hole(new)
     for rule, w in reversed(steps):
-        pf = proof(rule, kterm(w), pf)
+        pf = rule(kterm(w), pf)
     eng.justify(goal, pf)
     return [] if closer is not None else [new]
 
@@ -61,7 +62,7 @@ def _specialize(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     hyps = tuple(new_hyp if h.uid == old.uid else h for h in goal.hyps)
     new = goal.with_(eng.fresh(), hyps=hyps)
     if eng.kernel_on:
-        eng.justify(goal, proof("have", new_hyp.uid, pe.kt(prop), pe.proof(), hole(new)))
+        eng.justify(goal, k.Have(new_hyp.uid, pe.kt(prop), pe.proof(), hole(new)))
     return [*pe.new_goals, new]
 
 
@@ -93,14 +94,14 @@ def _have(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
                 "don't know how to synthesize placeholder in the type of the new hypothesis"
             )
         ty = prop
-        pf = pe.proof() if eng.kernel_on else proof("sorry")
+        pf = pe.proof() if eng.kernel_on else k.Sorry()
     else:
         if ty is None:
             raise TacticError("have: expected ':=' or a type")
         side.append(goal.with_(eng.fresh(), target=ty, tag=None))
         pf = hole(side[0])
     new, h = add_hyp(eng, goal, name, ty)
-    eng.justify(goal, proof("have", h.uid, kterm(ty), pf, hole(new)))
+    eng.justify(goal, k.Have(h.uid, kterm(ty), pf, hole(new)))
     return [*side, new]
 
 
@@ -122,7 +123,7 @@ def _by_contra(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     negated = isinstance(t, Conn) and t.op == "¬"
     hyp_ty = t.args[0] if negated else Conn("¬", (t,))
     new, h = add_hyp(eng, goal, tac.data["name"], hyp_ty, target=Const("False"))
-    eng.justify(goal, proof("intro" if negated else "by_contra", h.uid, hole(new)))
+    eng.justify(goal, (k.Intro if negated else k.ByContra)(h.uid, hole(new)))
     return [new]
 
 
@@ -132,7 +133,7 @@ def _by_cases(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     pos, hp = add_hyp(eng, goal, tac.data["name"], p)
     neg, hn = add_hyp(eng, goal, tac.data["name"], Conn("¬", (p,)))
     out = [pos.with_(pos.uid, tag="pos"), neg.with_(neg.uid, tag="neg")]
-    eng.justify(goal, proof("em", kterm(p), hp.uid, hole(out[0]), hn.uid, hole(out[1])))
+    eng.justify(goal, k.Em(kterm(p), hp.uid, hole(out[0]), hn.uid, hole(out[1])))
     return out
 
 
@@ -166,14 +167,14 @@ def _symm(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         if eng.kernel_on:
             seq = sequent(goal)
             child = kterm(new.target)
-            pf = prove_fact(seq, [(proof("annot", hole(new), child), child)], seq.target)
+            pf = prove_fact(seq, [(k.Annot(hole(new), child), child)], seq.target)
             if pf is None:
                 raise TacticError("symm: the kernel found no proof")
             eng.justify(goal, pf)
         return [new]
     if isinstance(t, Conn) and t.op == "↔":
         new = goal.with_(eng.fresh(), target=Conn("↔", (t.args[1], t.args[0])))
-        c = proof("annot", hole(new), kterm(new.target))
-        eng.justify(goal, proof("iff_i", proof("iff_mpr", c), proof("iff_mp", c)))
+        c = k.Annot(hole(new), kterm(new.target))
+        eng.justify(goal, k.IffIntro(k.IffMpr(c), k.IffMp(c)))
         return [new]
     raise TacticError("symm: the goal is not a symmetric relation")

@@ -42,7 +42,7 @@ from typing import Any
 
 from burnqed.embedded import kernel as k
 from burnqed.embedded import tactics_basic  # noqa: F401 - registers rfl, run after conv
-from burnqed.embedded.bridge import hole, kterm, proof
+from burnqed.embedded.bridge import hole, kterm
 from burnqed.embedded.certify import internal_uid
 from burnqed.embedded.elab import ElabError, elab_prop, elab_value
 from burnqed.embedded.engine import TACTICS, Engine, Exhausted, register
@@ -188,7 +188,7 @@ def _rw_steps(eng: Engine, goal: Goal, whole: Term, path: Path, rules: list[tupl
                     z = FVar(internal_uid(), type_of(pat))
                     steps.append((eq_pf, _motive(whole, path, _abstract_all(old, pat, z), z), rev, after))
                 else:
-                    steps.append((proof("sorry"), k.TRUE, rev, after))
+                    steps.append((k.Sorry(), k.TRUE, rev, after))
             except TacticError as exc:
                 last = exc
                 continue
@@ -220,7 +220,7 @@ def _simp_step(eng: Engine, goal: Goal, whole: Term, path: Path, arg: tuple[str,
             raise TacticError("norm_num failed to simplify")
         return []  # conv's simp does not fail without progress (Conv/Simp.lean, evalSimp)
     if not eng.kernel_on:
-        return [(proof("sorry"), k.TRUE, False, _replace_at(whole, path, new))]
+        return [(k.Sorry(), k.TRUE, False, _replace_at(whole, path, new))]
     prover = SimpProver(eng, sources, goal, lambda g: _simp_rules(eng, g, named)[1])
     a, b = kterm(focus), kterm(new)
     if type_of(focus) == "Prop":
@@ -230,7 +230,7 @@ def _simp_step(eng: Engine, goal: Goal, whole: Term, path: Path, arg: tuple[str,
         got = prover.fact(goal, target)
         if got is None:
             raise TacticError(f"{name}: the kernel found no proof of this simplification step")
-        eq_pf = proof("annot", got, target)
+        eq_pf = k.Annot(got, target)
     return [_focus_step(eng, goal, whole, path, new, eq_pf)]
 
 
@@ -254,7 +254,7 @@ def _ring_nf_steps(eng: Engine, goal: Goal, whole: Term, path: Path) -> list[Ste
             raise TacticError("conv: ring_nf cannot normalize this term in the embedded checker")
         if nf == old:
             continue
-        eq_pf = proof("annot", proof("ring"), kterm(Rel("=", old, nf)))
+        eq_pf = k.Annot(k.Ring(), kterm(Rel("=", old, nf)))
         step = _focus_step(eng, goal, whole, place, nf, eq_pf)
         steps.append(step)
         whole = step[3]
@@ -319,16 +319,16 @@ def _conv(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         new = Hyp(eng.fresh(), hyp.user, whole, hyp.hygienic)
         child = goal.with_(eng.fresh(), hyps=tuple(new if x.uid == hyp.uid else x for x in goal.hyps))
         if eng.kernel_on:
-            got: k.Proof = proof("hyp", hyp.uid)
+            got: k.Proof = k.Hyp(hyp.uid)
             for eq_pf, motive, rev, after in steps:
-                got = proof("annot", proof("rw", eq_pf, motive, not rev, got), kterm(after))
-            eng.justify(goal, proof("have", new.uid, kterm(whole), got, hole(child)))
+                got = k.Annot(k.Rewrite(eq_pf, motive, not rev, got), kterm(after))
+            eng.justify(goal, k.Have(new.uid, kterm(whole), got, hole(child)))
         return [child]
     child = goal.with_(eng.fresh(), target=whole)
     if eng.kernel_on:
         body = hole(child)
         for eq_pf, motive, rev, _after in reversed(steps):
-            body = proof("rw", eq_pf, motive, rev, body)
+            body = k.Rewrite(eq_pf, motive, rev, body)
         eng.justify(goal, body)
     # convTarget ends with `try rfl`
     try:

@@ -4,7 +4,8 @@ variable (the kernel's nat_ind, hypotheses that mention the variable reverted) a
 
 from __future__ import annotations
 
-from burnqed.embedded.bridge import hole, proof
+from burnqed.embedded import kernel as k
+from burnqed.embedded.bridge import hole
 from burnqed.embedded.engine import Engine, register
 from burnqed.embedded.proofterm import TacticError
 from burnqed.embedded.state import Goal, Hyp
@@ -130,7 +131,7 @@ def _subst(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
                 )
                 new = subst_var(eng, rest, var.uid, val, (), goal.tag or "")
                 new = new.with_(new.uid, tag=rest.tag)
-                eng.justify(goal, proof("subst", proof("hyp", h.uid), var.uid, hole(new)))
+                eng.justify(goal, k.Subst(k.Hyp(h.uid), var.uid, hole(new)))
                 goal = new
                 break
         else:

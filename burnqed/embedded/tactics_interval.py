@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from burnqed.embedded import kernel as k
 from burnqed.embedded.arith import try_eval
-from burnqed.embedded.bridge import hole, kterm, proof, sequent
+from burnqed.embedded.bridge import hole, kterm, sequent
 from burnqed.embedded.certify import Budget, prove_fact
 from burnqed.embedded.engine import Engine, register
 from burnqed.embedded.elab import ElabError, elab_value
@@ -105,12 +105,12 @@ def _interval_cases(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         return k.App("≤", (a, b), "Prop")
 
     def premise(h: Hyp | None) -> list[tuple[k.Proof, k.Term]]:
-        return [] if h is None else [(proof("hyp", h.uid), kterm(h.ty))]  # type: ignore[arg-type]
+        return [] if h is None else [(k.Hyp(h.uid), kterm(h.ty))]  # type: ignore[arg-type]
 
     if lo[0] > hi[0]:  # no value: the bounds contradict each other
         if eng.kernel_on:
             pf = cert.fact(goal, premise(lo[1]) + premise(hi[1]), k.FALSE)
-            eng.justify(goal, proof("false_e", proof("annot", pf, k.FALSE)))
+            eng.justify(goal, k.FalseElim(k.Annot(pf, k.FALSE)))
         return []
     lit = lambda v: k.Lit(v, ty)  # noqa: E731
     # hygienic helpers carry the running bounds; the case goals drop them (weakening)
@@ -121,8 +121,8 @@ def _interval_cases(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         pf_lo = cert.fact(goal, premise(lo[1]), le(lit(lo[0]), ek))
         pf_hi = cert.fact(goal, premise(hi[1]), le(ek, lit(hi[0])))
         mid = goal.with_(eng.fresh(), hyps=(*goal.hyps, low))
-        eng.justify(goal, proof("have", low.uid, kterm(low.ty), pf_lo, hole(mid)))
-        eng.justify(mid, proof("have", high.uid, kterm(high.ty), pf_hi, hole(cur)))
+        eng.justify(goal, k.Have(low.uid, kterm(low.ty), pf_lo, hole(mid)))
+        eng.justify(mid, k.Have(high.uid, kterm(high.ty), pf_hi, hole(cur)))
     out: list[Goal] = []
     for v in range(lo[0], hi[0] + 1):
         eng.ctx.beat(1)  # each case is a step of work, as the heartbeats of Lean's case bash
@@ -132,21 +132,21 @@ def _interval_cases(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         out.append(_case(eng, goal, yes, heq, e, Num(v, ty), bool(tac.data.get("name"))))
         if v == hi[0]:  # the last value: e = hi from lo ≤ e ≤ hi
             if eng.kernel_on:
-                pf = cert.fact(cur, [(proof("hyp", low.uid), kterm(low.ty)), (proof("hyp", high.uid), kterm(high.ty))], kterm(eq))
-                eng.justify(cur, proof("have", heq.uid, kterm(eq), pf, hole(yes)))
+                pf = cert.fact(cur, [(k.Hyp(low.uid), kterm(low.ty)), (k.Hyp(high.uid), kterm(high.ty))], kterm(eq))
+                eng.justify(cur, k.Have(heq.uid, kterm(eq), pf, hole(yes)))
             break
         hn = Hyp(eng.fresh(), "hn", Conn("¬", (eq,)), True)
         no = cur.with_(eng.fresh(), hyps=(*cur.hyps, hn))
         nxt_low = Hyp(eng.fresh(), "lo", Rel("≤", Num(v + 1, ty), e), True)
         nxt = cur.with_(eng.fresh(), hyps=(*goal.hyps, nxt_low, high))
         if eng.kernel_on:
-            eng.justify(cur, proof("em", kterm(eq), heq.uid, hole(yes), hn.uid, hole(no)))
+            eng.justify(cur, k.Em(kterm(eq), heq.uid, hole(yes), hn.uid, hole(no)))
             pf = cert.fact(
                 no,
-                [(proof("hyp", low.uid), kterm(low.ty)), (proof("hyp", hn.uid), kterm(hn.ty))],  # type: ignore[arg-type]
+                [(k.Hyp(low.uid), kterm(low.ty)), (k.Hyp(hn.uid), kterm(hn.ty))],  # type: ignore[arg-type]
                 kterm(nxt_low.ty),
             )
-            eng.justify(no, proof("have", nxt_low.uid, kterm(nxt_low.ty), pf, hole(nxt)))
+            eng.justify(no, k.Have(nxt_low.uid, kterm(nxt_low.ty), pf, hole(nxt)))
         cur, low = nxt, nxt_low
     return out
 
@@ -174,16 +174,16 @@ def _case(eng: Engine, orig: Goal, yes: Goal, heq: Hyp, e: Term, v: Num, named: 
     eng.ctx.check_size(child)
     if eng.kernel_on:
         ek = kterm(e)
-        eq_pf = proof("hyp", heq.uid)
+        eq_pf = k.Hyp(heq.uid)
         body = (
-            proof("rw", eq_pf, k.abstract(kterm(orig.target), ek), False, hole(child))
+            k.Rewrite(eq_pf, k.abstract(kterm(orig.target), ek), False, hole(child))
             if target != orig.target
             else hole(child)
         )
         for old, new in reversed(haves):
             motive = k.abstract(kterm(old.ty), ek)  # type: ignore[arg-type]
-            got = proof("rw", eq_pf, motive, True, proof("hyp", old.uid))
-            body = proof("have", new.uid, kterm(new.ty), got, body)  # type: ignore[arg-type]
+            got = k.Rewrite(eq_pf, motive, True, k.Hyp(old.uid))
+            body = k.Have(new.uid, kterm(new.ty), got, body)  # type: ignore[arg-type]
         eng.justify(yes, body)
     return child
 
@@ -200,4 +200,4 @@ class _Certifier:
         pf = prove_fact(seq, premises, target, budget=budget)
         if pf is None:
             raise TacticError(f"interval_cases: the kernel found no proof of a bound{budget.note()}")
-        return proof("annot", pf, target)
+        return k.Annot(pf, target)

@@ -19,10 +19,9 @@ goal rewritten), each equation by an arithmetic certificate.
 from __future__ import annotations
 
 from burnqed.embedded import kernel as k
-from burnqed.embedded.bridge import hole, kterm, proof, sequent
+from burnqed.embedded.bridge import hole, kterm, sequent
 from burnqed.embedded.certify import internal_uid, prove_fact
 from burnqed.embedded.engine import Engine
-from burnqed.embedded.kernel.arith import _neg
 from burnqed.embedded.proofterm import TacticError
 from burnqed.embedded.state import Goal, Hyp
 from burnqed.embedded.tactics_basic import intro_one
@@ -48,7 +47,7 @@ def _fact(seq: k.Sequent, premises: list[tuple[k.Proof, k.Term]], goal: Term) ->
     pf = prove_fact(seq.to(g), premises, g)
     if pf is None:
         raise TacticError("induction': the kernel found no proof of a bound")
-    return proof("annot", pf, g)
+    return k.Annot(pf, g)
 
 
 def le_induction(eng: Engine, goal: Goal, hn: Hyp, names: list[str]) -> list[Goal]:
@@ -99,24 +98,24 @@ def le_induction(eng: Engine, goal: Goal, hn: Hyp, names: list[str]) -> list[Goa
     zt = k.abstract(kterm(at(FVar(z, "Nat"))), k.Free(z))  # λ z. M z
 
     def from_refl(eq: k.Proof) -> k.Proof:  # M(v) from the refl goal and eq : m = v
-        return proof("rw", eq, zt, True, hole(refl0))
+        return k.Rewrite(eq, zt, True, hole(refl0))
 
     h0 = internal_uid()
     le0 = Rel("≤", m, Num(0, "Nat"))
     s0 = base.add(k.Entry(h0, kterm(le0)))
-    zero_pf = proof("intro", h0, from_refl(_fact(s0, [(proof("hyp", h0), kterm(le0))], Rel("=", m, Num(0, "Nat")))))
+    zero_pf = k.Intro(h0, from_refl(_fact(s0, [(k.Hyp(h0), kterm(le0))], Rel("=", m, Num(0, "Nat")))))
     kid, ihq, h1, u1, u2 = kh.uid, internal_uid(), internal_uid(), internal_uid(), internal_uid()
     le_k, le_k1 = Rel("≤", m, kv), Rel("≤", m, k1)
     s1 = base.add(k.Entry(kid, "Nat")).add(k.Entry(ihq, kterm(Conn("→", (le_k, at(kv)))))).add(k.Entry(h1, kterm(le_k1)))
-    s_no = s1.add(k.Entry(u2, _neg(kterm(le_k))))
-    eq_k1 = _fact(s_no, [(proof("hyp", h1), kterm(le_k1)), (proof("hyp", u2), _neg(kterm(le_k)))], Rel("=", m, k1))
-    use_step = proof("have", hk.uid, kterm(le_k), proof("hyp", u1),
-                     proof("have", ih.uid, kterm(at(kv)), proof("app", proof("hyp", ihq), proof("hyp", u1)), hole(step0)))
-    succ_pf = proof("intro", h1, proof("em", kterm(le_k), u1, use_step, u2, from_refl(eq_k1)))
+    s_no = s1.add(k.Entry(u2, k.neg(kterm(le_k))))
+    eq_k1 = _fact(s_no, [(k.Hyp(h1), kterm(le_k1)), (k.Hyp(u2), k.neg(kterm(le_k)))], Rel("=", m, k1))
+    use_step = k.Have(hk.uid, kterm(le_k), k.Hyp(u1),
+                     k.Have(ih.uid, kterm(at(kv)), k.ModusPonens(k.Hyp(ihq), k.Hyp(u1)), hole(step0)))
+    succ_pf = k.Intro(h1, k.Em(kterm(le_k), u1, use_step, u2, from_refl(eq_k1)))
     q = Conn("→", (Rel("≤", m, nv), motive))
     g = internal_uid()
-    use = proof("app", proof("hyp", g), _fact(sequent(goal), [(proof("hyp", hn.uid), kterm(hn.ty))], Rel("≤", m, nv)))  # type: ignore[arg-type]
+    use = k.ModusPonens(k.Hyp(g), _fact(sequent(goal), [(k.Hyp(hn.uid), kterm(hn.ty))], Rel("≤", m, nv)))  # type: ignore[arg-type]
     for h in reverted:
-        use = proof("app", use, proof("hyp", h.uid))
-    eng.justify(goal, proof("have", g, kterm(q), proof("nat_ind", var.uid, zero_pf, kid, ihq, succ_pf), use))
+        use = k.ModusPonens(use, k.Hyp(h.uid))
+    eng.justify(goal, k.Have(g, kterm(q), k.NatInd(var.uid, zero_pf, kid, ihq, succ_pf), use))
     return [reintro(refl0), reintro(step0)]

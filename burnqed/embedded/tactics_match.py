@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from burnqed.embedded import kernel as k
 from burnqed.embedded.engine import Engine, register, render
 from burnqed.embedded.proofterm import TacticError, dvd_exists
 from burnqed.embedded.state import Goal
@@ -23,7 +24,6 @@ from burnqed.embedded.tactic_syntax import Pattern, Tac
 from burnqed.embedded.tactics_basic import elab_in_goal, show
 from burnqed.embedded.tactics_cases import rcases_prop
 from burnqed.embedded.terms import Binder, Conn, Rel, Term, mvars
-from burnqed.embedded.bridge import proof
 
 __all__: list[str] = []
 
@@ -105,12 +105,12 @@ def _match(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     alts: list[tuple[Syn, Any, int]] = tac.data["alts"]
     h = goal.hyp_named(s.value) if s.kind == "ident" else None
     if h is not None and not isinstance(h.ty, str):
-        prop, pf = h.ty, proof("hyp", h.uid)
+        prop, pf = h.ty, k.Hyp(h.uid)
     else:
         prop, pe = elab_in_goal(eng, goal, s, None)
         if mvars(prop):
             raise TacticError("don't know how to synthesize the implicit arguments of the term")
-        pf = pe.proof() if eng.kernel_on else proof("sorry")
+        pf = pe.proof() if eng.kernel_on else k.Sorry()
     used: set[int] = set()
     pat, order = _compile(goal, prop, [(a[0], i) for i, a in enumerate(alts)], used)
     for i in range(len(alts)):

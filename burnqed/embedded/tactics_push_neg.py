@@ -6,7 +6,7 @@ the quantifier-free parts)."""
 from __future__ import annotations
 
 from burnqed.embedded import kernel as k
-from burnqed.embedded.bridge import hole, kterm, proof, sequent
+from burnqed.embedded.bridge import hole, kterm, sequent
 from burnqed.embedded.certify import internal_uid, prove_fact
 from burnqed.embedded.engine import Engine, register
 from burnqed.embedded.lemma_proofs import prove_iff
@@ -70,7 +70,7 @@ def _quantified(t: Term) -> bool:
 
 
 def _combine(seq: k.Sequent, parts: list[tuple[k.Proof, k.Term]], goal: k.Term) -> k.Proof | None:
-    return prove_fact(seq.to(goal), [(proof("annot", p, t), t) for p, t in parts], goal)
+    return prove_fact(seq.to(goal), [(k.Annot(p, t), t) for p, t in parts], goal)
 
 
 def _open(seq: k.Sequent, b: Binder) -> tuple[k.Sequent, int, Term]:
@@ -86,7 +86,7 @@ def _iff_push(seq: k.Sequent, t: Term) -> k.Proof | None:
     if isinstance(t, Binder):
         inner, u, body = _open(seq, t)
         pf = _iff_push(inner, body)
-        return None if pf is None else proof("congr_bind", u, proof("annot", pf, _iff(body, _push(body))))
+        return None if pf is None else k.CongrBind(u, k.Annot(pf, _iff(body, _push(body))))
     if isinstance(t, Conn) and t.op == "¬":
         return _iff_neg(seq, t.args[0])
     if isinstance(t, Conn):
@@ -111,21 +111,16 @@ def _iff_neg(seq: k.Sequent, a: Term) -> k.Proof | None:
         rec0 = _iff_neg(inner, body)  # ¬P x ↔ Q x
         if rec0 is None:
             return None
-        rec = proof("annot", rec0, _iff(Conn("¬", (body,)), _neg(body)))
+        rec = k.Annot(rec0, _iff(Conn("¬", (body,)), _neg(body)))
         h, u, v, q = internal_uid(), internal_uid(), internal_uid(), internal_uid()
         fx = k.Free(x)
         if a.q == "∀":  # ¬∀x, P ↔ ∃x, Q (classical)
-            there = proof("intro", h, proof("by_contra", u, proof("app", proof("hyp", h), proof(
-                "intro", x, proof("by_contra", v, proof("app", proof("hyp", u), proof(
-                    "ex_i", fx, proof("app", proof("iff_mp", rec), proof("hyp", v)))))))))
-            back = proof("intro", h, proof("intro", u, proof("ex_e", proof("hyp", h), x, q, proof(
-                "app", proof("app", proof("iff_mpr", rec), proof("hyp", q)), proof("inst", proof("hyp", u), fx)))))
+            there = k.Intro(h, k.ByContra(u, k.ModusPonens(k.Hyp(h), k.Intro(x, k.ByContra(v, k.ModusPonens(k.Hyp(u), k.ExistsIntro(fx, k.ModusPonens(k.IffMp(rec), k.Hyp(v)))))))))
+            back = k.Intro(h, k.Intro(u, k.ExistsElim(k.Hyp(h), x, q, k.ModusPonens(k.ModusPonens(k.IffMpr(rec), k.Hyp(q)), k.Inst(k.Hyp(u), fx)))))
         else:  # ¬∃x, P ↔ ∀x, Q
-            there = proof("intro", h, proof("intro", x, proof("app", proof("iff_mp", rec), proof(
-                "intro", v, proof("app", proof("hyp", h), proof("ex_i", fx, proof("hyp", v)))))))
-            back = proof("intro", h, proof("intro", u, proof("ex_e", proof("hyp", u), x, q, proof(
-                "app", proof("app", proof("iff_mpr", rec), proof("inst", proof("hyp", h), fx)), proof("hyp", q)))))
-        return proof("iff_i", there, back)
+            there = k.Intro(h, k.Intro(x, k.ModusPonens(k.IffMp(rec), k.Intro(v, k.ModusPonens(k.Hyp(h), k.ExistsIntro(fx, k.Hyp(v)))))))
+            back = k.Intro(h, k.Intro(u, k.ExistsElim(k.Hyp(u), x, q, k.ModusPonens(k.ModusPonens(k.IffMpr(rec), k.Inst(k.Hyp(h), fx)), k.Hyp(q)))))
+        return k.IffIntro(there, back)
     if isinstance(a, Conn):
         parts = []
         for b in a.args:
@@ -141,7 +136,7 @@ def _checked_iff(goal: Goal, old: Term, new: Term) -> k.Proof:
     pf = _iff_push(seq, old)
     if pf is None:
         raise TacticError("push_neg: the kernel found no proof of this step")
-    return proof("annot", pf, _iff(old, new))
+    return k.Annot(pf, _iff(old, new))
 
 
 @register("push_neg")
@@ -155,8 +150,8 @@ def _push_neg(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         after = _replace_hyp(eng, goal, cur, new)
         if on:
             new_h = after.hyps[goal.hyps.index(cur)]
-            got = proof("app", proof("iff_mp", _checked_iff(goal, cur.ty, new)), proof("hyp", cur.uid))  # type: ignore[arg-type]
-            eng.justify(goal, proof("have", new_h.uid, kterm(new), got, hole(after)))
+            got = k.ModusPonens(k.IffMp(_checked_iff(goal, cur.ty, new)), k.Hyp(cur.uid))  # type: ignore[arg-type]
+            eng.justify(goal, k.Have(new_h.uid, kterm(new), got, hole(after)))
         goal = after
     if at_target:
         new = _push(goal.target)
@@ -164,7 +159,7 @@ def _push_neg(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
             raise TacticError("push_neg made no progress")
         after = goal.with_(eng.fresh(), target=new)
         if on:
-            back = proof("iff_mpr", _checked_iff(goal, goal.target, new))
-            eng.justify(goal, proof("app", back, proof("annot", hole(after), kterm(new))))
+            back = k.IffMpr(_checked_iff(goal, goal.target, new))
+            eng.justify(goal, k.ModusPonens(back, k.Annot(hole(after), kterm(new))))
         goal = after
     return [goal]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from burnqed.embedded import kernel as k
-from burnqed.embedded.bridge import hole, kterm, proof
+from burnqed.embedded.bridge import hole, kterm
 from burnqed.embedded.certify import internal_uid
 from burnqed.embedded.lemma_use import PerUse, instance_proof
 from burnqed.embedded.simp_prover import SimpProver
@@ -56,7 +56,7 @@ def _lemma_builder(name: str, statement: Term) -> RuleProof:
         pf = lemma_proof(stmt)
         if pf is None:
             raise TacticError(f"the kernel has no proof of the built-in lemma {name}")
-        return proof("annot", pf, stmt)
+        return k.Annot(pf, stmt)
 
     return build
 
@@ -93,19 +93,17 @@ class Equation:
                 v = instantiate_mvars(val, sub)
                 if mvars(v):
                     raise TacticError("tactic 'rewrite' failed, could not synthesize the equation's arguments")
-                pf = proof("inst", pf, kterm(v))
+                pf = k.Inst(pf, kterm(v))
             else:
-                pf = proof("app", pf, premise_proofs[val])
+                pf = k.ModusPonens(pf, premise_proofs[val])
         if self.kind in ("eq", "iff"):
             return pf
         u, v = internal_uid(), internal_uid()
         if self.kind == "false":  # ¬A, a ≠ b: A ↔ False
-            return proof(
-                "iff_i",
-                proof("intro", u, proof("app", pf, proof("hyp", u))),
-                proof("intro", v, proof("false_e", proof("hyp", v))),
+            return k.IffIntro(k.Intro(u, k.ModusPonens(pf, k.Hyp(u))),
+                k.Intro(v, k.FalseElim(k.Hyp(v))),
             )
-        return proof("iff_i", proof("intro", u, proof("true_i")), proof("intro", v, pf))
+        return k.IffIntro(k.Intro(u, k.TrueIntro()), k.Intro(v, pf))
 
 
 def _equation(prop: Term) -> Equation:
@@ -298,7 +296,7 @@ def _rw(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
                     side.extend(goals)
                     if not eng.kernel_on:
                         continue
-                    args = [proof("annot", hole(g), kterm(g.target)) for g in goals]
+                    args = [k.Annot(hole(g), kterm(g.target)) for g in goals]
                     if isinstance(build, PerUse):
                         eq_pf = instance_proof(
                             eng, before, eq, subs, [(a, g.target) for a, g in zip(args, goals, strict=True)], build.name
@@ -307,14 +305,14 @@ def _rw(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
                         eq_pf = eq.proof(build(), subs, args)
                     motive = k.abstract(kterm(old), kterm(pat))
                     if at is None:
-                        eng.justify(before, proof("rw", eq_pf, motive, rev, hole(after)))
+                        eng.justify(before, k.Rewrite(eq_pf, motive, rev, hole(after)))
                     else:
                         # the hypothesis rewritten, by position (its id changes with each rule)
                         new_h, old_h = after.hyps[at], before.hyps[at]
-                        prev = proof("rw", eq_pf, motive, not rev, proof("hyp", old_h.uid))
+                        prev = k.Rewrite(eq_pf, motive, not rev, k.Hyp(old_h.uid))
                         eng.justify(
                             before,
-                            proof("have", new_h.uid, kterm(new_h.ty), prev, hole(after)),  # type: ignore[arg-type]
+                            k.Have(new_h.uid, kterm(new_h.ty), prev, hole(after)),  # type: ignore[arg-type]
                         )
                 goal = new_goal
                 last = None
@@ -326,7 +324,7 @@ def _rw(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     # Lean's `rw` is `rewrite; with_reducible rfl` (Init/Tactics.lean): only Eq.refl /
     # Iff.refl at reducible transparency, on the main goal whatever the location
     if closes_by_reducible_rfl(goal.target):
-        eng.justify(goal, proof("refl"))
+        eng.justify(goal, k.Refl())
         if tac.name == "rwa":  # Mathlib's rwa is `rw …; assumption`: the next goal, if any
             if not side:
                 raise TacticError("no goals to be proved")
@@ -343,7 +341,7 @@ def _assume(eng: Engine, goal: Goal) -> list[Goal]:
     h = _assumption_hyp(goal)
     if h is None:
         raise TacticError(f"tactic 'assumption' failed\n{render([goal])}")
-    eng.justify(goal, proof("hyp", h.uid))
+    eng.justify(goal, k.Hyp(h.uid))
     return []
 
 
@@ -385,13 +383,13 @@ def _instances(ss: SimpSet) -> list[tuple[k.Proof, k.Term]]:
     out: list[tuple[k.Proof, k.Term]] = []
     for r, sub in ss.used:
         uid, stmt, metas = r.origin
-        pf, t = proof("hyp", uid), stmt
+        pf, t = k.Hyp(uid), stmt
         for m in metas:
             v = instantiate_mvars(m, sub)
             if mvars(v):
                 break
             assert isinstance(t, Binder)
-            pf, t = proof("inst", pf, kterm(v)), instantiate(t.body, t.name, v)
+            pf, t = k.Inst(pf, kterm(v)), instantiate(t.body, t.name, v)
         else:
             out.append((pf, kterm(t)))
     return out
@@ -445,10 +443,9 @@ def _simp(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         progress = True
         if new == FALSE:
             if on:
-                pf = prover.fact(goal, k.FALSE) or proof(
-                    "app", proof("iff_mp", prover.iff(goal, kterm(cur.ty), k.FALSE)), proof("hyp", cur.uid)
+                pf = prover.fact(goal, k.FALSE) or k.ModusPonens(k.IffMp(prover.iff(goal, kterm(cur.ty), k.FALSE)), k.Hyp(cur.uid)
                 )
-                eng.justify(goal, proof("false_e", proof("annot", pf, k.FALSE)))
+                eng.justify(goal, k.FalseElim(k.Annot(pf, k.FALSE)))
             return []
         if new == TRUE:
             after = goal.with_(
@@ -459,7 +456,7 @@ def _simp(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
             after = _replace_hyp(eng, goal, cur, new)
             if on:
                 new_h = after.hyps[goal.hyps.index(cur)]
-                eng.justify(goal, proof("have", new_h.uid, kterm(new), prover.hyp(goal, cur, new), hole(after)))
+                eng.justify(goal, k.Have(new_h.uid, kterm(new), prover.hyp(goal, cur, new), hole(after)))
         goal = after
     if at_target:
         ss = ss_for(None)

@@ -25,7 +25,7 @@ from typing import Any
 from burnqed.embedded import kernel as k
 from burnqed.embedded import tactics_auto  # noqa: F401 - its ring is ring1 here, registered first
 from burnqed.embedded.arith import TooLarge
-from burnqed.embedded.bridge import hole, kterm, proof
+from burnqed.embedded.bridge import hole, kterm
 from burnqed.embedded.certify import internal_uid
 from burnqed.embedded.engine import TACTICS, Engine, register
 from burnqed.embedded.poly import _lib, estimate_terms, MAX_TERMS, to_sympy
@@ -106,7 +106,7 @@ def _steps(prop: Rel, lhs: Term, rhs: Term) -> list[tuple[k.Proof, k.Term, Term]
             continue
         z = FVar(internal_uid(), type_of(old))
         shape = Rel(cur.op, z, cur.rhs) if side == 0 else Rel(cur.op, cur.lhs, z)
-        eq = proof("annot", proof("ring"), kterm(Rel("=", old, new)))
+        eq = k.Annot(k.Ring(), kterm(Rel("=", old, new)))
         cur = Rel(cur.op, new, cur.rhs) if side == 0 else Rel(cur.op, cur.lhs, new)
         out.append((eq, k.abstract(kterm(shape), k.Free(z.uid)), cur))
     return out
@@ -124,13 +124,13 @@ def _ring_nf_goal(eng: Engine, goal: Goal) -> list[Goal]:
     if lhs == rhs:
         if t.op != "=":
             raise TacticError("ring_nf: an order relation between equal sides is not closed by the embedded checker")
-        eng.justify(goal, proof("ring"))
+        eng.justify(goal, k.Ring())
         return []
     steps = _steps(t, lhs, rhs)
     child = goal.with_(eng.fresh(), target=steps[-1][2])
     body = hole(child)
     for eq, motive, _ in reversed(steps):
-        body = proof("rw", eq, motive, False, body)
+        body = k.Rewrite(eq, motive, False, body)
     eng.justify(goal, body)
     return [child]
 
@@ -148,13 +148,13 @@ def _ring_nf_hyp(eng: Engine, goal: Goal, name: str) -> Goal:
         raise TacticError("ring_nf failed")
     if lhs == rhs:
         raise TacticError("ring_nf: a hypothesis that becomes trivial is not supported by the embedded checker")
-    got: k.Proof = proof("hyp", h.uid)
+    got: k.Proof = k.Hyp(h.uid)
     for eq, motive, cur in _steps(h.ty, lhs, rhs):
         # motive[new] is the next statement; rewriting it back gives the previous one
-        got = proof("annot", proof("rw", eq, motive, True, got), kterm(cur))
+        got = k.Annot(k.Rewrite(eq, motive, True, got), kterm(cur))
     new = Hyp(eng.fresh(), h.user, Rel(h.ty.op, lhs, rhs), h.hygienic)
     child = goal.with_(eng.fresh(), hyps=tuple(new if x.uid == h.uid else x for x in goal.hyps))
-    eng.justify(goal, proof("have", new.uid, kterm(new.ty), got, hole(child)))
+    eng.justify(goal, k.Have(new.uid, kterm(new.ty), got, hole(child)))
     return child
 
 

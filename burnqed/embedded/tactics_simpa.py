@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from burnqed.embedded.bridge import hole, kterm, proof
+from burnqed.embedded import kernel as k
+from burnqed.embedded.bridge import hole, kterm
 from burnqed.embedded.engine import Engine, register, render
 from burnqed.embedded.proofterm import TacticError
 from burnqed.embedded.state import Goal
@@ -50,7 +51,7 @@ def _simpa(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         if mvars(prop) or pe.new_goals:
             raise TacticError("simpa: don't know how to synthesize placeholder in the term after `using`")
         new, h = add_hyp(eng, g, _SIMPA_HYP, prop)
-        eng.justify(g, proof("have", h.uid, kterm(prop), pe.proof() if eng.kernel_on else proof("sorry"), hole(new)))
+        eng.justify(g, k.Have(h.uid, kterm(prop), pe.proof() if eng.kernel_on else k.Sorry(), hole(new)))
         g, name = new, _SIMPA_HYP
     elif g.hyp_named("this") is not None:
         name = "this"
@@ -68,5 +69,5 @@ def _simpa(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         raise TacticError(
             f"type mismatch\n  h\nhas type\n  {show(g2, h2.ty)}\nbut is expected to have type\n  {show(g2, g2.target)}"  # type: ignore[arg-type]
         )
-    eng.justify(g2, proof("hyp", h2.uid))
+    eng.justify(g2, k.Hyp(h2.uid))
     return []

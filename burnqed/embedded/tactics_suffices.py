@@ -10,7 +10,8 @@ Kernel proof of the main goal: ``have h : t := ?t; ?main``.
 
 from __future__ import annotations
 
-from burnqed.embedded.bridge import hole, kterm, proof
+from burnqed.embedded import kernel as k
+from burnqed.embedded.bridge import hole, kterm
 from burnqed.embedded.engine import Engine, register, render
 from burnqed.embedded.proofterm import TacticError
 from burnqed.embedded.state import Goal
@@ -41,7 +42,7 @@ def _suffices(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         out = [need]
     else:
         out = [main, need]
-    eng.justify(goal, proof("have", _h.uid, kterm(ty), hole(need), hole(main)))
+    eng.justify(goal, k.Have(_h.uid, kterm(ty), hole(need), hole(main)))
     return out
 
 
@@ -69,12 +70,12 @@ def _revert(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
             target = Conn("→", (h.ty, target))
     kept = tuple(h for h in goal.hyps if h.uid not in chosen)
     new = goal.with_(eng.fresh(), hyps=kept, target=target)
-    pf = proof("annot", hole(new), kterm(target))
+    pf = k.Annot(hole(new), kterm(target))
     for h in reverted:
         if isinstance(h.ty, str):
-            pf = proof("inst", pf, kterm(FVar(h.uid, h.ty)))
+            pf = k.Inst(pf, kterm(FVar(h.uid, h.ty)))
         else:
-            pf = proof("app", pf, proof("hyp", h.uid))
+            pf = k.ModusPonens(pf, k.Hyp(h.uid))
     eng.justify(goal, pf)
     return [new]
 
@@ -95,8 +96,8 @@ def _contrapose(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     kept = tuple(o for o in goal.hyps if o.uid != h.uid)
     base = goal.with_(goal.uid, hyps=kept)
     new, hn = add_hyp(eng, base, h.user, Conn("¬", (goal.target,)), target=Conn("¬", (h.ty,)))
-    false = proof("app", proof("annot", hole(new), kterm(new.target)), proof("hyp", h.uid))
-    eng.justify(goal, proof("by_contra", hn.uid, false))
+    false = k.ModusPonens(k.Annot(hole(new), kterm(new.target)), k.Hyp(h.uid))
+    eng.justify(goal, k.ByContra(hn.uid, false))
     if tac.name == "contrapose!":
         push = Tac("push_neg", tac.pos, {"at": [h.user, "⊢"]})
         return eng.run(Tac("try", tac.pos, {"body": push}), [new])

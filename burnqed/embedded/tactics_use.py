@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from burnqed.embedded import kernel as k
 from burnqed.embedded import tactics_context  # noqa: F401 - `exists` stays there
-from burnqed.embedded.bridge import hole, kterm, proof
+from burnqed.embedded.bridge import hole, kterm
 from burnqed.embedded.engine import Engine, register
 from burnqed.embedded.proofterm import TacticError, dvd_exists, elab_witness
 from burnqed.embedded.state import Goal, goal_scope
@@ -87,7 +87,7 @@ def _build(f: _Field) -> k.Proof:
     if f.ctor in ("and_i", "iff_i"):
         return proof(f.ctor, _build(f.kids[0]), _build(f.kids[1]))
     if f.ctor == "true_i":
-        return proof("true_i")
+        return k.TrueIntro()
     assert f.proof is not None
     return f.proof
 
@@ -115,7 +115,7 @@ def _use(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
                 rest[0].prop = instantiate(b.body, b.name, g.value)
         else:
             _, pe = elab_in_goal(eng, goal, arg, g.prop, holes=True)
-            g.proof = pe.proof() if eng.kernel_on else proof("sorry")
+            g.proof = pe.proof() if eng.kernel_on else k.Sorry()
             acc.extend(pe.new_goals)
         gs = rest
     left: list[Goal] = []

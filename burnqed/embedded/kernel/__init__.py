@@ -13,19 +13,23 @@ everything it accepts is checked here from small rules:
 - A ``Sequent`` is a context (ordered ``Entry`` s: variables of a sort, hypotheses of a
   proposition) and a target. Its meaning: for all values of the variables, the
   hypotheses imply the target.
-- A ``Proof`` is a tree ``Proof(rule, args)``; ``check`` verifies it against a sequent and
-  returns the obligations its ``hole`` s leave (child goals, proved by their own proofs).
-  Natural deduction (intro, app, inst, and/or/iff/exists intro and elimination, false
-  elimination, have, by_contra and em — classical, as Mathlib), Nat induction, subst and
-  rewriting (``rw`` with a motive; congruence under binders), and three certificate rules
-  for decision procedures: ``ring`` (polynomial normal forms recomputed here), ``decide``
-  (exact evaluation of a closed proposition) and ``arith`` (a refutation tree over
-  linear facts: case splits, integer cuts, products and squares, and Farkas combinations
-  with exact rational coefficients whose sum must be a negative constant). A solver's
-  "unsat" alone is never accepted.
+- A ``Proof`` is a tree of rule nodes, one frozen dataclass per rule (``proofs``: a closed
+  union, fields named and typed); ``check`` verifies it against a sequent with one
+  ``match`` and returns the obligations its ``Hole`` s leave (child goals, proved by their
+  own proofs). Families, each checked in its own module: natural deduction (``logic``:
+  ``Hyp``, ``Annot``, ``ModusPonens``, ``Inst``, ∧/↔/∨/∃ introduction and elimination,
+  ``Intro``, ``TrueIntro``, ``FalseElim``, ``Have``, ``ByContra`` and ``Em`` — classical,
+  as Mathlib); equality and rewriting (``equality``: ``Subst``, ``Rewrite`` with a motive,
+  ``CongrBind`` under binders, ``Refl``/``Ring`` by polynomial normal forms recomputed
+  here); arithmetic and induction (``numbers``: ``DvdIntro``/``DvdElim``, ``NatInd``,
+  ``Decide`` — exact evaluation of a closed proposition — and ``Arith``, a refutation tree
+  over linear facts: case splits, integer cuts, products and squares, and Farkas
+  combinations with exact rational coefficients whose sum must be a negative constant). A
+  solver's "unsat" alone is never accepted.
 - Modules: ``terms`` (terms and binders), ``poly`` (polynomial normal forms, evaluation),
   ``context`` (entries, sequents, sorts, conversion), ``arith`` (facts and refutation
-  certificates), ``rules`` (proofs and ``check``).
+  certificates), ``proofs`` (the rules' nodes), ``logic``/``equality``/``numbers`` (the
+  families' rules), ``rules`` (``check`` and ``infer``: the dispatch).
 - Arithmetic is Lean's: Nat subtraction truncates, ``x / 0 = 0``, ``x % 0 = x``, Int
   ``/`` and ``%`` are ``Int.ediv``/``Int.emod``, ``0 ^ 0 = 1``; numbers are exact
   (``int`` and ``Fraction``), never floats.
@@ -54,34 +58,107 @@ from burnqed.embedded.kernel.terms import (
     frees,
     instantiate,
     loose,
+    neg,
     replace_free,
 )
 from burnqed.embedded.kernel.poly import Monomial, Poly, atoms, evaluate, poly
-from burnqed.embedded.kernel.context import Entry, Sequent, conv, covers, sort_of, well_formed
-from burnqed.embedded.kernel.arith import Disj, Fact, FactSet, Lin, PropLit, atom_sort, nat_atoms, nnf, refute
-from burnqed.embedded.kernel.rules import Proof, check, infer
+from burnqed.embedded.kernel.context import Entry, Sequent, conv, covers, expect_prop, sort_of, well_formed
+from burnqed.embedded.kernel.arith import Disj, Fact, FactSet, Lin, PropLit, atom_sort, nat_atoms, nnf, refute, tighten
+from burnqed.embedded.kernel.proofs import (
+    AndIntro,
+    AndLeft,
+    AndRight,
+    Annot,
+    Arith,
+    ByContra,
+    CongrBind,
+    Decide,
+    DvdElim,
+    DvdIntro,
+    Em,
+    ExistsElim,
+    ExistsIntro,
+    FalseElim,
+    Have,
+    Hole,
+    Hyp,
+    IffIntro,
+    IffMp,
+    IffMpr,
+    Inst,
+    Intro,
+    ModusPonens,
+    NatInd,
+    OrElim,
+    OrInl,
+    OrInr,
+    Proof,
+    Refl,
+    Rewrite,
+    Ring,
+    Sorry,
+    Subst,
+    TrueIntro,
+)
+from burnqed.embedded.kernel.rules import Obligations, check, infer
 
 __all__ = [
     "ARITH_HEADS",
+    "AndIntro",
+    "AndLeft",
+    "AndRight",
+    "Annot",
     "App",
+    "Arith",
     "Bind",
+    "ByContra",
+    "CongrBind",
+    "Decide",
+    "DvdElim",
+    "DvdIntro",
+    "Em",
     "Entry",
+    "ExistsElim",
+    "ExistsIntro",
     "FactSet",
+    "FalseElim",
     "Free",
+    "Have",
+    "Hole",
+    "Hyp",
+    "IffIntro",
+    "IffMp",
+    "IffMpr",
+    "Inst",
+    "Intro",
     "KernelError",
     "Lin",
     "Lit",
+    "ModusPonens",
+    "NatInd",
+    "Obligations",
+    "OrElim",
+    "OrInl",
+    "OrInr",
     "Poly",
     "Proof",
     "PropLit",
+    "Refl",
+    "Rewrite",
+    "Ring",
     "Sequent",
+    "Sorry",
+    "Subst",
+    "TrueIntro",
     "Var",
     "abstract",
     "check",
     "conv",
     "covers",
     "evaluate",
+    "expect_prop",
     "instantiate",
+    "neg",
     "poly",
     "sort_of",
     "well_formed",

@@ -7,7 +7,7 @@ from fractions import Fraction
 from math import gcd
 from typing import Any
 
-from burnqed.embedded.kernel.terms import App, FALSE, Free, KernelError, MAX_BITS, MAX_EXPONENT, MAX_MONOMIALS, RELS, Term
+from burnqed.embedded.kernel.terms import App, Free, KernelError, MAX_BITS, MAX_EXPONENT, MAX_MONOMIALS, RELS, Term
 from burnqed.embedded.kernel.poly import Poly, atoms, poly
 from burnqed.embedded.kernel.context import Sequent, sort_of
 
@@ -19,6 +19,7 @@ __all__ = [
     "PropLit",
     "nat_atoms",
     "nnf",
+    "tighten",
     "refute",
 ]
 
@@ -52,7 +53,9 @@ class Disj:
 Fact = Lin | PropLit | Disj | bool
 
 
-def _tighten(f: Lin) -> Lin | bool:
+def tighten(f: Lin) -> Lin | bool:
+    """An integer fact divided by the gcd of its coefficients (the constant rounded down);
+    a constant fact decided."""
     c = f.poly.get((), Fraction(0))
     rest = [v for m, v in f.poly.items() if m != ()]
     if not rest:
@@ -138,10 +141,6 @@ def _disj(*cases: tuple[Fact, ...]) -> Fact:
     return Disj(tuple(out))
 
 
-def _neg(t: Term) -> Term:
-    return App("→", (t, FALSE), "Prop")
-
-
 class FactSet:
     """The facts of one branch of an ``arith`` refutation; adding a fact flattens
     conjunctions, tightens integer facts and adds the defining facts of new atoms. Every
@@ -167,7 +166,7 @@ class FactSet:
                 self.add(g)
             return
         if isinstance(f, Lin):
-            f = _tighten(f)
+            f = tighten(f)
         self.facts.append(f)
         if isinstance(f, Lin):
             for x in atoms(f.poly):

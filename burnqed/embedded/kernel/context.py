@@ -24,6 +24,7 @@ __all__ = [
     "Sequent",
     "conv",
     "covers",
+    "expect_prop",
     "sort_of",
     "well_formed",
 ]
@@ -59,7 +60,7 @@ class Sequent:
             if entry.ty not in SORTS:
                 raise KernelError(f"unknown sort {entry.ty!r}")
         else:
-            _expect_prop(self, entry.ty)
+            expect_prop(self, entry.ty)
         return Sequent((*self.ctx, entry), self.target)
 
     def to(self, target: Term) -> Sequent:
@@ -119,11 +120,12 @@ def well_formed(seq: Sequent) -> None:
             if e.ty not in SORTS:
                 raise KernelError(f"unknown sort {e.ty!r}")
         else:
-            _expect_prop(seq, e.ty)
-    _expect_prop(seq, seq.target)
+            expect_prop(seq, e.ty)
+    expect_prop(seq, seq.target)
 
 
-def _expect_prop(seq: Sequent, t: Term) -> None:
+def expect_prop(seq: Sequent, t: Term) -> None:
+    """Refuse a term that is not a proposition in the context."""
     if sort_of(seq, t) != "Prop":
         raise KernelError("expected a proposition")
 

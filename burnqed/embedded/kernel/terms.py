@@ -26,6 +26,7 @@ __all__ = [
     "frees",
     "instantiate",
     "loose",
+    "neg",
     "replace_free",
 ]
 
@@ -174,3 +175,8 @@ def replace_free(t: Term, uid: int, value: Term) -> Term:
         return _map(s, go, depth)
 
     return go(t, 0)
+
+
+def neg(t: Term) -> Term:
+    """``¬t``, which is Lean's ``t → False``."""
+    return App("→", (t, FALSE), "Prop")

@@ -119,8 +119,8 @@ def _sequent(hyps: list[k.Term]) -> Sequent:
 
 
 def _arith(seq: Sequent, cert: Any) -> k.Proof:
-    hyps = tuple(k.Proof("hyp", (e.uid,)) for e in seq.ctx if not isinstance(e.ty, str))
-    return k.Proof("arith", (hyps, cert))
+    hyps = tuple(k.Hyp(e.uid) for e in seq.ctx if not isinstance(e.ty, str))
+    return k.Arith(hyps, cert)
 
 
 # ---------------------------------------------------------------- certificates

@@ -28,8 +28,8 @@ def seq_of(*hyps: k.Term) -> Sequent:
 
 
 def arith(seq: Sequent, cert: Any) -> Proof:
-    hyps = tuple(Proof("hyp", (e.uid,)) for e in seq.ctx if not isinstance(e.ty, str))
-    return Proof("arith", (hyps, cert))
+    hyps = tuple(k.Hyp(e.uid) for e in seq.ctx if not isinstance(e.ty, str))
+    return k.Arith(hyps, cert)
 
 
 def refused(seq: Sequent, cert: Any) -> str:
@@ -147,13 +147,17 @@ def test_valid_certificates_still_pass() -> None:
 @pytest.mark.parametrize(
     "proof",
     [
-        Proof("hyp"),
-        Proof("inst", (Proof("hyp", (100,)), 3)),
-        Proof("ex_i", ("x", Proof("true_i"))),
-        Proof("intro"),
-        Proof("arith", (None, ("false", 0))),
-        Proof("dvd_i", (None, Proof("true_i"))),
-        Proof("rw", (Proof("hyp", (100,)), None, False, Proof("true_i"))),
+        k.Hyp(None),  # type: ignore[arg-type]
+        k.Hyp("h"),  # type: ignore[arg-type]
+        k.Inst(k.Hyp(100), 3),
+        k.ExistsIntro("x", k.TrueIntro()),
+        k.Intro(None, None),  # type: ignore[arg-type]
+        k.Intro(7, "not a proof"),  # type: ignore[arg-type]
+        k.AndIntro(k.TrueIntro(), ("hyp", 100)),  # type: ignore[arg-type]
+        k.Arith((k.TrueIntro(),), ("false", 0)),
+        k.Arith(None, ("false", 0)),
+        k.DvdIntro(None, k.TrueIntro()),
+        k.Rewrite(k.Hyp(100), None, False, k.TrueIntro()),
         "not a proof",
     ],
     ids=repr,
@@ -215,6 +219,6 @@ def test_a_power_with_a_closed_base_is_one_atom_whatever_the_bases_form() -> Non
     assert k.poly(four) != k.poly(two)
     # (2 ^ 2) ^ n = 4 ^ n by `ring`; 2 ^ n = 4 ^ n is no ring identity
     ctx = (Entry(3, "Nat"),)
-    assert k.check(Sequent(ctx, App("=", (four, two_sq), "Prop")), Proof("ring"), []) is None
+    assert k.check(Sequent(ctx, App("=", (four, two_sq), "Prop")), k.Ring(), []) is None
     with pytest.raises(KernelError):
-        k.check(Sequent(ctx, App("=", (four, two), "Prop")), Proof("ring"), [])
+        k.check(Sequent(ctx, App("=", (four, two), "Prop")), k.Ring(), [])

@@ -10,7 +10,7 @@ cast to ℤ, or as a variable that takes the value 0; each relation positive and
 - negation normal form of ``= < ≤ ∣`` (``nnf``, ``_cmp``, ``_dvd``) and of the
   connectives; the atoms' defining facts (Nat atoms ≥ 0, ``_divmod_facts``,
   ``_tsub_facts``): true at the atoms' values and pinning them down;
-- tightening of integer facts (``_tighten``: gcd division, constants rounded down,
+- tightening of integer facts (``tighten``: gcd division, constants rounded down,
   negative ones included) and closed evaluation (``evaluate``, the decide rule).
 """
 
@@ -25,7 +25,7 @@ import pytest
 
 from burnqed.embedded import kernel as k
 from burnqed.embedded.kernel import App, Entry, Free, Lit, Poly, Sequent
-from burnqed.embedded.kernel.arith import _tighten
+from burnqed.embedded.kernel.arith import tighten
 from burnqed.embedded.soundness.lean_semantics import fact_holds, value
 
 X, Y, M, N = Free(1), Free(2), Free(3), Free(4)
@@ -271,7 +271,7 @@ def test_an_unknown_divisor_leaves_the_atom_opaque() -> None:
 # ---------------------------------------------------------------- tightening and decide
 
 
-def test_tightening_is_exact_on_the_integers() -> None:
+def testtightening_is_exact_on_the_integers() -> None:
     """``c0 + c1 x + c2 y (≥|=) 0`` and its tightened form agree at every integer point
     (negative constants rounded down, gcds divided out, unsolvable equations False)."""
     coeffs = range(-4, 5)
@@ -280,15 +280,15 @@ def test_tightening_is_exact_on_the_integers() -> None:
         p = Poly.const(c0).add(Poly.atom(X), c1).add(Poly.atom(Y), c2)
         for eq in (False, True):
             f = k.Lin(p, eq)
-            t = _tighten(f)
+            t = tighten(f)
             for xv, yv in points:
                 env = {1: xv, 2: yv}
                 assert fact_holds(t, env) == fact_holds(f, env), (c0, c1, c2, eq, env)
 
 
-def test_tightening_leaves_rational_facts_alone() -> None:
+def testtightening_leaves_rational_facts_alone() -> None:
     f = k.Lin(Poly.atom(X).add(Poly.const(Fraction(-1, 2))), False)
-    assert _tighten(f) == f
+    assert tighten(f) == f
 
 
 def closed_terms(sort: str) -> list[k.Term]:
