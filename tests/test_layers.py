@@ -113,12 +113,12 @@ def test_relative_string_and_child_process_imports_are_read(tmp_path: Path) -> N
         "from ..search import engine\n"
         "from . import other\n"
         "import importlib\n"
-        "importlib.import_module('burnqed.tools.common.jobs')\n"
+        "importlib.import_module('burnqed.tools.jobs')\n"
         "ARGS = ['-m', 'burnqed.cli']\n"
         "NOT_A_MODULE = 'burnqed.nothing'\n",
         encoding="utf-8",
     )
-    assert _imports(root)["burnqed.lean.mod"] == {"burnqed.search.engine", "burnqed.search", "burnqed.tools.common.jobs", "burnqed.lean"}
+    assert _imports(root)["burnqed.lean.mod"] == {"burnqed.search.engine", "burnqed.search", "burnqed.tools.jobs", "burnqed.lean"}
 
 
 def test_every_package_is_on_a_floor() -> None:
