@@ -167,7 +167,7 @@ def kernel_overhead(quick: bool) -> dict[str, Any]:
     interleaved proof by proof in one process: p50 of each, their ratio, and how many
     proofs each mode accepts (a proof accepted only without the kernel is a completeness loss)."""
     from burnqed.data.sets import load_builtin
-    from burnqed.embedded.checker import Checker
+    from burnqed.embedded.repl.checker import Checker
     from burnqed.embedded.config import EmbeddedConfig
 
     theorems = load_builtin("core") + load_builtin("benchmark-test")

@@ -78,7 +78,7 @@ def _generate(args: argparse.Namespace, config: BurnqedConfig) -> int:
     )
     from burnqed.data.sets import held_out_hashes
     from burnqed.data.theorems import save_theorems
-    from burnqed.embedded.verify import new_checker
+    from burnqed.embedded.repl.verify import new_checker
 
     checker = None if args.no_verify else new_checker(config.data.verify_timeout_s)
     try:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from pydantic import BaseModel, ConfigDict
 
 from burnqed.data.theorems import Theorem
-from burnqed.embedded.verify import CheckerLike, closes_in_one, new_checker
+from burnqed.embedded.repl.verify import CheckerLike, closes_in_one, new_checker
 
 __all__ = ["AutomationShare", "automation_share"]
 

@@ -20,7 +20,7 @@ from typing import Literal
 
 from burnqed.data.families import FAMILIES, Draft, Family, families_by_level
 from burnqed.data.theorems import Theorem, statement_sha
-from burnqed.embedded.verify import CheckerLike, check_proof, new_checker
+from burnqed.embedded.repl.verify import CheckerLike, check_proof, new_checker
 
 __all__ = [
     "GENERATOR_VERSION",

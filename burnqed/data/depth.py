@@ -19,7 +19,7 @@ frontier matter.
   own seed ``DEPTH_TUNE_SEED``, disjoint from the test split by statement hash: every choice
   (budgets, sampling, sizes, the head) is made on it, never on the test split.
 
-Every reference proof is checked by the embedded checker when drawn (burnqed.embedded.verify).
+Every reference proof is checked by the embedded checker when drawn (burnqed.embedded.repl.verify).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from collections.abc import Collection
 
 from burnqed.data.benchmark import BenchmarkError
 from burnqed.data.theorems import Theorem, statement_sha
-from burnqed.embedded.verify import CheckerLike, check_proof, new_checker
+from burnqed.embedded.repl.verify import CheckerLike, check_proof, new_checker
 
 __all__ = [
     "DEPTH_TEST_LEVELS",

@@ -18,7 +18,7 @@ from burnqed.data.benchmark import GENERATOR_VERSION, generate_test, generate_tr
 from burnqed.data.config import DataConfig
 from burnqed.data.families import FAMILIES
 from burnqed.data.theorems import Theorem, TheoremSetError, load_theorems, save_theorems
-from burnqed.embedded.verify import new_checker
+from burnqed.embedded.repl.verify import new_checker
 
 __all__ = [
     "BUILTIN_SETS",

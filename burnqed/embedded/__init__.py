@@ -16,7 +16,7 @@ library only), ``verify`` (reference proofs checked in process, for ``burnqed.da
 ``burnqed.lean`` never imports it back (it starts ``python -m burnqed.embedded``).
 
 Names are imported lazily (on first access) so that ``burnqed.embedded.kernel`` stays
-standard library only and ``burnqed.embedded.verify`` (imported by ``burnqed.data``) does
+standard library only and ``burnqed.embedded.repl.verify`` (imported by ``burnqed.data``) does
 not load the checker until a proof is checked.
 """
 
@@ -26,7 +26,7 @@ from burnqed.lazy import lazy_exports
 
 # each public name once, under the module that defines it: it loads on first use
 _EXPORTS: dict[str, tuple[str, ...]] = {
-    "burnqed.embedded.checker": ("Checker", "ProofCheck"),
+    "burnqed.embedded.repl.checker": ("Checker", "ProofCheck"),
     "burnqed.embedded.config": ("EmbeddedConfig",),
 }
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from burnqed.embedded.server import main
+from burnqed.embedded.repl.server import main
 
 __all__: list[str] = []
 

@@ -94,7 +94,7 @@ def curriculum_pool(config: IterationRunConfig) -> list[Theorem]:
     excluded by hash, and the exclusion is checked again on every load.
     """
     from burnqed.data.benchmark import generate
-    from burnqed.embedded.verify import new_checker
+    from burnqed.embedded.repl.verify import new_checker
 
     it = config.iteration
     excluded = _excluded_hashes(config)

@@ -18,7 +18,7 @@ from burnqed.data.benchmark import (
 )
 from burnqed.data.families import FAMILIES, families_by_level
 from burnqed.data.sets import held_out_hashes, load_builtin
-from burnqed.embedded.verify import CheckerLike, check_proof
+from burnqed.embedded.repl.verify import CheckerLike, check_proof
 
 
 def test_slots_are_graded_from_one_to_six_steps() -> None:

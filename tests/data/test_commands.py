@@ -10,7 +10,7 @@ import pytest
 from burnqed.cli import main
 from burnqed.data.automation import automation_share
 from burnqed.data.theorems import Theorem, load_theorems
-from burnqed.embedded.verify import CheckerLike
+from burnqed.embedded.repl.verify import CheckerLike
 
 
 def test_data_list_names_every_builtin_set(capsys: pytest.CaptureFixture[str]) -> None:

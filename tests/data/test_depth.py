@@ -12,7 +12,7 @@ from burnqed.data.depth import (
     DEPTH_TEST_LEVELS, DEPTH_TEST_SEED, DEPTH_TEST_SIZE, DEPTH_TUNE_SEED, depth_pool, depth_statement, depth_test, depth_tune,
 )  # fmt: skip
 from burnqed.data.sets import load_builtin
-from burnqed.embedded.verify import check_proof, closes_in_one, new_checker
+from burnqed.embedded.repl.verify import check_proof, closes_in_one, new_checker
 
 
 def _depth(theorem) -> int:

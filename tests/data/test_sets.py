@@ -16,7 +16,7 @@ from burnqed.data.sets import (
     train_cache_path,
 )
 from burnqed.data.theorems import TheoremSetError, load_theorems
-from burnqed.embedded.verify import CheckerLike, check_proof
+from burnqed.embedded.repl.verify import CheckerLike, check_proof
 
 CORE = load_theorems(shipped_path("core"))
 

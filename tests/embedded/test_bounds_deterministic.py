@@ -13,10 +13,10 @@ import pytest
 
 from burnqed.embedded import Checker
 from burnqed.embedded import kernel as k
-from burnqed.embedded.answers import INTERRUPT
-from burnqed.embedded.certify import Budget, refutation
+from burnqed.embedded.repl.answers import INTERRUPT
+from burnqed.embedded.decide.certify import Budget, refutation
 from burnqed.embedded.config import EmbeddedConfig
-from burnqed.embedded.engine import Interrupted, TacticContext
+from burnqed.embedded.tactics.interpreter import Interrupted, TacticContext
 from tests.embedded.util import Session
 
 # omega needs a certificate with integer cuts here (the rational relaxation is satisfiable)

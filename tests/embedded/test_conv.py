@@ -1,4 +1,4 @@
-"""``conv`` blocks (issue 37; burnqed/embedded/tactics_conv.py): Lean-checked uses accepted,
+"""``conv`` blocks (issue 37; burnqed/embedded/tactics/conv.py): Lean-checked uses accepted,
 wrong ones refused. Whole files go through ``frontend.process`` (the kernel checks every
 accepted step); the expected outcomes follow lean4 ``src/Lean/Elab/Tactic/Conv/Basic.lean``
 (``convTarget`` ends with ``try rfl``, ``convLocalDecl`` does not), ``Conv/Congr.lean``

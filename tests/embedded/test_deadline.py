@@ -8,8 +8,8 @@ import time
 import pytest
 
 from burnqed.embedded.config import EmbeddedConfig
-from burnqed.embedded.deadline import Deadline
-from burnqed.embedded.engine import Interrupted, TacticContext
+from burnqed.embedded.repl.deadline import Deadline
+from burnqed.embedded.tactics.interpreter import Interrupted, TacticContext
 
 
 def _spin(seconds: float) -> None:

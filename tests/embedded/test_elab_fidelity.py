@@ -13,10 +13,10 @@ import pytest
 
 from burnqed.embedded import Checker
 from burnqed.embedded.config import EmbeddedConfig
-from burnqed.embedded.elab import ElabError, elab_prop
-from burnqed.embedded.proofterm import fresh_mvar, unify
-from burnqed.embedded.syntax import Limits, ParseError, parse_statement
-from burnqed.embedded.terms import Binder, BVar, Num, Op, Rel, pp
+from burnqed.embedded.elab.elaborate import ElabError, elab_prop
+from burnqed.embedded.tactics.proofterm import fresh_mvar, unify
+from burnqed.embedded.syntax.parser import Limits, ParseError, parse_statement
+from burnqed.embedded.elab.expr import Binder, BVar, Num, Op, Rel, pp
 from tests.embedded.util import Session
 
 

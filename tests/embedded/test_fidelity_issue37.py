@@ -69,9 +69,9 @@ def test_lemma_catalogue_and_simp_forms(header: str, script: str, lean_accepts: 
 def test_instance_lemma_statements_are_never_trusted_in_general() -> None:
     # a general statement the kernel cannot prove is never a trusted axiom: asked for its
     # proof, the rule fails; only instances are proved (tactics_rewrite._instance_proof)
-    from burnqed.embedded.bridge import kterm
-    from burnqed.embedded.lemma_proofs import lemma_proof
-    from burnqed.embedded.lemmas import INSTANCE_LEMMAS, LEMMAS, lemma_instances
+    from burnqed.embedded.bridge.translate import kterm
+    from burnqed.embedded.bridge.lemma_proofs import lemma_proof
+    from burnqed.embedded.elab.lemmas import INSTANCE_LEMMAS, LEMMAS, lemma_instances
 
     assert not set(INSTANCE_LEMMAS) & set(LEMMAS)
     assert lemma_proof(kterm(lemma_instances("Nat.mul_mod")[0])) is None
@@ -82,11 +82,11 @@ def test_product_remainder_certificates_are_kernel_checked() -> None:
     # times atoms, then the quotient cuts; the kernel re-checks the certificate, a false
     # variant has none
     from burnqed.embedded import kernel as k
-    from burnqed.embedded.bridge import kterm
-    from burnqed.embedded.certify import internal_uid
-    from burnqed.embedded.certify_mod import prove_mod_product
-    from burnqed.embedded.elab import elab_prop
-    from burnqed.embedded.syntax import Limits, parse_statement
+    from burnqed.embedded.bridge.translate import kterm
+    from burnqed.embedded.decide.certify import internal_uid
+    from burnqed.embedded.decide.certify_mod import prove_mod_product
+    from burnqed.embedded.elab.elaborate import elab_prop
+    from burnqed.embedded.syntax.parser import Limits, parse_statement
 
     for sort, stmt, true in (
         ("Nat", "a * b % 10 = a % 10 * (b % 10) % 10", True),

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from burnqed.embedded import Checker
-from burnqed.embedded.tactic_syntax import TACTIC_NAMES
+from burnqed.embedded.syntax.tactic_parser import TACTIC_NAMES
 
 _CHECKER = Checker()
 _CHECKER.handle({"cmd": "options.set", "payload": {"timeout": 20_000}})

@@ -266,8 +266,8 @@ def test_an_alarm_inside_a_z3_call_is_the_interrupt_answer(monkeypatch: pytest.M
     # ctypes.ArgumentError (seen in `bench soundness` under load): still the timeout answer
     import ctypes
 
-    from burnqed.embedded import engine
-    from burnqed.embedded.engine import Interrupted
+    from burnqed.embedded.tactics import interpreter as engine
+    from burnqed.embedded.tactics.interpreter import Interrupted
 
     def interrupted_in_ctypes(self: object, tac: object, goals: object) -> object:
         try:

@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 
 from burnqed.embedded import Checker
-from burnqed.embedded.elab import elab_prop
-from burnqed.embedded.lemmas import DEFINITIONS, lemma_instances
-from burnqed.embedded.syntax import Limits, ParseError, parse_statement
-from burnqed.embedded.terms import ModEq, pp
+from burnqed.embedded.elab.elaborate import elab_prop
+from burnqed.embedded.elab.lemmas import DEFINITIONS, lemma_instances
+from burnqed.embedded.syntax.parser import Limits, ParseError, parse_statement
+from burnqed.embedded.elab.expr import ModEq, pp
 
 
 def _verdict(header: str, body: str) -> str:
@@ -111,14 +111,14 @@ def test_the_definitions_are_no_proof_terms() -> None:
 
 @pytest.mark.parametrize("name", sorted(DEFINITIONS))
 def test_definition_equations_are_proved_by_the_kernel(name: str) -> None:
-    from burnqed.embedded.bridge import kterm
-    from burnqed.embedded.lemma_proofs import lemma_proof
+    from burnqed.embedded.bridge.translate import kterm
+    from burnqed.embedded.bridge.lemma_proofs import lemma_proof
 
     (stmt,) = lemma_instances(name)
     assert lemma_proof(kterm(stmt)) is not None
 
 
-# the catalogue's congruence and division lemmas (lemmas.py), each beside a misuse Lean refuses
+# the catalogue's congruence and division lemmas (elab/lemmas.py), each beside a misuse Lean refuses
 LEMMA_CASES = [
     ("theorem t (a b c : ℤ) (h : a ≡ b [ZMOD 7]) (h2 : b ≡ c [ZMOD 7]) : a ≡ c [ZMOD 7]", "exact Int.ModEq.trans h h2", True),
     ("theorem t (a b c : ℤ) (h : a ≡ b [ZMOD 7]) (h2 : b ≡ c [ZMOD 7]) : a ≡ c [ZMOD 8]", "exact Int.ModEq.trans h h2", False),
@@ -193,7 +193,7 @@ def test_false_congruences_are_never_proved(statement: str) -> None:
 
 def test_open_does_not_reach_protected_lemmas() -> None:
     # `protected theorem Nat.dvd_add`: after `open Nat`, `dvd_add` is Mathlib's root lemma, not it
-    from burnqed.embedded.lemmas import OPENED, resolve
+    from burnqed.embedded.elab.lemmas import OPENED, resolve
 
     token = OPENED.set(("Nat",))
     try:

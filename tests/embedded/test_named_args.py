@@ -1,4 +1,4 @@
-"""Named arguments ``h (x := e)`` (issue 37; burnqed/embedded/proofterm_named.py), as
+"""Named arguments ``h (x := e)`` (issue 37; burnqed/embedded/tactics/proofterm_named.py), as
 Lean's ``elabAppArgs`` (lean4 ``src/Lean/Elab/App.lean``) binds them: the name picks the
 ∀-binder, implicit or not, and the positional arguments fill the other explicit binders in
 order. Whole files through ``frontend.process`` (kernel-checked); each use beside a wrong one."""

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from burnqed.embedded import Checker
-from burnqed.embedded.arith import ediv, emod
+from burnqed.embedded.elab.evaluate import ediv, emod
 
 _CHECKER = Checker()
 TACTICS = [

@@ -1,5 +1,5 @@
 """``simp_all`` / ``simp [*]`` with a ∀-hypothesis ``∀ k, P k → C k`` as a conditional rewrite
-rule (issue 37; burnqed/embedded/simp.py ``conditional_rules``): Lean's simp_all uses every
+rule (issue 37; burnqed/embedded/tactics/simp.py ``conditional_rules``): Lean's simp_all uses every
 hypothesis as a simp lemma (lean4 ``src/Lean/Meta/Tactic/Simp/SimpAll.lean``), a lemma with
 hypotheses rewrites where the default discharger simplifies each instantiated premise to True
 (at most ``maxDischargeDepth`` = 2 levels deep). The kernel gets the instance ``P a → C a`` of

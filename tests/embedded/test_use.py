@@ -1,4 +1,4 @@
-"""Mathlib's ``use`` (issue 37; burnqed/embedded/tactics_use.py) as ``Mathlib/Tactic/Use.lean``'s
+"""Mathlib's ``use`` (issue 37; burnqed/embedded/tactics/use.py) as ``Mathlib/Tactic/Use.lean``'s
 ``useLoop`` runs it: arguments fill the explicit fields of one-constructor types in order,
 proofs included; what is left goes to ``try with_reducible use_discharger``. Each Lean-checked
 form beside a wrong one; whole files go through ``frontend.process`` (kernel-checked)."""

@@ -81,7 +81,7 @@ _RELS = ("≤", "<", "≥", ">", "=", "≠")
 
 def _eval(t: Any, env: dict[str, Any]) -> Any:
     """Exact value of an elaborated term under an assignment of its variables."""
-    from burnqed.embedded import terms as T
+    from burnqed.embedded.elab import expr as T
 
     if isinstance(t, T.Num):
         return t.value
@@ -137,9 +137,9 @@ def _domain(ty: str) -> tuple[Any, ...]:
 def falsified(statement: str) -> bool | None:
     """True when the statement is certainly false (closed and false, or a prenex ∀ over a
     quantifier-free body with a counterexample); None when the oracle cannot tell."""
-    from burnqed.embedded import terms as T
-    from burnqed.embedded.elab import ElabError, elab_prop
-    from burnqed.embedded.syntax import Limits, ParseError, parse_statement
+    from burnqed.embedded.elab import expr as T
+    from burnqed.embedded.elab.elaborate import ElabError, elab_prop
+    from burnqed.embedded.syntax.parser import Limits, ParseError, parse_statement
 
     try:
         t = elab_prop(parse_statement(statement, Limits()), {})
@@ -219,7 +219,7 @@ def mutants(statement: str, rng: random.Random, count: int) -> list[str]:
 
 def _binder_names(statement: str) -> list[str]:
     """The names a statement binds, in order (read with the checker's parser)."""
-    from burnqed.embedded.syntax import Limits, ParseError, Syn, parse_statement
+    from burnqed.embedded.syntax.parser import Limits, ParseError, Syn, parse_statement
 
     try:
         tree = parse_statement(statement, Limits())
@@ -278,7 +278,7 @@ class Tally:
 
 
 def _chunk(args: tuple[list[tuple[str, list[str]]], int, int, int, list[tuple[str, str]]]) -> Tally:
-    from burnqed.embedded.checker import Checker
+    from burnqed.embedded.repl.checker import Checker
 
     sources, seed, per_source, timeout_ms, family_attacks = args
     rng = random.Random(seed)

@@ -12,7 +12,7 @@ kernel), and hands the kernel certificates for them:
   (a Nat-typed ``x / 2`` over an Int ``x``, an Int ``x - 5`` posing as truncated), numerals,
   bound variables, non-normal atoms, zero or negative exponents and malformed numbers;
 - ``guided``: a prefix of ``square``/``cut`` steps over such atoms, completed by the
-  certificate search (certify.py) run on a fact set that believes the prefix's atoms as
+  certificate search (decide/certify.py) run on a fact set that believes the prefix's atoms as
   the kernel did before it checked them: a refutation there is exactly the attack of
   issue 24;
 - ``search``: the certificate search itself on the false sequent, linear and nonlinear
@@ -246,7 +246,7 @@ _ATTACK_RLIMIT = 200_000
 def _guided(rng: random.Random, seq: Sequent, props: list[k.Term]) -> Any:
     """A square/cut prefix over ill-sorted atoms, completed by the certificate search on a
     fact set that believes them."""
-    from burnqed.embedded.certify import Budget, _search
+    from burnqed.embedded.decide.certify import Budget, _search
 
     fs = _Credulous(seq)
     for p in props:
@@ -331,7 +331,7 @@ class CertTally:
 
 def _hostile_chunk(args: tuple[int, int]) -> CertTally:
     """Hostile certificates until ``count`` attempts (one worker)."""
-    from burnqed.embedded.certify import refutation
+    from burnqed.embedded.decide.certify import refutation
 
     seed, count = args
     rng = random.Random(seed)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from burnqed.embedded import kernel as k
-from burnqed.embedded.certify import Budget, _search, refutation
+from burnqed.embedded.decide.certify import Budget, _search, refutation
 from burnqed.embedded.kernel import App, Entry, Free, KernelError, Lit, Poly, Proof, Sequent
 from burnqed.embedded.soundness.kernel_attacks import _Credulous, _ill_atoms
 

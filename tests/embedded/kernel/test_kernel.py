@@ -311,13 +311,13 @@ def test_nat_atoms_are_nonnegative_and_subtraction_truncates() -> None:
     fs = k.FactSet(seq)
     fs.add(k.nnf(ne, True, seq))
     assert any(isinstance(f, k.Disj) for f in fs.facts)
-    from burnqed.embedded.certify import refutation
+    from burnqed.embedded.decide.certify import refutation
 
     assert refutation(seq, [ne]) is None
 
 
 def test_split_and_cut_certificates() -> None:
-    from burnqed.embedded.certify import refutation
+    from burnqed.embedded.decide.certify import refutation
 
     x = Free(1)
     # x % 2 = 0 ∨ x % 2 = 1 is true: its negation is refuted
@@ -332,7 +332,7 @@ def test_split_and_cut_certificates() -> None:
 
 
 def test_a_certificate_for_other_facts_does_not_transfer() -> None:
-    from burnqed.embedded.certify import refutation
+    from burnqed.embedded.decide.certify import refutation
 
     x = Free(1)
     seq, hyps = _arith_seq(rel("<", x, n(3)), rel("<", n(5), x))
@@ -343,7 +343,7 @@ def test_a_certificate_for_other_facts_does_not_transfer() -> None:
 
 
 def test_nonlinear_products_and_squares() -> None:
-    from burnqed.embedded.certify import refutation
+    from burnqed.embedded.decide.certify import refutation
 
     x = Free(1)
     sq_neg = rel("<", op("^", x, n(2), INT), n(0, INT))
@@ -355,9 +355,9 @@ def test_nonlinear_products_and_squares() -> None:
 
 
 def test_every_builtin_lemma_has_a_kernel_proof() -> None:
-    from burnqed.embedded.bridge import kterm
-    from burnqed.embedded.lemma_proofs import lemma_proof
-    from burnqed.embedded.lemmas import LEMMAS, lemma_instances
+    from burnqed.embedded.bridge.translate import kterm
+    from burnqed.embedded.bridge.lemma_proofs import lemma_proof
+    from burnqed.embedded.elab.lemmas import LEMMAS, lemma_instances
 
     missing = [name for name in LEMMAS for t in lemma_instances(name) if lemma_proof(kterm(t)) is None]
     assert missing == []

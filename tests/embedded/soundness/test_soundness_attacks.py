@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import burnqed.embedded as embedded
-from burnqed.embedded.verify import check_proof
+from burnqed.embedded.repl.verify import check_proof
 
 # (false statement, tactic list)
 ATTEMPTS: list[tuple[str, list[str]]] = [

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import burnqed.embedded as embedded
-from burnqed.embedded.verify import check_proof
+from burnqed.embedded.repl.verify import check_proof
 
 # ---------------------------------------------------------------- the fragment, as a tiny AST
 

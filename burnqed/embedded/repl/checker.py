@@ -1,0 +1,489 @@
+"""The embedded checker in-process: one ``Checker`` answers Pantograph requests as dicts.
+
+Use it directly to verify many proofs fast, without a child process::
+
+    from burnqed.embedded import Checker
+    c = Checker()
+    s = c.handle({"cmd": "goal.start", "payload": {"expr": "∀ (n : Nat), n + 0 = n"}})
+    r = c.handle({"cmd": "goal.tactic", "payload": {"stateId": s["stateId"], "tactic": "intro n"}})
+    # r["goals"][0]["target"]["pp"] == "n + 0 = n"
+    c.check_proof("∀ (n : Nat), n + 0 = n", ["intro n", "rfl"])  # -> ProofCheck(ok=True, ...)
+
+``python -m burnqed.embedded`` wraps the same object in the JSON-lines loop
+(repl/server.py). Every answer is built with the wire models of burnqed.lean.protocol.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from burnqed.embedded import kernel
+from burnqed.embedded.tactics import auto as tactics_auto  # noqa: F401 - importing a tactic module registers its tactics
+from burnqed.embedded.tactics import basic as tactics_basic  # noqa: F401 - importing a tactic module registers its tactics
+from burnqed.embedded.tactics import calc as tactics_calc  # noqa: F401 - importing a tactic module registers its tactics
+from burnqed.embedded.tactics import case as tactics_case  # noqa: F401 - importing a tactic module registers its tactics
+from burnqed.embedded.tactics import cast as tactics_cast  # noqa: F401 - importing a tactic module registers its tactics
+from burnqed.embedded.tactics import cases as tactics_cases  # noqa: F401 - importing a tactic module registers its tactics
+from burnqed.embedded.tactics import hypotheses as tactics_context  # noqa: F401 - importing a tactic module registers its tactics
+from burnqed.embedded.tactics import conv as tactics_conv  # noqa: F401 - importing a tactic module registers its tactics
+from burnqed.embedded.tactics import induction as tactics_induction  # noqa: F401 - importing a tactic module registers its tactics
+from burnqed.embedded.tactics import interval as tactics_interval  # noqa: F401 - importing a tactic module registers its tactics
+from burnqed.embedded.tactics import match as tactics_match  # noqa: F401 - importing a tactic module registers its tactics
+from burnqed.embedded.tactics import push_neg as tactics_push_neg  # noqa: F401 - importing a tactic module registers its tactics
+from burnqed.embedded.tactics import ring_nf as tactics_ring_nf  # noqa: F401 - importing a tactic module registers its tactics
+from burnqed.embedded.tactics import rewrite as tactics_rewrite  # noqa: F401 - importing a tactic module registers its tactics
+from burnqed.embedded.tactics import simpa as tactics_simpa  # noqa: F401 - importing a tactic module registers its tactics
+from burnqed.embedded.tactics import suffices as tactics_suffices  # noqa: F401 - importing a tactic module registers its tactics
+from burnqed.embedded.tactics import unfold as tactics_unfold  # noqa: F401 - importing a tactic module registers its tactics
+from burnqed.embedded.tactics import use as tactics_use  # noqa: F401 - importing a tactic module registers its tactics
+from burnqed.embedded.repl.answers import INTERRUPT, error_answer, tactic_message
+from burnqed.embedded.bridge.translate import (
+    KernelReject,
+    Step,
+    check_steps,
+    reachable_complete,
+    sequent,
+)
+from burnqed.embedded.config import EmbeddedConfig
+from burnqed.embedded.repl.deadline import Deadline, preload
+from burnqed.embedded.elab.elaborate import ElabError, elab_prop, position
+from burnqed.embedded.tactics.interpreter import Engine, Exhausted, Interrupted, TacticContext
+from burnqed.embedded.repl.frontend import process
+from burnqed.embedded.elab.lemmas import copyable, lemma_instances
+from burnqed.embedded.tactics.proofterm import TacticError
+from burnqed.embedded.repl.refusal import FILE_NAME, Refusal, refusal
+from burnqed.embedded.repl.request import decode_request, without_surrogates
+from burnqed.embedded.elab.state import Goal, ProofState, to_wire
+from burnqed.embedded.syntax.parser import Limits, ParseError, parse_statement
+from burnqed.embedded.syntax.tactic_parser import parse_tactic
+from burnqed.embedded.elab.expr import Term, pp
+from burnqed.lean.statement import is_binder_form
+from burnqed.lean.protocol import (
+    Expression,
+    GoalDelete,
+    GoalPrint,
+    GoalPrintResult,
+    GoalStart,
+    GoalStartResult,
+    GoalTactic,
+    GoalTacticResult,
+    OptionsSet,
+    OptionsSetResult,
+    ReplErrorAnswer,
+    ResetResult,
+    StatResult,
+    dump_json,
+)
+
+__all__ = ["Checker", "KernelStats", "ProofCheck"]
+
+@dataclass
+class KernelStats:
+    """What the independent kernel did in this process: steps checked, elaborator
+    acceptances it rejected, and the time it spent."""
+
+    checks: int = 0
+    rejected: int = 0
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class ProofCheck:
+    """Outcome of ``Checker.check_proof``: ok only when the whole proof closes every goal
+    without sorry; otherwise ``step`` is the failing tactic's index and ``error`` says why."""
+
+    ok: bool
+    step: int | None = None
+    error: str | None = None
+    goals_left: int = 0
+
+
+class Checker:
+    """Answers Pantograph REPL requests (dicts) for the embedded Lean fragment."""
+
+    def __init__(self, config: EmbeddedConfig | None = None) -> None:
+        self.config = config or EmbeddedConfig()
+        self.limits = Limits(
+            self.config.max_input_chars,
+            self.config.max_depth,
+            self.config.max_numeral_digits,
+        )
+        self.states: dict[int, ProofState] = {}
+        self.next_state = 0
+        self._uniq = itertools.count(1)
+        self.timeout_ms = 0
+        self.automatic_mode = True
+        self.kernel_stats = KernelStats()
+
+    def fresh(self) -> int:
+        """A fresh ``_uniq`` number."""
+        return next(self._uniq)
+
+    # ---------------------------------------------------------------- entry points
+    def handle_line(self, line: str) -> str:
+        """One request line in, one compact key-sorted JSON answer out."""
+        return dump_json(self.handle_text(line))
+
+    def handle_text(self, line: str) -> dict[str, Any]:
+        """Decode a request line (payload form or ``cmd {json}`` form) and answer it."""
+        request = decode_request(line)
+        if isinstance(request, ReplErrorAnswer):
+            return request.wire()
+        return self.handle(request)
+
+    def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Answer one request ``{"cmd": ..., "payload": {...}}`` as a dict."""
+        if not isinstance(request, dict) or not isinstance(request.get("cmd"), str):
+            return error_answer(
+                "command",
+                "Unable to parse json: expected an object with 'cmd' and 'payload'",
+            )
+        if "payload" not in request or not isinstance(request["payload"], dict):
+            return error_answer(
+                "command",
+                f"Unable to parse json: missing field 'payload' in command {request['cmd']}",
+            )
+        cmd, payload = request["cmd"], without_surrogates(request["payload"])
+        handler = _COMMANDS.get(cmd)
+        if handler is None:
+            return error_answer("command", f"Unknown command {cmd}")
+        try:
+            return handler(self, payload)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(x) for x in first.get("loc", ()))
+            return error_answer("command", f"Unable to parse json: {where}: {first.get('msg')}")
+
+    # ---------------------------------------------------------------- convenience for data generation
+    def check_proof(self, statement: str, tactics: list[str]) -> ProofCheck:
+        """Run a tactic list from a fresh start; ok when no goal, sorry or mvar is left."""
+        start = self.handle({"cmd": "goal.start", "payload": {"expr": statement}})
+        if "error" in start:
+            return ProofCheck(False, None, f"{start['error']}: {start['desc']}")
+        sid = start["stateId"]
+        created = [sid]
+        try:
+            for i, tac in enumerate(tactics):
+                ans = self.handle(
+                    {"cmd": "goal.tactic", "payload": {"stateId": sid, "tactic": tac}}
+                )
+                if "nextStateId" not in ans:
+                    why = (
+                        ans.get("parseError")
+                        or ans.get("desc")
+                        or "; ".join(m["data"] for m in ans.get("messages", []))
+                    )
+                    return ProofCheck(False, i, why)
+                sid = ans["nextStateId"]
+                created.append(sid)
+            flags = self.handle(
+                {"cmd": "goal.print", "payload": {"stateId": sid, "goals": True}}
+            )
+            left = len(flags.get("goals") or [])
+            ok = not flags["rootHasSorry"] and not flags["rootHasMVar"] and left == 0
+            return ProofCheck(
+                ok, None, None if ok else "proof incomplete or uses sorry", left
+            )
+        finally:
+            self.handle({"cmd": "goal.delete", "payload": {"stateIds": created}})
+
+    # ---------------------------------------------------------------- commands
+    def new_state(self, state: ProofState) -> int:
+        """Register a state under the next id."""
+        sid = self.next_state
+        self.next_state += 1
+        self.states[sid] = state
+        return sid
+
+    def elaborate(self, text: str) -> Term | Refusal:
+        """The proposition ``text`` elaborates to (a term, or binders ``(a : ℕ) ... : P`` whose
+        ∀-closure it is), or why it is refused."""
+        try:
+            return elab_prop(parse_statement(text, self.limits), {})
+        except ParseError as exc:
+            return refusal("parsing", exc, text)
+        except ElabError as exc:
+            return refusal("elab", exc, text)
+        except RecursionError:  # last resort: the parser bounds nesting before Python's stack
+            return Refusal("parsing", 0, "maximum nesting depth exceeded")
+
+    def _statement(self, text: str) -> Term | dict[str, Any]:
+        """The proposition ``text`` elaborates to, or the REPL's parsing / elab error answer."""
+        term = self.elaborate(text)
+        if isinstance(term, Refusal):
+            return error_answer(term.error, term.desc(text))
+        return term
+
+    def start_state(self, target: Term) -> tuple[int, Goal] | dict[str, Any]:
+        """A new state proving ``target``: its id and root goal, or the elab error answer when
+        the kernel cannot read the statement."""
+        goal = Goal(self.fresh(), (), target, None)
+        try:  # the kernel reads the statement itself and sort-checks it
+            if kernel.sort_of(sequent(goal), sequent(goal).target) != "Prop":
+                raise kernel.KernelError("not a proposition")
+        except (KernelReject, kernel.KernelError) as exc:
+            return error_answer("elab", f"{FILE_NAME}:1:0: the kernel cannot read this statement: {exc}")
+        sid = self.new_state(ProofState((goal,), frozenset({goal.uid}), False, root=goal))
+        return sid, goal
+
+    def goal_start(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """goal.start: from an expression or a built-in lemma."""
+        req = GoalStart.model_validate(payload)
+        if (req.expr is None) == (req.copy_from is None):
+            return error_answer("arguments", "Exactly one of {expr, copyFrom} must be supplied")
+        if req.copy_from is not None:
+            if not copyable(req.copy_from):
+                return error_answer("index", f"Symbol not found: {req.copy_from}")
+            target = lemma_instances(req.copy_from)[0]
+        else:
+            if is_binder_form(req.expr or ""):  # parseElabType reads a term: binders first are none
+                return error_answer("parsing", f"{FILE_NAME}:1:1: unexpected token ':'; expected term")
+            target = self._statement(req.expr or "")
+            if isinstance(target, dict):
+                return target
+        started = self.start_state(target)
+        if isinstance(started, dict):
+            return started
+        sid, root = started
+        return GoalStartResult(state_id=sid, root=f"_uniq.{root.uid}").wire()
+
+    def goal_tactic(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """goal.tactic: run a tactic on one goal of a state."""
+        req = GoalTactic.model_validate(payload)
+        state = self.states.get(req.state_id)
+        if state is None:
+            return error_answer("index", f"Invalid state index {req.state_id}")
+        given = [
+            f
+            for f in ("tactic", "mode", "expr", "have", "let", "draft")
+            if getattr(req, f) is not None
+        ]
+        if len(given) != 1:
+            return error_answer(
+                "operation",
+                "Exactly one of {tactic, mode, expr, have, let, draft} must be supplied",
+            )
+        if req.mode is not None:
+            if req.mode not in ("tactic", "conv", "calc"):
+                return error_answer("operation", f"Invalid mode {req.mode}")
+            return error_answer(
+                "operation", f"mode {req.mode} is not supported by the embedded checker"
+            )
+        if req.draft is not None:
+            return error_answer("operation", "draft is not supported by the embedded checker")
+        if not state.goals:
+            return error_answer("exception", "no goals to be proved")
+        goal_id = req.goal_id or 0
+        if goal_id < 0 or goal_id >= len(state.goals):
+            return error_answer("index", f"Invalid goal index {goal_id}")
+        # the goal site (Repl.lean goal_tactic, Goal.lean Site.runTacticM): automaticMode runs the
+        # tactic on the goal list, goal_id first (.unfocus / .prefer); else on that goal alone (.focus)
+        others = [g for i, g in enumerate(state.goals) if i != goal_id] if self.automatic_mode else []
+        acting = [state.goals[goal_id], *others]
+        if req.tactic is not None:
+            text = req.tactic
+        elif req.expr is not None:
+            text = f"refine {req.expr}"
+        else:
+            text = f"have {req.binder_name or 'this'} : {req.have if req.have is not None else req.let}"
+        try:
+            tac = parse_tactic(text, self.limits)
+        except ParseError as exc:
+            line, col = position(text, exc.pos)
+            return GoalTacticResult(
+                parse_error=f"{FILE_NAME}:{line}:{col}: {exc.message}",
+                has_sorry=False,
+                has_unsafe=False,
+            ).wire()
+        except RecursionError:
+            return GoalTacticResult(
+                parse_error=f"{FILE_NAME}:1:0: maximum nesting depth exceeded",
+                has_sorry=False,
+                has_unsafe=False,
+            ).wire()
+        ctx = TacticContext(self.fresh, self.config)
+        if self.timeout_ms > 0:
+            preload()  # never let the alarm land inside a half-done import of z3 or sympy
+        try:
+            with Deadline(ctx, self.timeout_ms):
+                new_goals = Engine(ctx).run(tac, acting)
+            if ctx.exhausted:  # a tactic that caught the exhaustion must not make it a success
+                raise Exhausted(
+                    f"(deterministic) timeout, maximum number of heartbeats ({self.config.max_heartbeats}) has been reached"
+                )
+        except Interrupted:
+            return dict(INTERRUPT)
+        except TacticError as exc:
+            return GoalTacticResult(
+                messages=[tactic_message("error", str(exc))],
+                has_sorry=False,
+                has_unsafe=False,
+            ).wire()
+        except RecursionError:
+            return GoalTacticResult(
+                messages=[tactic_message("error", "maximum recursion depth has been reached")],
+                has_sorry=False,
+                has_unsafe=False,
+            ).wire()
+        successor = self.successor(state, acting, new_goals, ctx)
+        if isinstance(successor, str):
+            return GoalTacticResult(
+                messages=[tactic_message("error", successor)],
+                has_sorry=False,
+                has_unsafe=False,
+            ).wire()
+        sid = self.new_state(successor)
+        messages = (
+            [tactic_message("warning", "declaration uses 'sorry'")]
+            if ctx.used_sorry
+            else []
+        )
+        return GoalTacticResult(
+            next_state_id=sid,
+            goals=[to_wire(g) for g in successor.goals],
+            messages=messages,
+            has_sorry=ctx.used_sorry,
+            has_unsafe=False,
+        ).wire()
+
+    def successor(
+        self, state: ProofState, acting: list[Goal], new_goals: list[Goal], ctx: TacticContext
+    ) -> ProofState | str:
+        """The state after the ``acting`` goals of ``state`` became ``new_goals`` (the steps in
+        ``ctx`` kernel-checked), or the error text of the kernel's refusal."""
+        verdict = self._kernel_check(state, acting, new_goals, ctx)
+        if isinstance(verdict, str):
+            return verdict
+        steps, kernel_sorry = verdict
+        ctx.used_sorry = ctx.used_sorry or kernel_sorry
+        acted = {g.uid for g in acting}
+        others = [g for g in state.goals if g.uid not in acted]
+        visible = tuple(new_goals) + (tuple(others) if self.automatic_mode else ())
+        open_goals = (state.open_goals - acted) | {g.uid for g in new_goals}
+        return ProofState(
+            visible,
+            frozenset(open_goals),
+            state.has_sorry or ctx.used_sorry,
+            root=state.root,
+            steps=steps,
+        )
+
+    def _kernel_check(
+        self, state: ProofState, acting: list[Goal], new_goals: list[Goal], ctx: TacticContext
+    ) -> tuple[Mapping[int, Step], bool] | str:
+        """Kernel-check the steps of one request from each acting goal: the new state's proof
+        steps and whether the kernel met a sorry, or (mode enforce) the refusal's text."""
+        mode = self.config.kernel
+        if mode == "off":
+            return state.steps, False
+        stats = self.kernel_stats
+        open_uids = {g.uid for g in new_goals}
+        try:
+            steps, sorry = dict(state.steps), False
+            for goal in acting:
+                res = check_steps(goal, ctx.steps, {g.uid: g for g in new_goals})
+                stats.checks += res.checked
+                stats.seconds += res.seconds
+                steps.update(res.steps)
+                sorry = sorry or res.sorry
+            closed = not ((state.open_goals - {g.uid for g in acting}) | open_uids)
+            if closed and state.root is not None and not reachable_complete(state.root, steps):
+                raise KernelReject("the proof tree is incomplete")
+            return steps, sorry
+        except KernelReject as exc:
+            stats.rejected += 1
+            if mode == "enforce":
+                return f"kernel: the embedded checker's independent kernel refused this step: {exc}"
+            return state.steps, False
+
+    def frontend_process(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """frontend.process: a snippet of commands, one compilation unit each (repl/frontend.py)."""
+        return process(self, payload)
+
+    def goal_delete(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """goal.delete: forget states (unknown ids are fine)."""
+        req = GoalDelete.model_validate(payload)
+        for sid in req.state_ids:
+            self.states.pop(sid, None)
+        return {}
+
+    def goal_print(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """goal.print: root flags, and the goals / root when asked."""
+        req = GoalPrint.model_validate(payload)
+        state = self.states.get(req.state_id)
+        if state is None:
+            return error_answer("index", f"Invalid state index {req.state_id}")
+        root = None
+        if req.root_expr:
+            root = Expression(
+                pp="sorry"
+                if state.has_sorry and not state.open_goals
+                else "⋯"
+                if not state.open_goals
+                else "?_"
+            )
+        return GoalPrintResult(
+            root=root,
+            parent_exprs=[] if req.parent_exprs else None,
+            goals=[to_wire(g) for g in state.goals] if req.goals else [],
+            # Pantograph answers {} for an extra metavariable it cannot print
+            extra_mvars=[Expression() for _ in req.extra_mvars or []],
+            root_has_sorry=state.has_sorry,
+            root_has_unsafe=False,
+            root_has_mvar=bool(state.open_goals),
+        ).wire()
+
+    def options_set(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """options.set: timeout (ms, 0 = off) and automaticMode."""
+        req = OptionsSet.model_validate(payload)
+        if req.timeout is not None:
+            self.timeout_ms = max(0, req.timeout)
+        if req.automatic_mode is not None:
+            self.automatic_mode = req.automatic_mode
+        return OptionsSetResult().wire()
+
+    def options_print(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """options.print: the options this checker honours."""
+        return {"automaticMode": self.automatic_mode, "timeout": self.timeout_ms}
+
+    def stat(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """stat: number of live goal states."""
+        return StatResult(n_goals=len(self.states)).wire()
+
+    def reset(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """reset: drop every state; ids restart at 0."""
+        n = len(self.states)
+        self.states.clear()
+        self.next_state = 0
+        return ResetResult(n_goals=n).wire()
+
+    def expr_echo(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """expr.echo: elaborate a proposition and print it back."""
+        text = payload.get("expr")
+        if not isinstance(text, str):
+            return error_answer(
+                "command", "Unable to parse payload of expr.echo: missing field 'expr'"
+            )
+        term = self._statement(text)
+        if isinstance(term, dict):
+            return term
+        return {"expr": {"pp": pp(term)}, "type": {"pp": "Prop"}}
+
+
+_COMMANDS = {
+    "goal.start": Checker.goal_start,
+    "goal.tactic": Checker.goal_tactic,
+    "goal.delete": Checker.goal_delete,
+    "goal.print": Checker.goal_print,
+    "options.set": Checker.options_set,
+    "options.print": Checker.options_print,
+    "stat": Checker.stat,
+    "reset": Checker.reset,
+    "expr.echo": Checker.expr_echo,
+    "frontend.process": Checker.frontend_process,
+}

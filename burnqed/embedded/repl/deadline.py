@@ -1,0 +1,76 @@
+"""A request's deadline: the tactic context's clock, and in the main thread a SIGALRM that
+interrupts pure-Python work (z3 and sympy are imported first, so the alarm never lands
+inside a half-done import)."""
+
+from __future__ import annotations
+
+import ctypes
+import signal
+import threading
+import time
+from types import FrameType
+from typing import Any, Self
+
+from burnqed.embedded.tactics.interpreter import Interrupted, TacticContext
+
+__all__ = ["Deadline", "preload"]
+
+
+class Deadline:
+    """Sets the request's deadline; in the main thread a SIGALRM also interrupts pure-Python work."""
+
+    def __init__(self, ctx: TacticContext, timeout_ms: int) -> None:
+        self.ctx = ctx
+        self.timeout_ms = timeout_ms
+        self.armed = False
+        self.previous: Any = None
+
+    def __enter__(self) -> Self:
+        if self.timeout_ms > 0:
+            self.ctx.deadline = time.monotonic() + self.timeout_ms / 1000
+            if threading.current_thread() is threading.main_thread() and hasattr(
+                signal, "setitimer"
+            ):
+                self.previous = signal.signal(signal.SIGALRM, _on_alarm)
+                signal.setitimer(signal.ITIMER_REAL, self.timeout_ms / 1000)
+                self.armed = True
+        return self
+
+    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> None:
+        if self.armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.previous or signal.SIG_DFL)
+        # the alarm landed while z3's ctypes converted an argument: ctypes wraps the
+        # Interrupted raised by the handler into an ArgumentError; it is still the timeout
+        if isinstance(exc, ctypes.ArgumentError) and (
+            isinstance(exc.__context__, Interrupted) or "Interrupted" in str(exc)
+        ):
+            raise Interrupted() from exc
+
+
+def preload() -> None:
+    from burnqed.embedded.decide import polynomials as poly
+    from burnqed.embedded.decide import smt
+
+    smt._lib()
+    poly._lib()
+
+
+# An exception raised inside a destructor is swallowed (Python reports it as unraisable and
+# the deadline would be lost): an alarm that lands in one fires again this soon after.
+_DESTRUCTOR_RETRY_S = 0.001
+
+
+def _in_destructor(frame: FrameType | None) -> bool:
+    while frame is not None:
+        if frame.f_code.co_name == "__del__":
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _on_alarm(signum: int, frame: FrameType | None) -> None:
+    if _in_destructor(frame):
+        signal.setitimer(signal.ITIMER_REAL, _DESTRUCTOR_RETRY_S)
+        return
+    raise Interrupted()
