@@ -23,24 +23,6 @@ from typing import Any
 from pydantic import ValidationError
 
 from burnqed.embedded import kernel
-from burnqed.embedded.tactics import auto as tactics_auto  # noqa: F401 - importing a tactic module registers its tactics
-from burnqed.embedded.tactics import basic as tactics_basic  # noqa: F401 - importing a tactic module registers its tactics
-from burnqed.embedded.tactics import calc as tactics_calc  # noqa: F401 - importing a tactic module registers its tactics
-from burnqed.embedded.tactics import case as tactics_case  # noqa: F401 - importing a tactic module registers its tactics
-from burnqed.embedded.tactics import cast as tactics_cast  # noqa: F401 - importing a tactic module registers its tactics
-from burnqed.embedded.tactics import cases as tactics_cases  # noqa: F401 - importing a tactic module registers its tactics
-from burnqed.embedded.tactics import hypotheses as tactics_context  # noqa: F401 - importing a tactic module registers its tactics
-from burnqed.embedded.tactics import conv as tactics_conv  # noqa: F401 - importing a tactic module registers its tactics
-from burnqed.embedded.tactics import induction as tactics_induction  # noqa: F401 - importing a tactic module registers its tactics
-from burnqed.embedded.tactics import interval as tactics_interval  # noqa: F401 - importing a tactic module registers its tactics
-from burnqed.embedded.tactics import match as tactics_match  # noqa: F401 - importing a tactic module registers its tactics
-from burnqed.embedded.tactics import push_neg as tactics_push_neg  # noqa: F401 - importing a tactic module registers its tactics
-from burnqed.embedded.tactics import ring_nf as tactics_ring_nf  # noqa: F401 - importing a tactic module registers its tactics
-from burnqed.embedded.tactics import rewrite as tactics_rewrite  # noqa: F401 - importing a tactic module registers its tactics
-from burnqed.embedded.tactics import simpa as tactics_simpa  # noqa: F401 - importing a tactic module registers its tactics
-from burnqed.embedded.tactics import suffices as tactics_suffices  # noqa: F401 - importing a tactic module registers its tactics
-from burnqed.embedded.tactics import unfold as tactics_unfold  # noqa: F401 - importing a tactic module registers its tactics
-from burnqed.embedded.tactics import use as tactics_use  # noqa: F401 - importing a tactic module registers its tactics
 from burnqed.embedded.repl.answers import INTERRUPT, error_answer, tactic_message
 from burnqed.embedded.bridge.translate import (
     KernelReject,
@@ -52,6 +34,7 @@ from burnqed.embedded.bridge.translate import (
 from burnqed.embedded.config import EmbeddedConfig
 from burnqed.embedded.repl.deadline import Deadline, preload
 from burnqed.embedded.elab.elaborate import ElabError, elab_prop, position
+from burnqed.embedded.tactics.table import TABLE
 from burnqed.embedded.tactics.interpreter import Engine, Exhausted, Interrupted, TacticContext
 from burnqed.embedded.repl.frontend import process
 from burnqed.embedded.elab.lemmas import copyable, lemma_instances
@@ -311,7 +294,7 @@ class Checker:
             preload()  # never let the alarm land inside a half-done import of z3 or sympy
         try:
             with Deadline(ctx, self.timeout_ms):
-                new_goals = Engine(ctx).run(tac, acting)
+                new_goals = Engine(ctx, TABLE).run(tac, acting)
             if ctx.exhausted:  # a tactic that caught the exhaustion must not make it a success
                 raise Exhausted(
                     f"(deterministic) timeout, maximum number of heartbeats ({self.config.max_heartbeats}) has been reached"

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from burnqed.embedded.config import EmbeddedConfig
+from burnqed.embedded.tactics.table import TABLE
 from burnqed.embedded.tactics.interpreter import Engine, TacticContext, render
 from burnqed.embedded.elab.lemmas import LEMMAS, OPENED
 from burnqed.embedded.tactics.proofterm import TacticError
@@ -326,7 +327,7 @@ class _Run:
     def _intro(self, sid: int, root: Goal, names: list[str]) -> int | str:
         """The state after introducing every binder of the root under its own name."""
         ctx = TacticContext(self.checker.fresh, self.checker.config)
-        engine = Engine(ctx)
+        engine = Engine(ctx, TABLE)
         goal = root
         try:
             for name in names:
@@ -414,7 +415,7 @@ class _Run:
             return exc.message
         ctx = TacticContext(checker.fresh, checker.config)
         try:
-            left = Engine(ctx).run(tac, [])
+            left = Engine(ctx, TABLE).run(tac, [])
         except TacticError as exc:
             return str(exc)
         except RecursionError:

@@ -40,7 +40,7 @@ FALSE = Const("False")
 # ---------------------------------------------------------------- ring
 
 
-@register("ring", "ring_nf")
+# ring1 (no table row): tactics/ring_nf.py's ring runs it first, then the normal form
 def _ring(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     t = goal.target
     if not (isinstance(t, Rel) and t.op == "="):

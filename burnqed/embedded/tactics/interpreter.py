@@ -1,16 +1,16 @@
 """The tactic interpreter: sequences, ``<;>``, focusing and combinators over a goal list.
 
-Basic tactics act on the main goal and return the goals that replace it (``TACTICS`` maps
-names to them; the tactic modules register themselves). Failures raise ``TacticError``;
+Basic tactics act on the main goal and return the goals that replace it (the table in
+tactics/table.py maps names to them; importing a tactic module registers nothing). Failures raise ``TacticError``;
 running past the deadline raises ``Interrupted`` (the REPL's timeout answer).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from burnqed.embedded import kernel
 from burnqed.embedded.bridge.translate import Step
@@ -22,7 +22,7 @@ from burnqed.embedded.syntax.tactic_parser import Tac, parse_tactic
 from burnqed.embedded.elab.expr import size_exceeds
 from burnqed.lean.protocol import render_goals
 
-__all__ = ["TACTICS", "Engine", "Exhausted", "Interrupted", "TacticContext", "register", "render"]
+__all__ = ["BasicTactic", "Engine", "Exhausted", "GoalListTactic", "Interrupted", "TacticContext", "TacticTable", "register", "register_goal_list", "render"]
 
 
 class Exhausted(TacticError):
@@ -87,28 +87,33 @@ class TacticContext:
 
 
 BasicTactic = Callable[["Engine", Goal, Tac], list[Goal]]
-TACTICS: dict[str, BasicTactic] = {}
+GoalListTactic = Callable[["Engine", list[Goal], Tac], list[Goal]]
+
+
+@dataclass(frozen=True)
+class TacticTable:
+    """The tactics an engine runs (tactics/table.py): on the main goal, and on the goal list."""
+
+    basic: Mapping[str, BasicTactic]
+    goal_list: Mapping[str, GoalListTactic]
 
 
 def register(*names: str) -> Callable[[BasicTactic], BasicTactic]:
-    """Decorator: make a function the implementation of tactic ``names``."""
+    """Decorator: name the tactics a function implements; it registers nothing (the table in
+    tactics/table.py is what runs, and a test checks that it agrees with these names)."""
 
     def deco(fn: BasicTactic) -> BasicTactic:
-        for n in names:
-            TACTICS[n] = fn
+        fn.tactic_names = names  # type: ignore[attr-defined]
         return fn
 
     return deco
 
 
-GOAL_LIST_TACTICS: dict[str, Callable[[Engine, list[Goal], Tac], list[Goal]]] = {}
+def register_goal_list(name: str) -> Callable[[GoalListTactic], GoalListTactic]:
+    """Decorator: name a tactic that runs on the whole goal list (it chooses its goal)."""
 
-
-def register_goal_list(name: str) -> Callable[[Callable[[Engine, list[Goal], Tac], list[Goal]]], Any]:
-    """Decorator: a tactic that runs on the whole goal list (it chooses its goal)."""
-
-    def deco(fn: Callable[[Engine, list[Goal], Tac], list[Goal]]) -> Any:
-        GOAL_LIST_TACTICS[name] = fn
+    def deco(fn: GoalListTactic) -> GoalListTactic:
+        fn.goal_list_tactic_names = (*getattr(fn, "goal_list_tactic_names", ()), name)  # type: ignore[attr-defined]
         return fn
 
     return deco
@@ -122,8 +127,9 @@ def render(goals: list[Goal]) -> str:
 class Engine:
     """Runs parsed tactics over goal lists."""
 
-    def __init__(self, ctx: TacticContext) -> None:
+    def __init__(self, ctx: TacticContext, tactics: TacticTable) -> None:
         self.ctx = ctx
+        self.tactics = tactics
 
     def fresh(self) -> int:
         """A fresh unique id."""
@@ -226,11 +232,11 @@ class Engine:
             if goals:
                 raise TacticError("unsolved goals\n" + render(goals))
             return goals
-        on_goals = GOAL_LIST_TACTICS.get(name)
+        on_goals = self.tactics.goal_list.get(name)
         if on_goals is not None:  # a tactic that picks its goal from the list (case)
             self.ctx.beat(1 + len(goals) // 8)
             return on_goals(self, goals, tac)
-        fn = TACTICS.get(name)
+        fn = self.tactics.basic.get(name)
         if fn is None:
             raise TacticError(
                 f"tactic '{name}' is not supported by the embedded checker"

@@ -23,11 +23,11 @@ from __future__ import annotations
 from typing import Any
 
 from burnqed.embedded import kernel as k
-from burnqed.embedded.tactics import auto as tactics_auto  # noqa: F401 - its ring is ring1 here, registered first
+from burnqed.embedded.tactics import auto as tactics_auto
 from burnqed.embedded.elab.evaluate import TooLarge
 from burnqed.embedded.bridge.translate import hole, kterm
 from burnqed.embedded.decide.certify import internal_uid
-from burnqed.embedded.tactics.interpreter import TACTICS, Engine, register
+from burnqed.embedded.tactics.interpreter import Engine, register
 from burnqed.embedded.decide.polynomials import _lib, estimate_terms, MAX_TERMS, to_sympy
 from burnqed.embedded.tactics.proofterm import TacticError
 from burnqed.embedded.elab.state import Goal, Hyp
@@ -171,7 +171,7 @@ def _ring_nf(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     return [goal]
 
 
-_RING1 = TACTICS["ring"]  # tactics_auto's ring: closes an equation or fails
+_RING1 = tactics_auto._ring  # noqa: SLF001 - tactics_auto's ring is ring1 here: closes an equation or fails
 
 
 @register("ring")
