@@ -26,7 +26,8 @@ from burnqed.lazy import lazy_exports
 
 # each public name once, under the module that defines it: it loads on first use
 _EXPORTS: dict[str, tuple[str, ...]] = {
-    "burnqed.embedded.repl.checker": ("Checker", "ProofCheck"),
+    "burnqed.embedded.repl.checker": ("Checker",),
+    "burnqed.embedded.repl.verify": ("ProofCheck",),
     "burnqed.embedded.config": ("EmbeddedConfig",),
 }
 

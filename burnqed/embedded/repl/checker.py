@@ -41,6 +41,7 @@ from burnqed.embedded.elab.lemmas import copyable, lemma_instances
 from burnqed.embedded.tactics.proofterm import TacticError
 from burnqed.embedded.repl.refusal import FILE_NAME, Refusal, refusal
 from burnqed.embedded.repl.request import decode_request, without_surrogates
+from burnqed.embedded.repl.verify import ProofCheck, check_proof
 from burnqed.embedded.elab.state import Goal, ProofState, to_wire
 from burnqed.embedded.syntax.parser import Limits, ParseError, parse_statement
 from burnqed.embedded.syntax.tactic_parser import parse_tactic
@@ -63,7 +64,7 @@ from burnqed.lean.protocol import (
     dump_json,
 )
 
-__all__ = ["Checker", "KernelStats", "ProofCheck"]
+__all__ = ["Checker", "KernelStats"]
 
 @dataclass
 class KernelStats:
@@ -73,17 +74,6 @@ class KernelStats:
     checks: int = 0
     rejected: int = 0
     seconds: float = 0.0
-
-
-@dataclass(frozen=True)
-class ProofCheck:
-    """Outcome of ``Checker.check_proof``: ok only when the whole proof closes every goal
-    without sorry; otherwise ``step`` is the failing tactic's index and ``error`` says why."""
-
-    ok: bool
-    step: int | None = None
-    error: str | None = None
-    goals_left: int = 0
 
 
 class Checker:
@@ -143,37 +133,10 @@ class Checker:
             return error_answer("command", f"Unable to parse json: {where}: {first.get('msg')}")
 
     # ---------------------------------------------------------------- convenience for data generation
-    def check_proof(self, statement: str, tactics: list[str]) -> ProofCheck:
-        """Run a tactic list from a fresh start; ok when no goal, sorry or mvar is left."""
-        start = self.handle({"cmd": "goal.start", "payload": {"expr": statement}})
-        if "error" in start:
-            return ProofCheck(False, None, f"{start['error']}: {start['desc']}")
-        sid = start["stateId"]
-        created = [sid]
-        try:
-            for i, tac in enumerate(tactics):
-                ans = self.handle(
-                    {"cmd": "goal.tactic", "payload": {"stateId": sid, "tactic": tac}}
-                )
-                if "nextStateId" not in ans:
-                    why = (
-                        ans.get("parseError")
-                        or ans.get("desc")
-                        or "; ".join(m["data"] for m in ans.get("messages", []))
-                    )
-                    return ProofCheck(False, i, why)
-                sid = ans["nextStateId"]
-                created.append(sid)
-            flags = self.handle(
-                {"cmd": "goal.print", "payload": {"stateId": sid, "goals": True}}
-            )
-            left = len(flags.get("goals") or [])
-            ok = not flags["rootHasSorry"] and not flags["rootHasMVar"] and left == 0
-            return ProofCheck(
-                ok, None, None if ok else "proof incomplete or uses sorry", left
-            )
-        finally:
-            self.handle({"cmd": "goal.delete", "payload": {"stateIds": created}})
+    def check_proof(self, statement: str, tactics: list[str], *, truncate: bool = False) -> ProofCheck:
+        """Run a tactic list from a fresh start; ok when no goal, sorry or mvar is left
+        (``verify.check_proof`` on this checker, the one implementation)."""
+        return check_proof(self, statement, tactics, truncate=truncate)
 
     # ---------------------------------------------------------------- commands
     def new_state(self, state: ProofState) -> int:

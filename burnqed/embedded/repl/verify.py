@@ -1,7 +1,8 @@
 """Checking reference proofs against the embedded checker, in process (no child process).
 
-The benchmark generator verifies every reference proof it emits, and the automation-share
-report runs single tactics on root goals; both talk to ``burnqed.embedded.Checker``
+The one ``check_proof`` and its ``ProofCheck`` (``Checker.check_proof`` is this function on
+itself). The benchmark generator verifies every reference proof it emits, and the
+automation-share report runs single tactics on root goals; both talk to ``burnqed.embedded.Checker``
 through the same request dictionaries the REPL reads from its stdin (PANTOGRAPH.md), so what
 is verified here is what the pool will see.
 """
@@ -27,14 +28,19 @@ class CheckerLike(Protocol):
 
 
 class ProofCheck(BaseModel):
-    """The verdict on one tactic list for one statement."""
+    """The verdict on one tactic list for one statement: ok only when the proof closes every
+    goal without sorry; otherwise ``step`` is the failing tactic's index (None when the
+    statement or the end failed) and ``error`` says why."""
 
     model_config = ConfigDict(frozen=True)
 
     ok: bool
     steps: int = 0
     """Tactics used; with truncation, the prefix after which no goals remained."""
+    step: int | None = None
     error: str | None = None
+    goals_left: int = 0
+    """Goals open after the last tactic run."""
 
 
 def new_checker(timeout_s: float = 10.0) -> CheckerLike:
@@ -66,7 +72,7 @@ def check_proof(checker: CheckerLike, statement: str, tactics: list[str], *, tru
         return ProofCheck(ok=False, error=_messages(start))
     states = [start["stateId"]]
     try:
-        state, goals_left, used = start["stateId"], True, 0
+        state, goals_left, used = start["stateId"], 1, 0  # goal.start opens the statement's goal
         for tactic in tactics:
             if not goals_left:
                 if truncate:
@@ -74,13 +80,13 @@ def check_proof(checker: CheckerLike, statement: str, tactics: list[str], *, tru
                 return ProofCheck(ok=False, steps=used, error=f"no goals left before {tactic!r}")
             answer = checker.handle({"cmd": "goal.tactic", "payload": {"stateId": state, "tactic": tactic}})
             if "nextStateId" not in answer:
-                return ProofCheck(ok=False, steps=used, error=f"{tactic!r}: {_messages(answer)}")
+                return ProofCheck(ok=False, steps=used, step=used, error=f"{tactic!r}: {_messages(answer)}", goals_left=goals_left)
             state = answer["nextStateId"]
             states.append(state)
-            goals_left = bool(answer.get("goals"))
+            goals_left = len(answer.get("goals") or [])
             used += 1
         if goals_left:
-            return ProofCheck(ok=False, steps=used, error="goals remain after the last tactic")
+            return ProofCheck(ok=False, steps=used, error="goals remain after the last tactic", goals_left=goals_left)
         root = checker.handle({"cmd": "goal.print", "payload": {"stateId": state, "rootExpr": True, "goals": True}})
         if "error" in root or root.get("rootHasSorry") or root.get("rootHasMVar"):
             return ProofCheck(ok=False, steps=used, error=f"root not clean: {_messages(root) if 'error' in root else root}")
