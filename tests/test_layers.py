@@ -218,3 +218,18 @@ def test_no_module_is_over_500_lines() -> None:
     long = {str(p.relative_to(ROOT.parent)): n for p in ROOT.rglob("*.py")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500}
     assert not long, f"split these modules: {long}"
+
+
+# burnqed/embedded/ in wings along its pipeline (docs/ARCHITECTURE.md, docs/embedded.md "Wings"):
+# at its top only the package's entry point and settings
+EMBEDDED_WINGS = {"syntax", "elab", "tactics", "decide", "bridge", "kernel", "repl", "soundness"}
+EMBEDDED_TOP = {"__init__.py", "__main__.py", "config.py"}
+
+
+def test_no_embedded_module_sits_outside_its_wing() -> None:
+    """issue 43: a new module of the embedded checker goes into the wing of its stage."""
+    top = ROOT / "embedded"
+    loose = {p.name for p in top.glob("*.py")} - EMBEDDED_TOP
+    assert not loose, f"move these into a wing of burnqed/embedded/: {sorted(loose)}"
+    wings = {p.name for p in top.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert wings == EMBEDDED_WINGS, f"wings {sorted(wings)}: draw a new wing in docs/ARCHITECTURE.md and here"
