@@ -220,10 +220,16 @@ def test_no_module_is_over_500_lines() -> None:
     assert not long, f"split these modules: {long}"
 
 
-# burnqed/embedded/ in wings along its pipeline (docs/ARCHITECTURE.md, docs/embedded.md "Wings"):
-# at its top only the package's entry point and settings
-EMBEDDED_WINGS = {"syntax", "elab", "tactics", "decide", "bridge", "kernel", "repl", "soundness"}
+# burnqed/embedded/ in wings along its pipeline, lowest first (docs/ARCHITECTURE.md, docs/embedded.md
+# "Wings"): a wing imports only from wings below it and the package's config.py; at its top only
+# the package's entry point and settings
+EMBEDDED_WINGS: list[str] = ["kernel", "syntax", "elab", "decide", "bridge", "tactics", "repl", "soundness"]
 EMBEDDED_TOP = {"__init__.py", "__main__.py", "config.py"}
+
+
+def _wing(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[2] if len(parts) > 3 and parts[:2] == ["burnqed", "embedded"] else None
 
 
 def test_no_embedded_module_sits_outside_its_wing() -> None:
@@ -232,4 +238,16 @@ def test_no_embedded_module_sits_outside_its_wing() -> None:
     loose = {p.name for p in top.glob("*.py")} - EMBEDDED_TOP
     assert not loose, f"move these into a wing of burnqed/embedded/: {sorted(loose)}"
     wings = {p.name for p in top.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
-    assert wings == EMBEDDED_WINGS, f"wings {sorted(wings)}: draw a new wing in docs/ARCHITECTURE.md and here"
+    assert wings == set(EMBEDDED_WINGS), f"wings {sorted(wings)}: draw a new wing in docs/ARCHITECTURE.md and here"
+
+
+def test_no_embedded_import_goes_up_a_wing() -> None:
+    level = {wing: n for n, wing in enumerate(EMBEDDED_WINGS)}
+    upward = [
+        f"{module} → {target}"
+        for module, targets in _imports().items()
+        if (source := _wing(module)) is not None
+        for target in targets
+        if (wing := _wing(target)) is not None and wing != source and level[wing] > level[source]
+    ]
+    assert not upward, "embedded imports that go up a wing:\n" + "\n".join(sorted(upward))

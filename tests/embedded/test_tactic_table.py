@@ -1,11 +1,14 @@
 """The table of tactics (burnqed/embedded/tactics/table.py) is the one registry: it agrees with
-the names each tactic function declares, with the tactic parser, and it is what runs."""
+the names each tactic function declares, with the tactic parser and with docs/embedded.md, and
+it is what runs."""
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import burnqed.embedded.tactics as wing
@@ -48,3 +51,38 @@ def test_a_tactic_runs_from_the_table() -> None:
     assert TACTICS["ring"].__module__ == "burnqed.embedded.tactics.ring_nf"
     checker = Checker()
     assert checker.check_proof("∀ (a b : Nat), (a + b) ^ 2 = a ^ 2 + 2 * a * b + b ^ 2", ["intro a b", "ring"]).ok
+
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "embedded.md"
+PACKAGE = Path(wing.__file__).resolve().parents[1]
+# words in the tactic list's backticks that are parts of a tactic's syntax, not tactics
+_SYNTAX_WORDS = {"_", "a", "at", "from", "generalizing", "h", "succ", "with", "zero"}
+
+
+def _section(title: str, end: str) -> str:
+    text = DOC.read_text(encoding="utf-8")
+    start = text.index(title)
+    stop = text.find(end, start + len(title))
+    return text[start:] if stop < 0 else text[start:stop]
+
+
+def test_every_tactic_the_docs_list_is_in_the_table_and_back() -> None:
+    """docs/embedded.md's tactic list ("The fragment") and the table name the same tactics."""
+    listed = {
+        span.split()[0]
+        for span in re.findall(r"`([^`]+)`", _section("\nTactics: ", "\nProof terms:"))
+        if re.fullmatch(r"[a-z_]+'?!?", span.split()[0])
+    } - _SYNTAX_WORDS
+    known = set(TACTICS) | set(GOAL_LIST_TACTICS) | COMBINATORS
+    assert listed - known == set(), "listed in docs/embedded.md, not in tactics/table.py"
+    assert known - listed == set(), "in tactics/table.py, not listed in docs/embedded.md"
+
+
+def test_the_paths_how_to_add_a_tactic_names_exist() -> None:
+    """Every file "How to add a tactic" points a newcomer to is there (paths under
+    burnqed/embedded/, or from the repository root)."""
+    section = _section("## How to add a tactic", "\n## ")
+    paths = [p for p in re.findall(r"`([\w./<>-]+\.py)`", section) if "<" not in p]
+    assert len(paths) >= 6, paths
+    missing = [p for p in paths if not (PACKAGE / p).is_file() and not (PACKAGE.parents[1] / p).is_file()]
+    assert not missing, missing
