@@ -57,4 +57,4 @@ def test_the_tool_call_log_is_named_once_in_the_library() -> None:
             for node in ast.walk(tree)
             if isinstance(node, ast.Constant) and node.value == "tool_calls.jsonl" and id(node) not in docstrings
         ]
-    assert spelled == ["tools/run_files.py:12"]
+    assert spelled == ["tools/common/run_files.py:12"]

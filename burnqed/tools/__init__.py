@@ -15,7 +15,8 @@ its models:
   verification gate before a target counts as done);
 - ``common/``: ``serving`` (what every server shares: the Toolset, construction, results),
   ``errors`` (the tool errors and the one error contract), ``config``, ``calllog``
-  (logs/tool_calls.jsonl), ``jobs`` (background jobs recorded on disk), ``policy`` (the
+  (logs/tool_calls.jsonl), ``run_files`` (the tools' files in a run directory: jobs/ and the
+  tool-call log), ``jobs`` (background jobs recorded on disk), ``policy`` (the
   tactic policy), ``held_out`` (what an agent may never search or read), ``http`` (serving
   over streamable HTTP behind bearer tokens), ``sessions`` (HTTP session caps that reclaim
   abandoned sessions, and each token's share of requests in flight).

@@ -45,7 +45,7 @@ from burnqed.embedded.tactics import basic as tactics_basic  # noqa: F401 - regi
 from burnqed.embedded.bridge.translate import hole, kterm
 from burnqed.embedded.decide.certify import internal_uid
 from burnqed.embedded.elab.elaborate import ElabError, elab_prop, elab_value
-from burnqed.embedded.tactics.interpreter import TACTICS, Engine, Exhausted, register
+from burnqed.embedded.tactics.interpreter import Engine, Exhausted, register
 from burnqed.embedded.tactics.lemma_use import PerUse, instance_proof
 from burnqed.embedded.tactics.proofterm import TacticError
 from burnqed.embedded.tactics.simp import SimpSet, simplify
@@ -332,7 +332,7 @@ def _conv(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         eng.justify(goal, body)
     # convTarget ends with `try rfl`
     try:
-        return TACTICS["rfl"](eng, child, Tac("rfl", tac.pos))
+        return eng.tactics.basic["rfl"](eng, child, Tac("rfl", tac.pos))
     except Exhausted:
         raise
     except TacticError:

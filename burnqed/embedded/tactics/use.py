@@ -24,7 +24,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from burnqed.embedded import kernel as k
-from burnqed.embedded.tactics import hypotheses as tactics_context  # noqa: F401 - `exists` stays there
 from burnqed.embedded.bridge.translate import hole, kterm
 from burnqed.embedded.tactics.interpreter import Engine, register
 from burnqed.embedded.tactics.proofterm import TacticError, dvd_exists, elab_witness
@@ -83,9 +82,11 @@ def _build(f: _Field) -> k.Proof:
     if f.ctor in ("ex_i", "dvd_i"):
         w, h = f.kids
         assert w.value is not None
-        return proof(f.ctor, kterm(w.value), _build(h))
+        intro = k.ExistsIntro if f.ctor == "ex_i" else k.DvdIntro
+        return intro(kterm(w.value), _build(h))
     if f.ctor in ("and_i", "iff_i"):
-        return proof(f.ctor, _build(f.kids[0]), _build(f.kids[1]))
+        pair = k.AndIntro if f.ctor == "and_i" else k.IffIntro
+        return pair(_build(f.kids[0]), _build(f.kids[1]))
     if f.ctor == "true_i":
         return k.TrueIntro()
     assert f.proof is not None

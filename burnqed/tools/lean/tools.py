@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from burnqed.lean.detached import DetachedProof
 from burnqed.lean.errors import HandleLost, LeanError, UnknownHandle
+from burnqed.lean.errors import InvalidInput as LeanInvalidInput
 from burnqed.lean.interface import ProofPool
 from burnqed.lean.protocol import Goal, Message, render_goal, render_goals
 from burnqed.lean.results import PoolStatus, TacticOutcome, TacticStatus
