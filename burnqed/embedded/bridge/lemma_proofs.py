@@ -92,6 +92,7 @@ def lemma_proof(statement: k.Term) -> k.Proof | None:
         prove_fact(seq.to(t), premises, t)
         or prove_fact(seq.to(t), premises, t, nonlinear=True)
         or _dvd_proof(seq.to(t), [u for pr, _ in premises for u in _hyp_uid(pr)])
+        or _dvd_cases_proof(seq.to(t), premises)
         or _induction_proof(seq.to(t), premises, intros)
     )
     if body is None:
@@ -103,6 +104,37 @@ def lemma_proof(statement: k.Term) -> k.Proof | None:
     except k.KernelError:
         return None
     return body
+
+
+def _dvd_cases_proof(seq: k.Sequent, premises: list[tuple[k.Proof, k.Term]]) -> k.Proof | None:
+    """A non-divisibility target from an ℕ premise ``a ∣ b``: unfold it into ``b = a * c``, split
+    on ``c < 1`` (``c = 0``) or ``1 ≤ c``, and prove each case by a non-linear certificate
+    (``0 < n → m ∣ n → m ≤ n``: ``c = 0`` makes ``n = 0``; else ``m ≤ m * c``)."""
+    t = seq.target
+    for i, (pr, prop) in enumerate(premises):
+        if not (isinstance(prop, k.App) and prop.head == "∣" and k.sort_of(seq, prop.args[0]) == "Nat"):
+            continue
+        a, b = prop.args
+        c, eq, lo, hi = internal_uid(), internal_uid(), internal_uid(), internal_uid()
+        eq_t = k.App("=", (b, k.App("*", (a, k.Free(c)), "Nat")), "Prop")
+        inner = seq.add(k.Entry(c, "Nat")).add(k.Entry(eq, eq_t))
+        rest = [*premises[:i], *premises[i + 1 :], (k.Hyp(eq), eq_t)]
+        small = k.App("<", (k.Free(c), k.Lit(1, "Nat")), "Prop")
+        big = k.App("≤", (k.Lit(1, "Nat"), k.Free(c)), "Prop")
+        neg_small = k.App("→", (small, k.FALSE), "Prop")
+        zero = prove_fact(inner.add(k.Entry(lo, small)).to(t), [*rest, (k.Hyp(lo), small)], t, nonlinear=True)
+        if zero is None:
+            continue
+        pos_seq = inner.add(k.Entry(hi, neg_small)).to(t)
+        one = prove_fact(pos_seq, [*rest, (k.Hyp(hi), neg_small)], big)
+        if one is None:
+            continue
+        mid = internal_uid()
+        step = prove_fact(pos_seq.add(k.Entry(mid, big)), [*rest, (k.Hyp(mid), big)], t, nonlinear=True)
+        if step is None:
+            continue
+        return k.DvdElim(pr, c, eq, k.Em(small, lo, zero, hi, k.Have(mid, big, one, step)))
+    return None
 
 
 def _induction_proof(seq: k.Sequent, premises: list[tuple[k.Proof, k.Term]], intros: list[int]) -> k.Proof | None:

@@ -211,6 +211,14 @@ LEMMAS.update(
         "dvd_add": "∀ {a b c : {α}}, a ∣ b → a ∣ c → a ∣ b + c",
         "Nat.succ_le_iff": "∀ {m n : Nat}, m + 1 ≤ n ↔ m < n",
         "Nat.lt_succ_iff": "∀ {m n : Nat}, m < n + 1 ↔ m ≤ n",
+        # leanprover/lean4 src/Init/Data/Nat/Basic.lean at 01f0fedef8dafd21ec2d8d8fc742d99af4f1372f
+        # (after `sub_self_add`; line not counted): `protected theorem sub_eq_zero_of_le {n m : Nat}
+        # (h : n ≤ m) : n - m = 0`: the kernel proves it (ℕ's truncated subtraction)
+        "Nat.sub_eq_zero_of_le": "∀ {n m : Nat}, n ≤ m → n - m = 0",
+        # leanprover/lean4 src/Init/Data/Nat/Dvd.lean at 1393e8e75424be371bbae71c04dd1646716323c0
+        # line 66 `theorem le_of_dvd {m n : Nat} (h : 0 < n) : m ∣ n → m ≤ n`: the kernel proves
+        # it by unfolding `m ∣ n` and splitting on the witness (lemma_proofs._dvd_cases_proof)
+        "Nat.le_of_dvd": "∀ {m n : Nat}, 0 < n → m ∣ n → m ≤ n",
     }
 )
 
@@ -303,6 +311,10 @@ INSTANCE_LEMMAS: dict[str, str] = {
     "Nat.mod_mod_of_dvd": "∀ (n : Nat) {m k : Nat}, m ∣ k → n % k % m = n % m",
     "Int.add_mul_emod_self": "∀ {a b c : Int}, (a + b * c) % c = a % c",
     "Int.add_mul_emod_self_left": "∀ (a b c : Int), (a + b * c) % b = a % b",
+    # issue 37 (lemma names of prover outputs): leanprover/lean4 src/Init/Data/Nat/Div.lean at
+    # 02d7cedba80422a3d0892493fb7518523e22ae0f line 80 `theorem mod_lt (x : Nat) {y : Nat} :
+    # y > 0 → x % y < y`. The divisor is a variable in general: each use is proved as its instance
+    "Nat.mod_lt": "∀ (x : Nat) {y : Nat}, y > 0 → x % y < y",
 }
 
 # Definitions a rule list (`rw [Nat.ModEq]`, `simp [Int.ModEq]`, `norm_num [Nat.ModEq] at h`) or
@@ -325,7 +337,7 @@ DEFINITIONS: dict[str, str] = {
 PROTECTED = frozenset(
     {
         "Nat.dvd_add", "Nat.div_eq_of_eq_mul_left", "Nat.div_eq_of_eq_mul_right", "Nat.mul_div_cancel",
-        "Nat.mul_div_cancel_left", "Nat.mul_div_cancel'", "Nat.div_mul_cancel",
+        "Nat.mul_div_cancel_left", "Nat.mul_div_cancel'", "Nat.div_mul_cancel", "Nat.sub_eq_zero_of_le",
     }
 )
 
