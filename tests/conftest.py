@@ -1,5 +1,5 @@
 """Shared pytest set-up: offline Hugging Face, the real-Lean marker, shared fixture plugins,
-shared caches (bytecode, tiny models), and how ``make test``'s two xdist workers share the work."""
+shared caches (bytecode, tiny models), and how two xdist workers (`pytest -n 2 --dist loadgroup`) share the work."""
 
 from __future__ import annotations
 
