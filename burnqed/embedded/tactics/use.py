@@ -43,7 +43,7 @@ class _Field:
     prop: Term | None = None
     value: Term | None = None
     proof: k.Proof | None = None
-    ctor: str | None = None  # the constructor applied to it
+    ctor: type[k.ExistsIntro | k.DvdIntro | k.AndIntro | k.IffIntro | k.TrueIntro] | None = None  # its kernel rule
     kids: list[_Field] = field(default_factory=list)
     binder: Binder | None = None  # an ∃'s body, instantiated once the witness is known
 
@@ -53,15 +53,15 @@ def _constructor(f: _Field) -> bool:
     t = f.prop
     if t is None:
         return False  # ℕ, ℤ: two constructors each; a Prop witness: not an inductive here
-    rule = "ex_i"
+    rule: type[k.ExistsIntro | k.DvdIntro] = k.ExistsIntro
     if isinstance(t, Rel) and t.op == "∣":
-        t, rule = dvd_exists(t), "dvd_i"
+        t, rule = dvd_exists(t), k.DvdIntro
     if isinstance(t, Binder) and t.q == "∃":
         f.ctor = rule
         f.kids = [_Field(ty=t.ty), _Field(binder=t)]
         return True
     if isinstance(t, Conn) and t.op in ("∧", "↔"):
-        f.ctor = "and_i" if t.op == "∧" else "iff_i"
+        f.ctor = k.AndIntro if t.op == "∧" else k.IffIntro
         if t.op == "∧":
             f.kids = [_Field(prop=t.args[0]), _Field(prop=t.args[1])]
         else:
@@ -69,7 +69,7 @@ def _constructor(f: _Field) -> bool:
             f.kids = [_Field(prop=Conn("→", (a, b))), _Field(prop=Conn("→", (b, a)))]
         return True
     if t == Const("True"):
-        f.ctor = "true_i"
+        f.ctor = k.TrueIntro
         return True
     if isinstance(t, Rel) and t.op == "=":
         raise TacticError("use: an argument for an equation is not supported by the embedded checker")
@@ -79,15 +79,13 @@ def _constructor(f: _Field) -> bool:
 
 
 def _build(f: _Field) -> k.Proof:
-    if f.ctor in ("ex_i", "dvd_i"):
+    if f.ctor is k.ExistsIntro or f.ctor is k.DvdIntro:
         w, h = f.kids
         assert w.value is not None
-        intro = k.ExistsIntro if f.ctor == "ex_i" else k.DvdIntro
-        return intro(kterm(w.value), _build(h))
-    if f.ctor in ("and_i", "iff_i"):
-        pair = k.AndIntro if f.ctor == "and_i" else k.IffIntro
-        return pair(_build(f.kids[0]), _build(f.kids[1]))
-    if f.ctor == "true_i":
+        return f.ctor(kterm(w.value), _build(h))
+    if f.ctor is k.AndIntro or f.ctor is k.IffIntro:
+        return f.ctor(_build(f.kids[0]), _build(f.kids[1]))
+    if f.ctor is k.TrueIntro:
         return k.TrueIntro()
     assert f.proof is not None
     return f.proof
