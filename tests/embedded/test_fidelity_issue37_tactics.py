@@ -167,6 +167,16 @@ CASES = [
     ("exact-nat-offset-false", "theorem t (n : ℕ) (h : n + 12 + 1 = 20) : n + 14 = 20", "exact h", False),
     ("exact-nat-offset-below", "theorem t (n : ℕ) (h : n + 1 = 0) : 3 = n + 5", "exact h", False),
     ("exact-int-offset-not-defeq", "theorem t (n : ℤ) (h : n + 12 + 1 = 20) : n + 13 = 20", "exact h", False),
+    # a tactic sequence is non-empty (lean4 src/Lean/Parser/Term.lean: tacticSeq1Indented is
+    # sepBy1IndentSemicolon); only `{ }` may be empty: a bare trailing combinator is a parse error
+    ("all_goals-body", "theorem t : (2 : ℕ) + 2 = 4", "norm_num\nall_goals norm_num", True),
+    ("all_goals-empty", "theorem t : (2 : ℕ) + 2 = 4", "norm_num\nall_goals", False),
+    ("try-empty", "theorem t : (2 : ℕ) + 2 = 4", "norm_num\ntry", False),
+    ("repeat-empty", "theorem t : (2 : ℕ) + 2 = 4", "norm_num\nrepeat", False),
+    ("any_goals-empty", "theorem t : (2 : ℕ) + 2 = 4", "norm_num\nany_goals", False),
+    ("have-by-empty", "theorem t : (2 : ℕ) + 2 = 4", "have h : 1 = 1 := by\nnorm_num", False),
+    ("cdot-empty", "theorem t : (2 : ℕ) + 2 = 4", "norm_num\n·", False),
+    ("paren-empty", "theorem t : (2 : ℕ) + 2 = 4", "norm_num\n()", False),
 ]
 
 

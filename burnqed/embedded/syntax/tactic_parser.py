@@ -74,11 +74,7 @@ TACTIC_NAMES = frozenset(
         "cases",
         "rcases",
         "obtain",
-        "all_goals",
-        "any_goals",
-        "try",
-        "first",
-        "repeat",
+        "all_goals", "any_goals", "try", "first", "repeat",
         "by_contra",
         "by_cases",
         "clear",
@@ -128,7 +124,8 @@ class _TacticParser(Parser):
             return True
         return t.kind == "sym" and t.text in stop
 
-    def seq(self, base: int, stop: frozenset[str] = frozenset()) -> Tac:
+    def seq(self, base: int, stop: frozenset[str] = frozenset(), *, allow_empty: bool = False) -> Tac:
+        # lean4 src/Lean/Parser/Term.lean: tacticSeq1Indented is sepBy1IndentSemicolon (non-empty)
         pos = self.tok.pos
         items: list[Tac] = []
         while True:
@@ -141,6 +138,8 @@ class _TacticParser(Parser):
                 self.at(";") or self.tok.kind == "nl" or self.at_sep_end(base, stop)
             ):
                 raise self.error("expected ';' or line break")
+        if not items and not allow_empty:
+            raise self.error("expected tactic")
         return Tac("seq", pos, {"items": items})
 
     def then_(self, base: int, stop: frozenset[str]) -> Tac:
@@ -334,7 +333,7 @@ class _TacticParser(Parser):
             return inner
         if self.at("{"):  # Lean's tacticSeqBracketed: focuses the main goal and must close it
             self.advance()
-            body = self.seq(-1, frozenset({"}"}))
+            body = self.seq(-1, frozenset({"}"}), allow_empty=True)
             self.expect("}")
             return Tac("focus", t.pos, {"body": body})
         if self.at("·") or self.at("."):
@@ -495,6 +494,4 @@ def parse_tactic(text: str, limits: Limits) -> Tac:
     tac = p.seq(-1)
     if not p.at_end():
         raise p.error("expected end of input")
-    if not tac.data["items"]:
-        raise p.error("expected tactic")
     return tac
