@@ -67,6 +67,11 @@ def _register(config: BurnqedConfig, run_dir: Path) -> None:
     from burnqed.coordination.demo import register_benchmark_targets
 
     register_benchmark_targets(prepare_run_config(config, run_dir))
+    # a run directory is one before its daemon's first start (as `coordinator run` leaves it):
+    # a competitor launched while the daemon still imports must already find the run's mark
+    from burnqed.coordination.control import COORDINATOR_DIR
+
+    (run_dir / COORDINATOR_DIR).mkdir(parents=True, exist_ok=True)
 
 
 def _daemon(config: Path, run_dir: Path, log: Any) -> subprocess.Popen[bytes]:
