@@ -177,6 +177,15 @@ CASES = [
     ("have-by-empty", "theorem t : (2 : ℕ) + 2 = 4", "have h : 1 = 1 := by\nnorm_num", False),
     ("cdot-empty", "theorem t : (2 : ℕ) + 2 = 4", "norm_num\n·", False),
     ("paren-empty", "theorem t : (2 : ℕ) + 2 = 4", "norm_num\n()", False),
+    # Mathlib's `clear * - h…` (Mathlib/Tactic/ClearExcept.lean): tryClearMany on every other
+    # local, last to first, keeping what the goal or a kept local needs
+    ("clear-except", "theorem t (x y : ℤ) (h₀ : x = 3) (h₁ : y = 4) : x + y = 7", "clear * - h₀ h₁\nomega", True),
+    ("clear-except-glued", "theorem t (x y : ℤ) (h₀ : x = 3) (h₁ : y = 4) : x + y = 7", "clear *- h₀ h₁\nomega", True),
+    ("clear-except-drops", "theorem t (x y : ℤ) (h₀ : x = 3) (h₁ : y = 4) : x + y = 7", "clear * - h₀\nomega", False),
+    ("clear-except-all", "theorem t (x y : ℤ) (h₀ : x = 3) (h₁ : y = 4) : x + y = 7", "clear * -\nomega", False),
+    ("clear-except-gone", "theorem t (x y : ℤ) (h₀ : x = 3) (h₁ : y = 4) : x + y = 7", "clear * - h₁\nexact h₀", False),
+    ("clear-except-unknown", "theorem t (x y : ℤ) (h₀ : x = 3) (h₁ : y = 4) : x + y = 7", "clear * - h₉\nomega", False),
+    ("clear-except-keeps-goal-vars", "theorem t (x : ℕ) (h₀ : x = 3) : x + 0 = x", "clear * -\nomega", True),
 ]
 
 

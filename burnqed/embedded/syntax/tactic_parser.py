@@ -351,6 +351,8 @@ class _TacticParser(Parser):
         d: dict[str, Any] = {}
         if name in _NO_ARGS:
             pass
+        elif name == "clear" and self.at("*"):  # `clear * - h…` (mathlib4 Mathlib/Tactic/ClearExcept.lean)
+            d["keep"] = (self.advance(), self.expect("-"), self.names())[2]
         elif name in ("intro", "intros", "clear", "subst", "revert", "contrapose", "contrapose!"):
             d["names"] = self.names()
         elif name == "rintro":

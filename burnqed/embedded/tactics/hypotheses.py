@@ -142,6 +142,8 @@ def _clear(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     from burnqed.embedded.elab.expr import fvars
 
     hyps = list(goal.hyps)
+    if tac.data.get("keep") is not None:
+        return _clear_except(eng, goal, tac.data["keep"])
     for n in tac.data["names"]:
         h = goal.hyp_named(n)
         if h is None:
@@ -153,6 +155,30 @@ def _clear(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         ]
         if users or h.uid in fvars(goal.target):
             raise TacticError(f"tactic 'clear' failed, variable '{n}' depends on it")
+        hyps = [o for o in hyps if o.uid != h.uid]
+    new = goal.with_(eng.fresh(), hyps=tuple(hyps))
+    eng.justify(goal, hole(new))
+    return [new]
+
+
+def _clear_except(eng: Engine, goal: Goal, keep: list[str]) -> list[Goal]:
+    """Mathlib's ``clear * - h…`` (Mathlib/Tactic/ClearExcept.lean): every local but the named
+    ones (and instances: the fragment has none) goes to ``MVarId.tryClearMany``, which tries them
+    last to first and keeps, silently, one the goal or a remaining local depends on."""
+    from burnqed.embedded.elab.expr import fvars
+
+    kept = set()
+    for n in keep:
+        h = goal.hyp_named(n)
+        if h is None:
+            raise TacticError(f"unknown identifier '{n}'")
+        kept.add(h.uid)
+    hyps = list(goal.hyps)
+    for h in reversed(goal.hyps):
+        if h.uid in kept or h.uid in fvars(goal.target):
+            continue
+        if any(o.uid != h.uid and not isinstance(o.ty, str) and h.uid in fvars(o.ty) for o in hyps):
+            continue
         hyps = [o for o in hyps if o.uid != h.uid]
     new = goal.with_(eng.fresh(), hyps=tuple(hyps))
     eng.justify(goal, hole(new))
