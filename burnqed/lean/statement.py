@@ -432,8 +432,10 @@ def split_tactic_block(block: str) -> list[str]:
         if not line.strip():
             continue
         text = line[indent:]
-        # `| alt =>` and `<;> tac` at the block's column still belong to the tactic above
-        if not tactics or (len(line) - len(line.lstrip()) == indent and not text.startswith(("|", "<;>"))):
+        # `| alt =>` and `<;> tac` at the block's column still belong to the tactic above, and so
+        # does any line after one ending in `<;>` (Lean's `t <;> t'` reads `t'` on the next line)
+        if not tactics or (len(line) - len(line.lstrip()) == indent and not text.startswith(("|", "<;>"))
+                           and not tactics[-1][-1].split("--")[0].rstrip().endswith("<;>")):
             tactics.append([text])
         else:
             tactics[-1].append(text)

@@ -185,6 +185,20 @@ CASES = [
     ("clear-except-all", "theorem t (x y : ℤ) (h₀ : x = 3) (h₁ : y = 4) : x + y = 7", "clear * -\nomega", False),
     ("clear-except-gone", "theorem t (x y : ℤ) (h₀ : x = 3) (h₁ : y = 4) : x + y = 7", "clear * - h₁\nexact h₀", False),
     ("clear-except-unknown", "theorem t (x y : ℤ) (h₀ : x = 3) (h₁ : y = 4) : x + y = 7", "clear * - h₉\nomega", False),
+    # `calc a` then `_ = b := …` (lean4 src/Lean/Parser/Term.lean calcFirstStep: a term alone is
+    # the step `a = a := rfl`)
+    ("calc-first-term", "theorem t : 91 ^ 2 = 8281", "calc 91 ^ 2\n    _ = 8281 := by norm_num", True),
+    ("calc-first-term-false", "theorem t : 91 ^ 2 = 8282", "calc 91 ^ 2\n    _ = 8282 := by norm_num", False),
+    ("calc-first-term-le", "theorem t (x : ℤ) (h : x = 2) : x + 1 ≤ 4",
+     "calc x + 1\n    _ = 2 + 1 := by rw [h]\n    _ ≤ 4 := by norm_num", True),
+    ("calc-first-term-other-lhs", "theorem t (x : ℤ) (h : x = 2) : x + 2 = 3",
+     "calc x + 1\n    _ = 2 + 1 := by rw [h]\n    _ = 3 := by norm_num", False),
+    ("calc-first-term-alone", "theorem t : 91 ^ 2 = 8281", "calc 91 ^ 2", False),
+    # `t <;>` ending a line: Lean reads the next line, even at the block's column, as `t <;> t'`
+    ("then-at-line-end", "theorem t (n : ℕ) (h : n < 3) : n * n < 9", "interval_cases n <;>\nsimp", True),
+    ("then-at-line-end-deeper", "theorem t (n : ℕ) (h : n < 3) : n * n < 9", "interval_cases n <;>\n  simp", True),
+    ("then-at-line-end-false", "theorem t (n : ℕ) (h : n < 4) : n * n < 9", "interval_cases n <;>\nsimp", False),
+    ("then-at-file-end", "theorem t (n : ℕ) (h : n < 3) : n * n < 9", "interval_cases n <;> simp <;>", False),
     ("clear-except-keeps-goal-vars", "theorem t (x : ℕ) (h₀ : x = 3) : x + 0 = x", "clear * -\nomega", True),
 ]
 

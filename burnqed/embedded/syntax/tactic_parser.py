@@ -178,8 +178,9 @@ class _TacticParser(Parser):
             # a step's `by` block ends at a line not indented past the step's first column
             line = self.column(self.tok.pos)
             rel = self.term_()
-            self.expect(":=")
-            if self.at("by"):
+            if not steps and not self.at(":="):  # `calc a` ⏎ `_ = b := …`: lean4 Term.lean calcFirstStep
+                steps.append((rel, "first", None))
+            elif self.expect(":=") and self.at("by"):
                 self.advance()
                 steps.append((rel, "by", self.seq(line, stop)))
             else:

@@ -60,6 +60,12 @@ def _calc(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     rel: str | tuple[str, str, object] | None = None
     modeq: ModEq | None = None
     for syn, kind, body in tac.data["steps"]:
+        if kind == "first":  # `calc a`: the step `a = a := rfl`, which `Trans Eq r` drops
+            term = prop_in_goal(goal, Syn("binop", syn.pos, "=", (syn, syn)))
+            if not isinstance(term, Rel):
+                raise TacticError("invalid 'calc' step, a term expected")
+            first, prev, prev_syn = term.lhs, term.lhs, syn
+            continue
         at = 1 if syn.kind == "modeq" else 0  # `a ≡ b [MOD n]` is args (n, a, b)
         if prev is not None and prev_syn is not None:
             if not (syn.kind in ("binop", "modeq") and len(syn.args) > at and syn.args[at].kind == "blank"):
