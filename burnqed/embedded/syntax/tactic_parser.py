@@ -149,21 +149,19 @@ class _TacticParser(Parser):
             while self.tok.kind == "nl":
                 self.advance()
             pos = self.advance().pos
-            while self.tok.kind == "nl" and int(self.tok.text) > base:  # `t <;>` ⏎ `t2`
+            while self.tok.kind == "nl":  # `t <;>` ⏎ `t2`: the second tactic has no column check
                 self.advance()
             t2 = self.atomic(base, stop)
             t = Tac("then", pos, {"first": t, "rest": t2})
         return t
 
     def _continued(self, sym: str, base: int) -> bool:
-        """A line break, deeper than ``base``, before ``sym`` continues the tactic (Lean reads
-        `t` ⏎ `<;> t2` as one tactic when the second line is indented past the block)."""
-        return (
-            self.tok.kind == "nl"
-            and int(self.tok.text) > base
-            and self.peek().kind == "sym"
-            and self.peek().text == sym
-        )
+        """A line break before ``sym`` continues the innermost tactic, whatever the line's
+        column: ``t <;> t'`` is a trailing parser (lean4 src/Init/Tactics.lean, ``macro:1 x:tactic
+        tk:" <;> " y:tactic:2``) and only a sequence's next item is checked against the block's
+        column (``sepByIndent``'s ``checkColGe``), so an ``all_goals`` block's last tactic takes a
+        ``<;> omega`` written at the column of ``all_goals``."""
+        return self.tok.kind == "nl" and self.peek().kind == "sym" and self.peek().text == sym
 
     def term_(self, extra: frozenset[str] = frozenset()) -> Syn:
         # a term may begin on the next line when that line is indented past the tactic's

@@ -382,6 +382,21 @@ def _cases(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     return run_alts(eng, goals, alts, {}) if alts else goals
 
 
+def _rcases_nat(eng: Engine, goal: Goal, var: Hyp, alts: list[Pattern]) -> list[Goal]:
+    """``rcases n with p₀ | p₁ | … | pₖ`` on ``n : ℕ``: ``zero`` with p₀ and ``succ m`` with the
+    rest; more patterns than ``Nat``'s two constructors match the last one's field, so
+    ``_ | _ | _`` splits ``m`` again (lean4 src/Lean/Elab/Tactic/RCases.lean,
+    ``processConstructors``: `| [], _ :: _ => [RCasesPatt.alts ref ps]`, then ``rcasesCore``
+    cases the field)."""
+    rest: Pattern = alts[1] if len(alts) == 2 else ("alts", alts[1:]) if len(alts) > 2 else ("blank",)
+    zero, succ = _cases_nat(eng, goal, var, rest[1] if rest[0] == "name" else None)
+    if rest[0] != "alts" or len(rest[1]) < 2:
+        return [zero, succ]
+    old = {h.uid for h in goal.hyps}
+    field = next(h for h in succ.hyps if h.uid not in old and h.ty == "Nat")
+    return [zero, *_rcases_nat(eng, succ, field, list(rest[1]))]
+
+
 def _intro_named(eng: Engine, goal: Goal, prop: Term, pat: Pattern) -> Goal:
     user, hyg = pat[1], pat[0] == "hyg"
     h = Hyp(eng.fresh(), user, prop, hyg)
@@ -395,9 +410,7 @@ def _rcases(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     if hyp is not None and isinstance(hyp.ty, str):
         if hyp.ty != "Nat" or pat[0] != "alts":
             raise TacticError("rcases on a variable needs a pattern `_ | k` (Nat)")
-        alts: list[Pattern] = list(pat[1])
-        second: Pattern = alts[1] if len(alts) > 1 else ("blank",)
-        return _cases_nat(eng, goal, hyp, second[1] if second[0] == "name" else None)
+        return _rcases_nat(eng, goal, hyp, list(pat[1]))
     base = goal.with_(eng.fresh(), hyps=_drop(goal, hyp.uid) if hyp is not None else goal.hyps)
     hint = hyp.user if hyp is not None else "h"
     return _destructure(eng, goal, base, prop, pat, hint, pf)

@@ -139,10 +139,13 @@ def _subst_vars(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     while True:
         for h in goal.hyps:
             eq = h.ty
-            if isinstance(eq, str) or not (isinstance(eq, Rel) and eq.op == "=") or goal.hyp_named(h.user) is not h:
+            if isinstance(eq, str) or not (isinstance(eq, Rel) and eq.op == "="):
                 continue
+            # by the hypothesis itself: an inaccessible one (`left✝` after `cases`) too
             if any(isinstance(v, FVar) and v.uid not in fvars(e) for v, e in ((eq.lhs, eq.rhs), (eq.rhs, eq.lhs))):
-                (goal,) = _subst(eng, goal, Tac("subst", tac.pos, {"names": [h.user]}))
+                new, pf = subst_eq(eng, goal, h)
+                eng.justify(goal, pf)
+                goal = new
                 break
         else:
             return [goal]

@@ -46,3 +46,33 @@ def test_rcases_rfl_pattern(case: str, header: str, script: str, lean: bool) -> 
 def test_rfl_pattern_error_names_lean_message() -> None:
     got = verdict("theorem t (a : ℕ) (h : a + 1 = 2 * a) : a = 1", "rcases h with rfl\nomega")
     assert "invalid equality proof" in got
+
+
+# rcases on ℕ with more patterns than Nat's two constructors: the extra ones match the last
+# constructor's field, which is split again (lean4 src/Lean/Elab/Tactic/RCases.lean,
+# processConstructors and rcasesCore)
+NAT_CASES = [
+    # x = 0, x = 1, x = n + 2: the product is a numeral in the first two cases only, and
+    # omega treats it as an atom in the third, where `n + 2 < 2` is the contradiction
+    ("nat-alts-3", "theorem t (x : ℕ) (hx : x < 2) : x * x = x",
+     "rcases x with (_ | _ | _) <;> omega", True),
+    ("nat-alts-2-too-few", "theorem t (x : ℕ) (hx : x < 2) : x * x = x",
+     "rcases x with (_ | _) <;> omega", False),
+    # the last pattern binds what is left: x = n + 2
+    ("nat-alts-last-named", "theorem t (x : ℕ) (hx : 2 ≤ x) : x ≠ 0",
+     "rcases x with (_ | _ | n)\n· omega\n· omega\n· omega", True),
+]
+
+
+@pytest.mark.parametrize(("case", "header", "script", "lean"), NAT_CASES, ids=[c[0] for c in NAT_CASES])
+def test_rcases_nat_alternatives(case: str, header: str, script: str, lean: bool) -> None:
+    got = verdict(header, script)
+    assert (got == "accepted") is lean, (case, got)
+
+
+def test_subst_vars_inaccessible_hypotheses() -> None:
+    # `cases h` names the parts `left✝ right✝`; subst_vars substitutes them all the same
+    # (lean4 src/Lean/Meta/Tactic/Subst.lean, substVars)
+    header = "theorem t (x y : ℕ) (h : x = 4 ∧ y = 4) : x + y = 8"
+    assert verdict(header, "cases h\nsubst_vars\nnorm_num") == "accepted"
+    assert verdict("theorem t (x y : ℕ) (h : x = 4 ∧ y = 4) : x + y = 9", "cases h\nsubst_vars\nnorm_num") != "accepted"
