@@ -432,10 +432,13 @@ def split_tactic_block(block: str) -> list[str]:
         if not line.strip():
             continue
         text = line[indent:]
-        # `| alt =>` and `<;> tac` at the block's column still belong to the tactic above, and so
-        # does any line after one ending in `<;>` (Lean's `t <;> t'` reads `t'` on the next line)
-        if not tactics or (len(line) - len(line.lstrip()) == indent and not text.startswith(("|", "<;>"))
-                           and not tactics[-1][-1].split("--")[0].rstrip().endswith("<;>")):
+        # `| alt =>` and `<;> tac` at the block's column still belong to the tactic above, as
+        # does the line after one ending in `<;>` (the second tactic of `t <;> t'` has no
+        # column check: lean4 src/Init/Tactics.lean, a trailing parser)
+        joined = bool(tactics) and tactics[-1][-1].split("--")[0].rstrip().endswith("<;>")
+        if not tactics or (
+            len(line) - len(line.lstrip()) == indent and not text.startswith(("|", "<;>")) and not joined
+        ):
             tactics.append([text])
         else:
             tactics[-1].append(text)

@@ -309,4 +309,38 @@ def prove(
     return "failed"
 
 
+def unsat_core(
+    hyps: list[Term],
+    target: Term | None,
+    linear: bool,
+    real: bool,
+    rlimit: int,
+    deadline: float | None = None,
+    max_expand: int = 32,
+    omega: bool = False,
+) -> list[int] | None:
+    """The indices of the hypotheses an unsat core of ``hyps ∧ ¬target`` uses (z3's
+    ``unsat_core`` over tracked hypotheses, minimized by z3: ``smt.core.minimize``), or None
+    when z3 does not answer unsat within ``rlimit``. Only a hint for the certificate search:
+    the kernel checks whatever certificate is found from these hypotheses."""
+    enc = Encoder(linear, real, max_expand, omega)
+    z3 = enc.z3
+    solver = z3.Solver()
+    solver.set("core.minimize", True)
+    marks = []
+    for i, h in enumerate(hyps):
+        mark = z3.Bool(f"__hyp{i}")
+        marks.append(mark)
+        solver.assert_and_track(enc.prop(h, True), mark)
+    if target is not None:
+        solver.add(enc.prop(target, False))
+    for c in enc.side:
+        solver.add(c)
+    result, _, _why = bounded_check(solver, rlimit, deadline)
+    if result != z3.unsat:
+        return None
+    used = {str(m) for m in solver.unsat_core()}
+    return [i for i, m in enumerate(marks) if str(m) in used]
+
+
 _ = (Binder, Num)

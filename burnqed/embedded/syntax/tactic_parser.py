@@ -9,8 +9,8 @@ from typing import Any
 
 from burnqed.embedded.syntax.parser import Limits, ParseError, Parser, Syn, tokenize
 from burnqed.embedded.syntax.tactic_parser_more import (
-    parse_case, parse_conv, parse_have_binders, parse_induction_prime, parse_match, parse_suffices,
-    parse_unfold)
+    parse_calc_steps, parse_case, parse_conv, parse_have_binders, parse_induction_prime, parse_match,
+    parse_suffices, parse_unfold)
 
 __all__ = ["TACTIC_NAMES", "Pattern", "Tac", "parse_tactic"]
 
@@ -148,48 +148,27 @@ class _TacticParser(Parser):
             while self.tok.kind == "nl":
                 self.advance()
             pos = self.advance().pos
-            while self.tok.kind == "nl" and int(self.tok.text) > base:  # `t <;>` ⏎ `t2`
+            while self.tok.kind == "nl":  # `t <;>` ⏎ `t2`: the second tactic has no column check
                 self.advance()
             t2 = self.atomic(base, stop)
             t = Tac("then", pos, {"first": t, "rest": t2})
         return t
 
     def _continued(self, sym: str, base: int) -> bool:
-        """A line break, deeper than ``base``, before ``sym`` continues the tactic (Lean reads
-        `t` ⏎ `<;> t2` as one tactic when the second line is indented past the block)."""
-        return (
-            self.tok.kind == "nl"
-            and int(self.tok.text) > base
-            and self.peek().kind == "sym"
-            and self.peek().text == sym
-        )
-
-    def calc_steps(self, base: int, stop: frozenset[str]) -> list[tuple[Syn, str, Any]]:
-        """``calc`` steps: ``rel := proof``, the later ones ``_ rel := proof``, one per line
-        (a proof is ``by`` and a tactic block, or a term)."""
-        steps: list[tuple[Syn, str, Any]] = []
-        while True:
-            while self.tok.kind == "nl" and int(self.tok.text) > base and (
-                not steps or (self.peek().kind == "id" and self.peek().text == "_")
-            ):
-                self.advance()
-            if steps and not (self.tok.kind == "id" and self.tok.text == "_"):
-                break
-            # a step's `by` block ends at a line not indented past the step's first column
-            line = self.column(self.tok.pos)
-            rel = self.term_()
-            if not steps and not self.at(":="):  # `calc a` ⏎ `_ = b := …`: lean4 Term.lean calcFirstStep
-                steps.append((rel, "first", None))
-            elif self.expect(":=") and self.at("by"):
-                self.advance()
-                steps.append((rel, "by", self.seq(line, stop)))
-            else:
-                steps.append((rel, "term", self.term_()))
-            if not (self.tok.kind == "nl" and int(self.tok.text) > base and self.peek().kind == "id" and self.peek().text == "_"):
-                break
-        return steps
+        """A line break before ``sym`` continues the innermost tactic, whatever the line's
+        column: ``t <;> t'`` is a trailing parser (lean4 src/Init/Tactics.lean, ``macro:1 x:tactic
+        tk:" <;> " y:tactic:2``) and only a sequence's next item is checked against the block's
+        column (``sepByIndent``'s ``checkColGe``), so an ``all_goals`` block's last tactic takes a
+        ``<;> omega`` written at the column of ``all_goals``."""
+        return self.tok.kind == "nl" and self.peek().kind == "sym" and self.peek().text == sym
 
     def term_(self, extra: frozenset[str] = frozenset()) -> Syn:
+        # a term may begin on the next line when that line is indented past the tactic's
+        # column: Lean's tokens skip whitespace, newlines included, and only the `checkColGe`
+        # of the block's next tactic (`sepByIndent`, lean4 src/Lean/Parser/Extra.lean) ends
+        # the tactic; `simpa [...] using` ⏎ `term` is one tactic
+        while self.tok.kind == "nl" and int(self.tok.text) > self.tactic_col and self.peek().kind != "eof":
+            self.advance()
         saved = self.stop
         self.stop = saved | _TERM_STOP | extra
         try:
@@ -317,12 +296,18 @@ class _TacticParser(Parser):
             self.advance()
         return Tac(name, pos, {"opaque": True})
 
+    # the column of the tactic being parsed: a line indented past it continues the tactic
+    tactic_col: int = 1 << 30
+
     def atomic(self, base: int, stop: frozenset[str]) -> Tac:
         # every nested tactic (blocks, focus, combinator bodies, alternatives) passes here
         self.enter()
+        saved = self.tactic_col
+        self.tactic_col = self.column(self.tok.pos)
         try:
             return self._atomic(base, stop)
         finally:
+            self.tactic_col = saved
             self.leave()
 
     def _atomic(self, base: int, stop: frozenset[str]) -> Tac:
@@ -471,7 +456,7 @@ class _TacticParser(Parser):
         elif name == "symm":
             pass
         elif name == "calc":
-            d["steps"] = self.calc_steps(self.line_indent(t.pos), stop)
+            d["steps"] = parse_calc_steps(self, self.line_indent(t.pos), stop)
         elif name == "push_neg":
             d["at"] = self.location()
         elif name == "unfold":

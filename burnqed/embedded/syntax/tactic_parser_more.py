@@ -16,7 +16,7 @@ from typing import Any
 from burnqed.embedded.syntax.parser import ParseError, Syn
 
 __all__ = [
-    "parse_case", "parse_conv", "parse_induction_prime", "parse_have_binders", "parse_match", "parse_suffices",
+    "parse_calc_steps", "parse_case", "parse_conv", "parse_induction_prime", "parse_have_binders", "parse_match", "parse_suffices",
     "parse_unfold",
 ]
 
@@ -240,3 +240,29 @@ def _conv_item(p: Any, base: int, stop: frozenset[str]) -> tuple[str, int, Any]:
         return ("simp", t.pos, (name, only, rules))
     p._opaque(name, stop | {")"})
     return ("unsupported", t.pos, name)
+
+
+def parse_calc_steps(p: Any, base: int, stop: frozenset[str]) -> list[tuple[Syn, str, Any]]:
+    """``calc`` steps: ``rel := proof``, the later ones ``_ rel := proof``, one per line
+    (a proof is ``by`` and a tactic block, or a term); ``p`` is the tactic parser."""
+    steps: list[tuple[Syn, str, Any]] = []
+    while True:
+        while p.tok.kind == "nl" and int(p.tok.text) > base and (
+            not steps or (p.peek().kind == "id" and p.peek().text == "_")
+        ):
+            p.advance()
+        if steps and not (p.tok.kind == "id" and p.tok.text == "_"):
+            break
+        # a step's `by` block ends at a line not indented past the step's first column
+        line = p.column(p.tok.pos)
+        rel = p.term_()
+        if not steps and not p.at(":="):  # `calc a` ⏎ `_ = b := …`: lean4 Term.lean calcFirstStep
+            steps.append((rel, "first", None))
+        elif p.expect(":=") and p.at("by"):
+            p.advance()
+            steps.append((rel, "by", p.seq(line, stop)))
+        else:
+            steps.append((rel, "term", p.term_()))
+        if not (p.tok.kind == "nl" and int(p.tok.text) > base and p.peek().kind == "id" and p.peek().text == "_"):
+            break
+    return steps

@@ -13,7 +13,7 @@ from burnqed.embedded.tactics.interpreter import Engine, Interrupted, register, 
 from burnqed.embedded.decide.linarith_pre import comparisons
 from burnqed.embedded.decide.polynomials import difference
 from burnqed.embedded.tactics.proofterm import TacticError
-from burnqed.embedded.decide.smt import prove
+from burnqed.embedded.decide.smt import prove, unsat_core
 from burnqed.embedded.elab.state import Goal, Hyp
 from burnqed.embedded.syntax.tactic_parser import Tac
 from burnqed.embedded.tactics.basic import elab_in_goal, show
@@ -202,6 +202,19 @@ def _omega(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
             eng.justify(goal, quick)
             return []
     if _run_z3(eng, [h.ty for h in hyps], goal.target, linear=True, real=False, tactic="omega", omega=True):  # type: ignore[misc]
+        # the certificate search first from the hypotheses of z3's unsat core (the facts the
+        # decision used: Lean's omega, too, ends with a contradiction among a few of them), and
+        # from all of them only when that finds none; both within the same count bounds
+        cfg = eng.ctx.config
+        core = unsat_core(
+            [h.ty for h in hyps], goal.target, True, False, cfg.z3_rlimit, eng.ctx.deadline,  # type: ignore[misc]
+            cfg.max_expand_exponent, True,
+        )
+        if eng.kernel_on and core is not None and len(core) < len(hyps):
+            pf = _certificate(eng, goal, [hyps[i] for i in core], [], False, "omega", Budget.of(eng.ctx))
+            if pf is not None:
+                eng.justify(goal, pf)
+                return []
         return close_by_certificate(eng, goal, hyps)
     raise TacticError(
         "omega could not prove the goal:\na possible counterexample may satisfy the constraints\n"

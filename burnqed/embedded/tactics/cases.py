@@ -32,7 +32,7 @@ from burnqed.embedded.elab.expr import (
     replace_fvar,
 )
 
-__all__ = ["justify_by_induction", "rcases_prop", "run_alts", "subst_var"]
+__all__ = ["justify_by_induction", "rcases_prop", "run_alts", "subst_eq", "subst_var"]
 
 
 def _drop(goal: Goal, uid: int) -> tuple[Hyp, ...]:
@@ -84,6 +84,12 @@ def rcases_prop(
     with holes for them."""
     pf = pf if pf is not None else k.Sorry()
     kind = pat[0]
+    if kind == "name" and pat[1] == "rfl":
+        # rcases' `rfl` pattern: the equation is added and substituted at once (lean4
+        # src/Lean/Elab/Tactic/RCases.lean, rcasesCore `| .one ref `rfl =>` then `subst'`)
+        g, h = _add(eng, goal, hint, prop, True)
+        new, sub = subst_eq(eng, g, h, rcases=True)
+        return [new], k.Have(h.uid, kterm(prop), pf, sub)
     if kind in ("name", "blank"):
         g, h = _add(eng, goal, pat[1] if kind == "name" else hint, prop, kind == "blank")
         return [g], k.Have(h.uid, kterm(prop), pf, hole(g))
@@ -160,6 +166,41 @@ def rcases_prop(
             f"rcases: pattern with alternatives does not match the type\n  {show(goal, prop)}"
         )
     raise TacticError(f"rcases: unsupported pattern {kind}")
+
+
+def subst_eq(eng: Engine, goal: Goal, h: Hyp, rcases: bool = False) -> tuple[Goal, k.Proof]:
+    """``subst h`` with ``h : a = b``: the right side's variable is replaced by the left side,
+    else the left side's by the right (lean4 ``Lean.Meta.subst``, and rcases' ``subst'`` in
+    src/Lean/Elab/Tactic/RCases.lean, which tries ``rhs`` then ``lhs``); the equation is gone
+    from the new goal; returns it with the kernel proof of ``goal`` (the ``Subst`` rule, a hole
+    for the new goal). With ``rcases`` the side
+    chosen is the first that is a variable, as ``subst'`` chooses it, and a variable that
+    occurs on the other side is an error there (plain ``subst`` then tries the other side)."""
+    eq = h.ty
+    if isinstance(eq, str) or not (isinstance(eq, Rel) and eq.op == "="):
+        raise TacticError(
+            "tactic 'subst' failed, invalid equality proof, it is not of the form (x = t) or (t = x)\n  "
+            + (h.user if isinstance(eq, str) else show(goal, eq))
+        )
+    for var_t, val in ((eq.rhs, eq.lhs), (eq.lhs, eq.rhs)):
+        if not isinstance(var_t, FVar):
+            continue
+        if var_t.uid in fvars(val):
+            if rcases:
+                raise TacticError(
+                    f"tactic 'subst' failed, motive is not type correct\n  {show(goal, eq)}"
+                )
+            continue
+        rest = Goal(goal.uid, tuple(x for x in goal.hyps if x.uid != h.uid), goal.target, goal.tag)
+        new = subst_var(eng, rest, var_t.uid, val, (), goal.tag or "")
+        new = new.with_(new.uid, tag=rest.tag)
+        return new, k.Subst(k.Hyp(h.uid), var_t.uid, hole(new))
+    raise TacticError(
+        f"tactic 'subst' failed, did not find a variable to substitute in\n  {h.user}"
+        if not rcases
+        else "tactic 'subst' failed, invalid equality proof, it is not of the form (x = t) or (t = x)\n  "
+        + show(goal, eq)
+    )
 
 
 def subst_var(
@@ -341,6 +382,21 @@ def _cases(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     return run_alts(eng, goals, alts, {}) if alts else goals
 
 
+def _rcases_nat(eng: Engine, goal: Goal, var: Hyp, alts: list[Pattern]) -> list[Goal]:
+    """``rcases n with p₀ | p₁ | … | pₖ`` on ``n : ℕ``: ``zero`` with p₀ and ``succ m`` with the
+    rest; more patterns than ``Nat``'s two constructors match the last one's field, so
+    ``_ | _ | _`` splits ``m`` again (lean4 src/Lean/Elab/Tactic/RCases.lean,
+    ``processConstructors``: `| [], _ :: _ => [RCasesPatt.alts ref ps]`, then ``rcasesCore``
+    cases the field)."""
+    rest: Pattern = alts[1] if len(alts) == 2 else ("alts", alts[1:]) if len(alts) > 2 else ("blank",)
+    zero, succ = _cases_nat(eng, goal, var, rest[1] if rest[0] == "name" else None)
+    if rest[0] != "alts" or len(rest[1]) < 2:
+        return [zero, succ]
+    old = {h.uid for h in goal.hyps}
+    field = next(h for h in succ.hyps if h.uid not in old and h.ty == "Nat")
+    return [zero, *_rcases_nat(eng, succ, field, list(rest[1]))]
+
+
 def _intro_named(eng: Engine, goal: Goal, prop: Term, pat: Pattern) -> Goal:
     user, hyg = pat[1], pat[0] == "hyg"
     h = Hyp(eng.fresh(), user, prop, hyg)
@@ -354,9 +410,7 @@ def _rcases(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     if hyp is not None and isinstance(hyp.ty, str):
         if hyp.ty != "Nat" or pat[0] != "alts":
             raise TacticError("rcases on a variable needs a pattern `_ | k` (Nat)")
-        alts: list[Pattern] = list(pat[1])
-        second: Pattern = alts[1] if len(alts) > 1 else ("blank",)
-        return _cases_nat(eng, goal, hyp, second[1] if second[0] == "name" else None)
+        return _rcases_nat(eng, goal, hyp, list(pat[1]))
     base = goal.with_(eng.fresh(), hyps=_drop(goal, hyp.uid) if hyp is not None else goal.hyps)
     hint = hyp.user if hyp is not None else "h"
     return _destructure(eng, goal, base, prop, pat, hint, pf)
@@ -404,7 +458,7 @@ def _rintro(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     for pat in tac.data["patterns"] or [("blank",)]:
         out: list[Goal] = []
         for g in goals:
-            if pat[0] in ("name", "blank"):
+            if pat[0] == "blank" or (pat[0] == "name" and pat[1] != "rfl"):
                 out.append(intro_one(eng, g, pat[1] if pat[0] == "name" else None))
                 continue
             g2 = intro_one(eng, g, None)

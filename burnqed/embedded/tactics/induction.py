@@ -12,7 +12,7 @@ from burnqed.embedded.elab.state import Goal, Hyp
 from burnqed.embedded.syntax.tactic_parser import Tac
 from burnqed.embedded.tactics.basic import intro_one
 from burnqed.embedded.tactics.le_induction import le_induction
-from burnqed.embedded.tactics.cases import justify_by_induction, run_alts, subst_var
+from burnqed.embedded.tactics.cases import justify_by_induction, run_alts, subst_eq, subst_var
 from burnqed.embedded.elab.expr import Binder, Conn, FVar, Num, Op, Rel, Term, fvars, replace_fvar, subterms
 
 __all__: list[str] = []
@@ -115,29 +115,13 @@ def _subst(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         h = goal.hyp_named(name)
         if h is None:
             raise TacticError(f"unknown identifier '{name}'")
-        eq = h.ty
-        if isinstance(eq, str) or not (isinstance(eq, Rel) and eq.op == "="):
+        if isinstance(h.ty, str) or not (isinstance(h.ty, Rel) and h.ty.op == "="):
             raise TacticError(
                 f"tactic 'subst' failed, invalid equality proof, it is not of the form (x = t) or (t = x)\n  {name}"
             )
-        for var_t, val in ((eq.rhs, eq.lhs), (eq.lhs, eq.rhs)):
-            if isinstance(var_t, FVar) and var_t.uid not in fvars(val):
-                var = next(x for x in goal.hyps if x.uid == var_t.uid)
-                rest = Goal(
-                    goal.uid,
-                    tuple(x for x in goal.hyps if x.uid != h.uid),
-                    goal.target,
-                    goal.tag,
-                )
-                new = subst_var(eng, rest, var.uid, val, (), goal.tag or "")
-                new = new.with_(new.uid, tag=rest.tag)
-                eng.justify(goal, k.Subst(k.Hyp(h.uid), var.uid, hole(new)))
-                goal = new
-                break
-        else:
-            raise TacticError(
-                f"tactic 'subst' failed, did not find a variable to substitute in\n  {name}"
-            )
+        new, pf = subst_eq(eng, goal, h)
+        eng.justify(goal, pf)
+        goal = new
     return [goal]
 
 
@@ -155,10 +139,13 @@ def _subst_vars(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     while True:
         for h in goal.hyps:
             eq = h.ty
-            if isinstance(eq, str) or not (isinstance(eq, Rel) and eq.op == "=") or goal.hyp_named(h.user) is not h:
+            if isinstance(eq, str) or not (isinstance(eq, Rel) and eq.op == "="):
                 continue
+            # by the hypothesis itself: an inaccessible one (`left✝` after `cases`) too
             if any(isinstance(v, FVar) and v.uid not in fvars(e) for v, e in ((eq.lhs, eq.rhs), (eq.rhs, eq.lhs))):
-                (goal,) = _subst(eng, goal, Tac("subst", tac.pos, {"names": [h.user]}))
+                new, pf = subst_eq(eng, goal, h)
+                eng.justify(goal, pf)
+                goal = new
                 break
         else:
             return [goal]

@@ -12,6 +12,7 @@ from burnqed.embedded.bridge.translate import hole, kterm
 from burnqed.embedded.decide.certify import internal_uid
 from burnqed.embedded.tactics.lemma_use import PerUse, instance_proof
 from burnqed.embedded.tactics.simp_prover import SimpProver
+from burnqed.embedded.tactics.rewrite_open import close_open_rewrite
 from burnqed.embedded.tactics.interpreter import Engine, register, render
 from burnqed.embedded.bridge.lemma_proofs import lemma_proof
 from burnqed.embedded.elab.lemmas import DEFINITIONS, INSTANCE_LEMMAS, LEMMAS, lemma_instances, resolve
@@ -200,7 +201,7 @@ def _abstract_all(t: Term, pattern: Term, value: Term, offsets: bool = False) ->
 
 
 def rewrite_term(
-    goal: Goal, t: Term, lhs: Term, rhs: Term, where: str
+    goal: Goal, t: Term, lhs: Term, rhs: Term, where: str, open_ok: bool = False
 ) -> tuple[Term, dict[int, Term], Term, Term]:
     """Rewrite every instance of the first match of ``lhs`` in ``t`` by ``rhs``: the new
     term, the match, the instantiated pattern and ``t`` with its instances written as it."""
@@ -215,7 +216,7 @@ def rewrite_term(
         )
     pat = instantiate_mvars(lhs, sub)
     val = instantiate_mvars(rhs, sub)
-    if mvars(val):
+    if mvars(val) and not open_ok:
         raise TacticError(
             "tactic 'rewrite' failed, motive is not type correct (uninstantiated arguments)"
         )
@@ -258,7 +259,8 @@ def _rw(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     side: list[Goal] = []
     hyps, at_target = _locations(goal, tac.data["at"])
     positions = {h.uid: i for i, h in enumerate(goal.hyps)}
-    for rev, s in tac.data["rules"]:
+    for i, (rev, s) in enumerate(tac.data["rules"]):
+        last_rule = i == len(tac.data["rules"]) - 1
         props = _rule_props(eng, goal, s)
         last: TacticError | None = None
         for prop, build in props:
@@ -279,8 +281,10 @@ def _rw(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
                     new_goal = nxt
                 if at_target:
                     target, subs, pat, old = rewrite_term(
-                        new_goal, new_goal.target, lhs, rhs, "target expression"
+                        new_goal, new_goal.target, lhs, rhs, "target expression", open_ok=last_rule and not hyps
                     )
+                    if mvars(target):
+                        target = close_open_rewrite(target, subs)
                     nxt = new_goal.with_(eng.fresh(), target=target)
                     steps.append((new_goal, None, nxt, subs, pat, old))
                     new_goal = nxt
