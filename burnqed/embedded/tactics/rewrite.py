@@ -15,7 +15,7 @@ from burnqed.embedded.tactics.simp_prover import SimpProver
 from burnqed.embedded.tactics.interpreter import Engine, register, render
 from burnqed.embedded.bridge.lemma_proofs import lemma_proof
 from burnqed.embedded.elab.lemmas import DEFINITIONS, INSTANCE_LEMMAS, LEMMAS, NO_INSTANCE, lemma_instances, resolve
-from burnqed.embedded.tactics.proofterm import TacticError, fresh_mvar, instantiate_mvars, unify
+from burnqed.embedded.tactics.proofterm import ProofElab, TacticError, fresh_mvar, instantiate_mvars, unify
 from burnqed.embedded.tactics.simp import Rule, SimpSet, conditional_rules, rules_from_prop, simplify
 from burnqed.embedded.elab.state import Goal, Hyp
 from burnqed.embedded.syntax.parser import Syn
@@ -308,6 +308,11 @@ def _rw(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
                             eng, before, eq, subs, [(a, g.target) for a, g in zip(args, goals, strict=True)], build.name
                         )
                     else:
+                        owner = getattr(build, "__self__", None)
+                        if isinstance(owner, ProofElab):
+                            # an applied instance lemma (`mul_right_inj' h`) is proved as the
+                            # instance it is once the match fixed its open arguments
+                            owner.sub = {**owner.sub, **subs}
                         eq_pf = eq.proof(build(), subs, args)
                     motive = k.abstract(kterm(old), kterm(pat))
                     if at is None:

@@ -1,0 +1,225 @@
+"""Issue 37: the ℕ/ℤ lemma names the field's provers use, beyond the first catalogue (lemmas.py merges
+them into ``LEMMAS``, ``INSTANCE_LEMMAS`` and ``PROTECTED``; the statements are in the fragment's
+syntax, each copied from Lean core or Mathlib with its source). ``FIELD_LEMMAS`` the kernel proves in
+general; ``FIELD_INSTANCE_LEMMAS`` only per use; ``NO_INSTANCE`` names never apply to ℕ or ℤ."""
+
+from __future__ import annotations
+
+__all__ = ["AT_INT", "FIELD_INSTANCE_LEMMAS", "FIELD_LEMMAS", "FIELD_PROTECTED", "NO_INSTANCE"]
+
+# Issue 37, the lemma names of the field's provers (ℕ/ℤ arithmetic), each proved by the kernel in
+# general like every entry of LEMMAS (tests/embedded/kernel/test_kernel.py). Lean core, leanprover/lean4
+# src/Init/Data/Nat/Basic.lean at 01f0fedef8dafd21ec2d8d8fc742d99af4f1372f (`succ m` is `m + 1`
+# here): `theorem succ_add : ∀ (n m : Nat), (succ n) + m = succ (n + m)`, `theorem add_succ (n m :
+# Nat) : n + succ m = succ (n + m)`, `theorem mul_succ (n m : Nat) : n * succ m = n * m + n`,
+# `theorem succ_mul (n m : Nat) : (succ n) * m = (n * m) + m`, `theorem sub_le (n m : Nat) : n - m ≤
+# n`, `theorem lt_succ_of_le {n m : Nat} : n ≤ m → n < succ m`, `theorem eq_zero_of_le_zero {n :
+# Nat} (h : n ≤ 0) : n = 0`, `protected theorem le_total (m n : Nat) : m ≤ n ∨ n ≤ m`, `protected
+# theorem lt_or_gt_of_ne {a b : Nat} (ne : a ≠ b) : a < b ∨ a > b`, `protected theorem one_ne_zero
+# : 1 ≠ (0 : Nat)`, `theorem add_sub_of_le {a b : Nat} (h : a ≤ b) : a + (b - a) = b`, `@[simp]
+# protected theorem sub_add_cancel {n m : Nat} (h : m ≤ n) : n - m + m = n`, `@[simp] protected
+# theorem zero_sub (n : Nat) : 0 - n = 0`, `@[simp] protected theorem sub_zero (n : Nat) : n - 0 =
+# n`, `theorem pos_pow_of_pos {n : Nat} (m : Nat) (h : 0 < n) : 0 < n^m`; src/Init/Prelude.lean
+# `theorem Nat.le_of_lt_succ {m n : Nat} : LT.lt m (succ n) → LE.le m n`, `theorem Nat.succ_le_succ
+# : LE.le n m → LE.le (succ n) (succ m)` ({n m} bound automatically); src/Init/Data/Int/DivModLemmas.lean
+# `@[simp] theorem emod_one (a : Int) : a % 1 = 0`; src/Init/Data/Int/DivMod.lean `emod_zero
+# (a : Int) : a % 0 = a`; src/Init/Data/Nat/Div.lean `mod_one (a : Nat) : a % 1 = 0`, `mod_zero (a
+# : Nat) : a % 0 = a`, `div_one (n : Nat) : n / 1 = n`, `div_zero (n : Nat) : n / 0 = 0`;
+# src/Init/Data/Int/Lemmas.lean / DivModLemmas.lean (protected) `Int.dvd_refl (n : Int) : n ∣ n`,
+# `Int.dvd_trans : ∀ {a b c : Int}, a ∣ b → b ∣ c → a ∣ c`, `Int.dvd_mul_right (a b : Int) : a ∣ a *
+# b`, `Int.dvd_mul_left (a b : Int) : b ∣ a * b`. Mathlib (leanprover-community/mathlib4):
+# Mathlib/Algebra/GroupWithZero/Divisibility.lean `dvd_zero (a : α) : a ∣ 0`,
+# Mathlib/Algebra/Group/Basic.lean `one_dvd (a : α) : 1 ∣ a`, Mathlib/Algebra/Ring/Defs.lean
+# `mul_two (a : α) : a * 2 = a + a`, Mathlib/Order/Defs.lean `le_total : ∀ (a b : α), a ≤ b ∨ b ≤ a`,
+# `lt_or_gt_of_ne {a b : α} (h : a ≠ b) : a < b ∨ a > b`; lean4 src/Init/Core.lean `theorem eq_comm
+# {a b : α} : a = b ↔ b = a`; src/Init/Prelude.lean `inductive Eq : α → α → Prop | refl (a : α) : Eq a
+# a`; src/Init/Data/Nat/Lemmas.lean `@[simp] protected theorem pow_one (a : Nat) : a ^ 1 = a`,
+# `@[simp] protected theorem one_pow (n : Nat) : 1 ^ n = 1`; Mathlib/Algebra/Order/Monoid/Lemmas.lean
+# (Mathlib/Algebra/Order/Monoid/NatCast.lean later) `lt_add_one (a : α) : a < a + 1`;
+# Mathlib/Algebra/Group/Basic.lean (Mathlib/Algebra/GroupWithZero/Divisibility.lean) `theorem
+# dvd_mul_of_dvd_left (h : a ∣ b) (c : α) : a ∣ b * c`, `theorem dvd_mul_of_dvd_right (h : a ∣ b) (c
+# : α) : a ∣ c * b`.
+FIELD_LEMMAS: dict[str, str] = {
+        "Nat.succ_add": "∀ (n m : Nat), n + 1 + m = n + m + 1",
+        "Nat.add_succ": "∀ (n m : Nat), n + (m + 1) = n + m + 1",
+        "Nat.mul_succ": "∀ (n m : Nat), n * (m + 1) = n * m + n",
+        "Nat.succ_mul": "∀ (n m : Nat), (n + 1) * m = n * m + m",
+        "Nat.sub_le": "∀ (n m : Nat), n - m ≤ n",
+        "Nat.lt_succ_of_le": "∀ {n m : Nat}, n ≤ m → n < m + 1",
+        "Nat.le_of_lt_succ": "∀ {m n : Nat}, m < n + 1 → m ≤ n",
+        "Nat.succ_le_succ": "∀ {n m : Nat}, n ≤ m → n + 1 ≤ m + 1",
+        "Nat.eq_zero_of_le_zero": "∀ {n : Nat}, n ≤ 0 → n = 0",
+        "Nat.le_total": "∀ (m n : Nat), m ≤ n ∨ n ≤ m",
+        "Nat.lt_or_gt_of_ne": "∀ {a b : Nat}, a ≠ b → a < b ∨ a > b",
+        "Nat.one_ne_zero": "1 ≠ (0 : Nat)",
+        "Nat.add_sub_of_le": "∀ {a b : Nat}, a ≤ b → a + (b - a) = b",
+        "Nat.sub_add_cancel": "∀ {n m : Nat}, m ≤ n → n - m + m = n",
+        "Nat.zero_sub": "∀ (n : Nat), 0 - n = 0",
+        "Nat.sub_zero": "∀ (n : Nat), n - 0 = n",
+        "Nat.pos_pow_of_pos": "∀ {n : Nat} (m : Nat), 0 < n → 0 < n ^ m",
+        "Nat.mod_one": "∀ (a : Nat), a % 1 = 0",
+        "Nat.mod_zero": "∀ (a : Nat), a % 0 = a",
+        "Nat.div_one": "∀ (n : Nat), n / 1 = n",
+        "Nat.div_zero": "∀ (n : Nat), n / 0 = 0",
+        "Int.emod_one": "∀ (a : Int), a % 1 = 0",
+        "Int.emod_zero": "∀ (a : Int), a % 0 = a",
+        "Int.dvd_refl": "∀ (n : Int), n ∣ n",
+        "Int.dvd_trans": "∀ {a b c : Int}, a ∣ b → b ∣ c → a ∣ c",
+        "Int.dvd_mul_right": "∀ (a b : Int), a ∣ a * b",
+        "Int.dvd_mul_left": "∀ (a b : Int), b ∣ a * b",
+        "dvd_zero": "∀ (a : {α}), a ∣ 0",
+        "one_dvd": "∀ (a : {α}), 1 ∣ a",
+        "mul_two": "∀ (a : {α}), a * 2 = a + a",
+        "le_total": "∀ (a b : {α}), a ≤ b ∨ b ≤ a",
+        "lt_or_gt_of_ne": "∀ {a b : {α}}, a ≠ b → a < b ∨ a > b",
+        "eq_comm": "∀ {a b : {α}}, a = b ↔ b = a",
+        "Nat.pow_one": "∀ (a : Nat), a ^ 1 = a",
+        "Nat.one_pow": "∀ (n : Nat), 1 ^ n = 1",
+        "Eq.refl": "∀ (a : {α}), a = a",
+        "lt_add_one": "∀ (a : {α}), a < a + 1",
+        "dvd_mul_of_dvd_left": "∀ {a b : {α}}, a ∣ b → ∀ (c : {α}), a ∣ b * c",
+        "dvd_mul_of_dvd_right": "∀ {a b : {α}}, a ∣ b → ∀ (c : {α}), a ∣ c * b",
+}
+
+# Mathlib's lemmas of additive groups and rings, stated for a class ℕ is not an instance of
+# (`SubNegMonoid`, `AddGroup`, `NonUnitalNonAssocRing`, `OrderedAddCommGroup`; ℕ has the `tsub_`
+# lemmas instead), so ℤ only, as `sub_sq` above: Mathlib/Algebra/Group/Basic.lean `sub_eq_add_neg (a
+# b : α) : a - b = a + -b`, `neg_neg (a : G) : - -a = a`, `sub_zero (a : G) : a - 0 = a`, `zero_sub
+# (a : G) : 0 - a = -a`, `sub_self (a : G) : a - a = 0`, `neg_add_rev (a b : α) : -(a + b) = -b +
+# -a`, `sub_sub (a b c : α) : a - b - c = a - (b + c)`, `neg_sub (a b : α) : -(a - b) = b - a`,
+# `sub_neg_eq_add (a b : α) : a - -b = a + b`, `sub_add_cancel (a b : G) : a - b + b = a`,
+# `sub_eq_zero {a b : G} : a - b = 0 ↔ a = b`; Mathlib/Algebra/Ring/Defs.lean `mul_sub (a b c : α) :
+# a * (b - c) = a * b - a * c`, `sub_mul (a b c : α) : (a - b) * c = a * c - b * c`, `neg_mul (a b :
+# α) : -a * b = -(a * b)`, `mul_neg (a b : α) : a * -b = -(a * b)`; Mathlib/Algebra/GroupPower/Basic.lean
+# `neg_sq (a : α) : (-a) ^ 2 = a ^ 2`; Mathlib/Algebra/Order/Group/Defs.lean `sub_nonneg {a b : α} :
+# 0 ≤ a - b ↔ b ≤ a`, `sub_pos {a b : α} : 0 < a - b ↔ b < a`, `sub_nonpos {a b : α} : a - b ≤ 0 ↔ a
+# ≤ b`, `sub_neg {a b : α} : a - b < 0 ↔ a < b`. Mathlib's casts ℕ → R at R = ℤ (the one other
+# type of the fragment), Mathlib/Data/Nat/Cast/Basic.lean and Defs.lean: `Nat.cast_add (m n : ℕ) :
+# ((m + n : ℕ) : R) = m + n`, `Nat.cast_mul (m n : ℕ)`, `Nat.cast_pow (n m : ℕ) : ↑(n ^ m) = (↑n ^ m
+# : R)`, `Nat.cast_succ (n : ℕ) : ((succ n : ℕ) : R) = n + 1`, `Nat.cast_sub {m n} (h : m ≤ n) : ((n
+# - m : ℕ) : R) = n - m`, `Nat.cast_inj {m n : ℕ} : (m : R) = n ↔ m = n`, `Nat.cast_le {m n : ℕ} :
+# (m : α) ≤ n ↔ m ≤ n`, `Nat.cast_lt {m n : ℕ} : (m : α) < n ↔ m < n`.
+FIELD_LEMMAS.update(
+    {
+        "sub_eq_add_neg": "∀ (a b : Int), a - b = a + -b",
+        "neg_neg": "∀ (a : Int), - -a = a",
+        "sub_zero": "∀ (a : Int), a - 0 = a",
+        "zero_sub": "∀ (a : Int), 0 - a = -a",
+        "sub_self": "∀ (a : Int), a - a = 0",
+        "neg_add_rev": "∀ (a b : Int), -(a + b) = -b + -a",
+        "sub_sub": "∀ (a b c : Int), a - b - c = a - (b + c)",
+        "neg_sub": "∀ (a b : Int), -(a - b) = b - a",
+        "sub_neg_eq_add": "∀ (a b : Int), a - -b = a + b",
+        "sub_add_cancel": "∀ (a b : Int), a - b + b = a",
+        "sub_eq_zero": "∀ {a b : Int}, a - b = 0 ↔ a = b",
+        "mul_sub": "∀ (a b c : Int), a * (b - c) = a * b - a * c",
+        "sub_mul": "∀ (a b c : Int), (a - b) * c = a * c - b * c",
+        "neg_mul": "∀ (a b : Int), -a * b = -(a * b)",
+        "mul_neg": "∀ (a b : Int), a * -b = -(a * b)",
+        "neg_sq": "∀ (a : Int), (-a) ^ 2 = a ^ 2",
+        "sub_nonneg": "∀ {a b : Int}, 0 ≤ a - b ↔ b ≤ a",
+        "sub_pos": "∀ {a b : Int}, 0 < a - b ↔ b < a",
+        "sub_nonpos": "∀ {a b : Int}, a - b ≤ 0 ↔ a ≤ b",
+        "sub_neg": "∀ {a b : Int}, a - b < 0 ↔ a < b",
+        "Nat.cast_add": "∀ (m n : Nat), ((m + n : Nat) : Int) = (m : Int) + (n : Int)",
+        "Nat.cast_mul": "∀ (m n : Nat), ((m * n : Nat) : Int) = (m : Int) * (n : Int)",
+        "Nat.cast_pow": "∀ (n m : Nat), ((n ^ m : Nat) : Int) = (n : Int) ^ m",
+        "Nat.cast_succ": "∀ (n : Nat), ((n + 1 : Nat) : Int) = (n : Int) + 1",
+        "Nat.cast_sub": "∀ {m n : Nat}, m ≤ n → ((n - m : Nat) : Int) = (n : Int) - (m : Int)",
+        "Nat.cast_inj": "∀ {m n : Nat}, (m : Int) = (n : Int) ↔ m = n",
+        "Nat.cast_le": "∀ {m n : Nat}, (m : Int) ≤ (n : Int) ↔ m ≤ n",
+        "Nat.cast_lt": "∀ {m n : Nat}, (m : Int) < (n : Int) ↔ m < n",
+    }
+)
+
+# Issue 37, remainder and division lemmas of the field's provers whose divisor is a variable in
+# general: each use is proved as its instance (tactics/lemma_use.py; lemmas.py `INSTANCE_LEMMAS`), never the statement.
+# leanprover/lean4 src/Init/Data/Nat/Basic.lean and Lemmas.lean (Nat.mod_add_mod … as in
+# src/Init/Data/Nat/Lemmas.lean: `@[simp] theorem mod_add_mod (m n k : Nat) : (m % n + k) % n = (m +
+# k) % n`, `@[simp] theorem add_mod_mod (m n k : Nat) : (m + n % k) % k = (m + n) % k`, `@[simp]
+# theorem mul_mod_mod (m n l : Nat) : (m * (n % l)) % l = (m * n) % l`); src/Init/Data/Nat/Div.lean
+# (`@[simp] theorem add_mod_right (x z : Nat) : (x + z) % z = x % z`, `@[simp] theorem add_mod_left
+# (x z : Nat) : (x + z) % x = z % x`, `theorem mul_div_le (m n : Nat) : n * (m / n) ≤ m`, `@[simp]
+# theorem zero_mod (b : Nat) : 0 % b = 0`, `protected theorem zero_div (b : Nat) : 0 / b = 0`,
+# `theorem mod_le (x y : Nat) : x % y ≤ x`, `theorem div_le_self (n k : Nat) : n / k ≤ n`, `theorem
+# div_eq_of_lt (h₀ : a < b) : a / b = 0` with {a b} bound automatically); src/Init/Data/Int/
+# DivModLemmas.lean (`theorem emod_nonneg : ∀ (a : Int) {b : Int}, b ≠ 0 → 0 ≤ a % b`, `theorem
+# emod_lt_of_pos (a : Int) {b : Int} (H : 0 < b) : a % b < b`, `@[simp] theorem add_emod_self {a b :
+# Int} : (a + b) % b = a % b`, `@[simp] theorem add_emod_self_left {a b : Int} : (a + b) % a = b %
+# a`, `@[simp] theorem emod_add_emod (m n k : Int) : (m % n + k) % n = (m + k) % n`, `@[simp] theorem
+# add_emod_emod (m n k : Int) : (m + n % k) % k = (m + n) % k`, `@[simp] theorem mul_emod_left (a b :
+# Int) : (a * b) % b = 0`, `@[simp] theorem mul_emod_right (a b : Int) : (a * b) % a = 0`, `@[simp]
+# theorem emod_self {a : Int} : a % a = 0`, `theorem emod_two_eq (x : Int) : x % 2 = 0 ∨ x % 2 = 1`,
+# `theorem dvd_of_emod_eq_zero {a b : Int} (H : b % a = 0) : a ∣ b`, `theorem emod_eq_zero_of_dvd :
+# ∀ {a b : Int}, a ∣ b → b % a = 0`, `theorem emod_emod_of_dvd`, `theorem emod_eq_emod_iff_emod_sub_eq_zero
+# {m n k : Int} : m % n = k % n ↔ (m - k) % n = 0`); src/Init/Data/Int/DivMod.lean `@[simp] theorem
+# zero_emod (b : Int) : 0 % b = 0`. Mathlib/Data/Int/Basic.lean (Mathlib before 2024-04; renamed
+# `Int.natCast_dvd_natCast` later, the name kept as a deprecated alias) `theorem coe_nat_dvd {m n :
+# ℕ} : (↑m : ℤ) ∣ ↑n ↔ m ∣ n`. Mathlib/Algebra/GroupWithZero/Basic.lean (a CancelMonoidWithZero: ℕ
+# and ℤ) `theorem mul_right_inj' (ha : a ≠ 0) : a * b = a * c ↔ b = c`, `theorem mul_left_inj' (hc :
+# c ≠ 0) : a * c = b * c ↔ a = b` (non-linear in general; an instance with a numeral factor is linear).
+FIELD_INSTANCE_LEMMAS: dict[str, str] = {
+        "Nat.mod_add_mod": "∀ (m n k : Nat), (m % n + k) % n = (m + k) % n",
+        "Nat.add_mod_mod": "∀ (m n k : Nat), (m + n % k) % k = (m + n) % k",
+        "Nat.mul_mod_mod": "∀ (m n l : Nat), m * (n % l) % l = m * n % l",
+        "Nat.add_mod_right": "∀ (x z : Nat), (x + z) % z = x % z",
+        "Nat.add_mod_left": "∀ (x z : Nat), (x + z) % x = z % x",
+        "Nat.mul_div_le": "∀ (m n : Nat), n * (m / n) ≤ m",
+        "Nat.zero_mod": "∀ (b : Nat), 0 % b = 0",
+        "Nat.zero_div": "∀ (b : Nat), 0 / b = 0",
+        "Nat.mod_le": "∀ (x y : Nat), x % y ≤ x",
+        "Nat.div_le_self": "∀ (n k : Nat), n / k ≤ n",
+        "Nat.div_eq_of_lt": "∀ {a b : Nat}, a < b → a / b = 0",
+        "Int.emod_nonneg": "∀ (a : Int) {b : Int}, b ≠ 0 → 0 ≤ a % b",
+        "Int.emod_lt_of_pos": "∀ (a : Int) {b : Int}, 0 < b → a % b < b",
+        "Int.add_emod_self": "∀ {a b : Int}, (a + b) % b = a % b",
+        "Int.add_emod_self_left": "∀ {a b : Int}, (a + b) % a = b % a",
+        "Int.emod_add_emod": "∀ (m n k : Int), (m % n + k) % n = (m + k) % n",
+        "Int.add_emod_emod": "∀ (m n k : Int), (m + n % k) % k = (m + n) % k",
+        "Int.mul_emod_left": "∀ (a b : Int), a * b % b = 0",
+        "Int.mul_emod_right": "∀ (a b : Int), a * b % a = 0",
+        "Int.emod_self": "∀ {a : Int}, a % a = 0",
+        "Int.emod_two_eq": "∀ (x : Int), x % 2 = 0 ∨ x % 2 = 1",
+        "Int.dvd_of_emod_eq_zero": "∀ {a b : Int}, b % a = 0 → a ∣ b",
+        "Int.emod_eq_zero_of_dvd": "∀ {a b : Int}, a ∣ b → b % a = 0",
+        "Int.emod_eq_emod_iff_emod_sub_eq_zero": "∀ {m n k : Int}, m % n = k % n ↔ (m - k) % n = 0",
+        "Int.zero_emod": "∀ (b : Int), 0 % b = 0",
+        "Int.coe_nat_dvd": "∀ {m n : Nat}, (m : Int) ∣ (n : Int) ↔ m ∣ n",
+        "Int.natCast_dvd_natCast": "∀ {m n : Nat}, (m : Int) ∣ (n : Int) ↔ m ∣ n",
+        "mul_right_inj'": "∀ {a b c : {α}}, a ≠ 0 → (a * b = a * c ↔ b = c)",
+        "mul_left_inj'": "∀ {a b c : {α}}, c ≠ 0 → (a * c = b * c ↔ a = b)",
+}
+
+# Names Mathlib has whose type class neither ℕ nor ℤ is an instance of, so in Lean they never
+# rewrite a term of the fragment: `simp [mul_div_cancel_left]` uses them for nothing (no error), `rw`
+# and proof terms fail ("failed to synthesize"). Mathlib/Algebra/Group/Basic.lean `mul_div_cancel_left
+# (a b : G) : a * b / a = b` ([CommGroup G]; before 2024-03, Mathlib/Algebra/GroupWithZero/Basic.lean
+# `(ha : a ≠ 0) : a * b / a = b` with [CommGroupWithZero G₀], neither an instance at ℕ or ℤ; ℕ's is
+# the protected `Nat.mul_div_cancel_left`), Mathlib/Algebra/Group/Defs.lean `div_eq_mul_inv (a b : G)
+# : a / b = a * b⁻¹` ([DivInvMonoid G]).
+NO_INSTANCE: dict[str, str] = {
+    "mul_div_cancel_left": "CommGroup",
+    "div_eq_mul_inv": "DivInvMonoid",
+}
+
+# Mathlib lemmas stated for a type class (a ring, a group, the cast's target `R`) that the catalogue
+# writes at ℤ, the one type of the fragment that is an instance: polymorphic in Lean, so never copied
+# with copyFrom as if they were core's monomorphic lemmas
+AT_INT = frozenset(
+    {
+        "sub_eq_add_neg", "neg_neg", "sub_zero", "zero_sub", "sub_self", "neg_add_rev", "sub_sub", "neg_sub",
+        "sub_neg_eq_add", "sub_add_cancel", "sub_eq_zero", "mul_sub", "sub_mul", "neg_mul", "mul_neg", "neg_sq",
+        "sub_nonneg", "sub_pos", "sub_nonpos", "sub_neg", "sub_sq", "sub_pow_two", "Nat.cast_add", "Nat.cast_mul",
+        "Nat.cast_pow", "Nat.cast_succ", "Nat.cast_sub", "Nat.cast_inj", "Nat.cast_le", "Nat.cast_lt",
+    }
+)
+
+# `protected` among them (the sources above say which): `open Nat` does not reach them by their last
+# component
+FIELD_PROTECTED = frozenset(
+    {
+        "Nat.le_total", "Nat.lt_or_gt_of_ne", "Nat.one_ne_zero", "Nat.sub_add_cancel", "Nat.zero_sub",
+        "Nat.sub_zero", "Nat.zero_div", "Int.dvd_refl", "Int.dvd_trans", "Int.dvd_mul_right",
+        "Int.dvd_mul_left", "Nat.pow_one", "Nat.one_pow",
+    }
+)
