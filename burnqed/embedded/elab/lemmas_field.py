@@ -34,7 +34,8 @@ __all__ = ["AT_INT", "FIELD_INSTANCE_LEMMAS", "FIELD_LEMMAS", "FIELD_PROTECTED",
 # `lt_or_gt_of_ne {a b : α} (h : a ≠ b) : a < b ∨ a > b`; lean4 src/Init/Core.lean `theorem eq_comm
 # {a b : α} : a = b ↔ b = a`; src/Init/Prelude.lean `inductive Eq : α → α → Prop | refl (a : α) : Eq a
 # a`; src/Init/Data/Nat/Lemmas.lean `@[simp] protected theorem pow_one (a : Nat) : a ^ 1 = a`,
-# `@[simp] protected theorem one_pow (n : Nat) : 1 ^ n = 1`; Mathlib/Algebra/Order/Monoid/Lemmas.lean
+# `@[simp] protected theorem one_pow (n : Nat) : 1 ^ n = 1`; Mathlib/Algebra/Group/Defs.lean
+# (Monoid) `theorem one_pow (n : ℕ) : (1 : M) ^ n = 1`; Mathlib/Algebra/Order/Monoid/Lemmas.lean
 # (Mathlib/Algebra/Order/Monoid/NatCast.lean later) `lt_add_one (a : α) : a < a + 1`;
 # Mathlib/Algebra/Group/Basic.lean (Mathlib/Algebra/GroupWithZero/Divisibility.lean) `theorem
 # dvd_mul_of_dvd_left (h : a ∣ b) (c : α) : a ∣ b * c`, `theorem dvd_mul_of_dvd_right (h : a ∣ b) (c
@@ -76,6 +77,7 @@ FIELD_LEMMAS: dict[str, str] = {
         "Nat.pow_one": "∀ (a : Nat), a ^ 1 = a",
         "Nat.one_pow": "∀ (n : Nat), 1 ^ n = 1",
         "Eq.refl": "∀ (a : {α}), a = a",
+        "one_pow": "∀ (n : Nat), (1 : {α}) ^ n = 1",
         "lt_add_one": "∀ (a : {α}), a < a + 1",
         "dvd_mul_of_dvd_left": "∀ {a b : {α}}, a ∣ b → ∀ (c : {α}), a ∣ b * c",
         "dvd_mul_of_dvd_right": "∀ {a b : {α}}, a ∣ b → ∀ (c : {α}), a ∣ c * b",
