@@ -170,6 +170,10 @@ CASES = [
     # a Mathlib name whose class ℕ and ℤ are no instance of: simp uses it for nothing, rw fails
     ("theorem t : (39500 - 17) / 123 = 321", "simp_all only [mul_comm, mul_one, mul_div_cancel_left]", True),
     ("theorem t (a b : ℕ) (h : 0 < a) : a * b / a = b", "rw [mul_div_cancel_left]", False),
+    ("theorem t : 1 * 3 * 5 * 7 * 9 * 11 * 13 % 10 = 5", "simp only [div_eq_iff_mul_eq]", True),
+    ("theorem t : 1 * 3 * 5 * 7 * 9 * 11 * 13 % 10 = 6", "simp only [div_eq_iff_mul_eq]", False),
+    ("theorem t : 16 ^ 17 * 17 ^ 18 * 18 ^ 19 % 10 = 8", "simp only [← div_eq_inv_mul]", True),
+    ("theorem t (a b : ℤ) (h : b ≠ 0) (h' : a = 3 * b) : a / b = 3", "rw [div_eq_iff h]\nlinarith", False),
 ]
 
 

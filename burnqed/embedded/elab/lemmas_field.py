@@ -198,10 +198,18 @@ FIELD_INSTANCE_LEMMAS: dict[str, str] = {
 # (a b : G) : a * b / a = b` ([CommGroup G]; before 2024-03, Mathlib/Algebra/GroupWithZero/Basic.lean
 # `(ha : a ≠ 0) : a * b / a = b` with [CommGroupWithZero G₀], neither an instance at ℕ or ℤ; ℕ's is
 # the protected `Nat.mul_div_cancel_left`), Mathlib/Algebra/Group/Defs.lean `div_eq_mul_inv (a b : G)
-# : a / b = a * b⁻¹` ([DivInvMonoid G]).
+# : a / b = a * b⁻¹` ([DivInvMonoid G]), Mathlib/Algebra/Group/Basic.lean `div_eq_inv_mul (a b : α) : a /
+# b = b⁻¹ * a` ([DivisionCommMonoid α]), Mathlib/Algebra/GroupWithZero/Basic.lean (later
+# Mathlib/Algebra/GroupWithZero/Units/Basic.lean) `div_eq_iff (hb : b ≠ 0) : a / b = c ↔ a = c * b`,
+# `eq_div_iff (hb : b ≠ 0) : c = a / b ↔ c * b = a`, `div_eq_iff_mul_eq (hb : b ≠ 0) : a / b = c ↔ c *
+# b = a` ([GroupWithZero G₀] {a b c : G₀}).
 NO_INSTANCE: dict[str, str] = {
     "mul_div_cancel_left": "CommGroup",
     "div_eq_mul_inv": "DivInvMonoid",
+    "div_eq_inv_mul": "DivisionCommMonoid",
+    "div_eq_iff_mul_eq": "GroupWithZero",
+    "div_eq_iff": "GroupWithZero",
+    "eq_div_iff": "GroupWithZero",
 }
 
 # Mathlib lemmas stated for a type class (a ring, a group, the cast's target `R`) that the catalogue
