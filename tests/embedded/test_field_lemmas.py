@@ -167,6 +167,21 @@ CASES = [
     ("theorem t (n : ℕ) : ∃ m, n < m", "exact ⟨n, lt_add_one _⟩", False),
     ("theorem t (a b c : ℕ) (h : a ∣ b) : a ∣ b * c", "exact dvd_mul_of_dvd_left h c", True),
     ("theorem t (a b c : ℕ) (h : a ∣ b) : a ∣ c * b", "exact dvd_mul_of_dvd_left h c", False),
+    # order: Mathlib's LinearOrder lemmas at ℕ and ℤ (a projection is tried at each type), core's ℕ ones
+    ("theorem t (a b : ℕ) (h : ¬a < b) : b ≤ a", "exact not_lt.mp h", True),
+    ("theorem t (a b : ℕ) (h : ¬a < b) : a ≤ b", "exact not_lt.mp h", False),
+    ("theorem t (a b : ℤ) (h : ¬a ≤ b) : b < a", "exact not_le.mp h", True),
+    ("theorem t (a b : ℤ) (h : ¬a ≤ b) : a < b", "exact not_le.mp h", False),
+    ("theorem t (a b : ℕ) : a < b ∨ a = b ∨ b < a", "exact lt_trichotomy a b", True),
+    ("theorem t (a b : ℕ) : a < b ∨ b < a", "exact lt_trichotomy a b", False),
+    ("theorem t (a b : ℕ) (h1 : a ≤ b) (h2 : a ≠ b) : a < b", "exact lt_of_le_of_ne h1 h2", True),
+    ("theorem t (a b c d : ℕ) (h1 : a ≤ b) (h2 : c ≤ d) : a + c ≤ b + d", "exact Nat.add_le_add h1 h2", True),
+    ("theorem t (a b k : ℕ) (h : a ≤ b) : k * a ≤ k * b", "exact Nat.mul_le_mul_left k h", True),
+    ("theorem t (a b k : ℕ) (h : a ≤ b) : a * k ≤ b * k", "exact Nat.mul_le_mul_left k h", False),
+    ("theorem t (a b : ℕ) (h : 3 * a = 3 * b) : a = b", "exact Nat.eq_of_mul_eq_mul_left (by norm_num) h", True),
+    ("theorem t (a b : ℕ) (h : 3 * a = 3 * b) : a = b + 1", "exact Nat.eq_of_mul_eq_mul_left (by norm_num) h", False),
+    ("theorem t (m n : ℕ) (h : m ≤ n) : (m : ℤ) ≤ (n : ℤ)", "exact Int.ofNat_le.mpr h", True),
+    ("theorem t (m n : ℕ) (h : m < n) : (m : ℤ) ≤ (n : ℤ)", "exact Int.ofNat_le.mpr h", False),
     # a Mathlib name whose class ℕ and ℤ are no instance of: simp uses it for nothing, rw fails
     ("theorem t : (39500 - 17) / 123 = 321", "simp_all only [mul_comm, mul_one, mul_div_cancel_left]", True),
     ("theorem t (a b : ℕ) (h : 0 < a) : a * b / a = b", "rw [mul_div_cancel_left]", False),
@@ -189,6 +204,8 @@ OPEN_CASES = [
     ("theorem t (n : ℕ) : n % 7 ≤ n", "exact mod_le n 7", True),
     ("theorem t (n : ℕ) : 0 - n = 0", "exact zero_sub n", False),  # root zero_sub: 0 - a = -a
     ("theorem t (n m : ℕ) (h : m ≤ n) : n - m + m = n", "exact sub_add_cancel h", False),
+    # Nat.add_le_add is protected in later cores, and ambiguous with Mathlib's root lemma where not
+    ("theorem t (a b c d : ℕ) (h1 : a ≤ b) (h2 : c ≤ d) : a + c ≤ b + d", "exact add_le_add h1 h2", False),
 ]
 
 

@@ -39,7 +39,33 @@ __all__ = ["AT_INT", "FIELD_INSTANCE_LEMMAS", "FIELD_LEMMAS", "FIELD_PROTECTED",
 # (Mathlib/Algebra/Order/Monoid/NatCast.lean later) `lt_add_one (a : α) : a < a + 1`;
 # Mathlib/Algebra/Group/Basic.lean (Mathlib/Algebra/GroupWithZero/Divisibility.lean) `theorem
 # dvd_mul_of_dvd_left (h : a ∣ b) (c : α) : a ∣ b * c`, `theorem dvd_mul_of_dvd_right (h : a ∣ b) (c
-# : α) : a ∣ c * b`.
+# : α) : a ∣ c * b`. Order, Mathlib/Init/Order/Defs.lean (leanprover-community/mathlib4, the 2023-24
+# releases; Mathlib/Order/Defs.lean later), `variable [LinearOrder α]`: `theorem le_of_not_ge {a b :
+# α} : ¬a ≥ b → a ≤ b`, `theorem le_of_not_le {a b : α} : ¬a ≤ b → b ≤ a`, `theorem not_lt_of_gt {a b
+# : α} (h : a > b) : ¬a < b`, `theorem lt_trichotomy (a b : α) : a < b ∨ a = b ∨ b < a`, `theorem
+# le_of_not_lt {a b : α} (h : ¬b < a) : a ≤ b`, `theorem le_of_not_gt {a b : α} : ¬a > b → a ≤ b`,
+# `theorem lt_of_not_ge {a b : α} (h : ¬a ≥ b) : a < b`, `theorem lt_or_le (a b : α) : a < b ∨ b ≤
+# a`, `theorem le_or_lt (a b : α) : a ≤ b ∨ b < a`, `theorem lt_or_ge : ∀ a b : α, a < b ∨ a ≥ b`,
+# `theorem le_or_gt : ∀ a b : α, a ≤ b ∨ a > b`, `theorem lt_iff_not_ge (x y : α) : x < y ↔ ¬x ≥ y`,
+# `@[simp] theorem not_lt {a b : α} : ¬a < b ↔ b ≤ a`, `@[simp] theorem not_le {a b : α} : ¬a ≤ b ↔
+# b < a`; ([PartialOrder α]) `theorem lt_of_le_of_ne {a b : α} : a ≤ b → a ≠ b → a < b`. Core ℕ,
+# src/Init/Data/Nat/Basic.lean at 01f0fed: `theorem add_le_add {a b c d : Nat} (h₁ : a ≤ b) (h₂ : c ≤
+# d) : a + c ≤ b + d`, `theorem add_lt_add` (the same with <), `protected theorem add_le_add_left {n
+# m : Nat} (h : n ≤ m) (k : Nat) : k + n ≤ k + m`, `protected theorem add_le_add_right {n m : Nat} (h
+# : n ≤ m) (k : Nat) : n + k ≤ m + k`, `protected theorem pos_iff_ne_zero : 0 < n ↔ n ≠ 0`, `@[simp]
+# protected theorem not_le {a b : Nat} : ¬ a ≤ b ↔ b < a`, `@[simp] protected theorem not_lt {a b :
+# Nat} : ¬ a < b ↔ b ≤ a`, `protected theorem lt_trichotomy (a b : Nat)`, `protected theorem
+# le_antisymm_iff {a b : Nat} : a = b ↔ a ≤ b ∧ b ≤ a`, `protected theorem lt_iff_le_and_ne {m n :
+# Nat} : m < n ↔ m ≤ n ∧ m ≠ n`, `theorem sub_lt : ∀ {n m : Nat}, 0 < n → 0 < m → n - m < n`,
+# `theorem mul_le_mul_left {n m : Nat} (k : Nat) (h : n ≤ m) : k * n ≤ k * m`, `theorem
+# mul_le_mul_right {n m : Nat} (k : Nat) (h : n ≤ m) : n * k ≤ m * k`, `protected theorem mul_le_mul
+# {n₁ m₁ n₂ m₂ : Nat} (h₁ : n₁ ≤ n₂) (h₂ : m₁ ≤ m₂) : n₁ * m₁ ≤ n₂ * m₂`, `protected theorem
+# mul_lt_mul_of_pos_left {n m k : Nat} (h : n < m) (hk : k > 0) : k * n < k * m`, `…_right`,
+# `protected theorem mul_pos {n m : Nat} (ha : n > 0) (hb : m > 0) : n * m > 0`, `protected theorem
+# le_of_mul_le_mul_left {a b c : Nat} (h : c * a ≤ c * b) (hc : 0 < c) : a ≤ b`, `protected theorem
+# eq_of_mul_eq_mul_left {m k n : Nat} (hn : 0 < n) (h : n * m = n * k) : m = k`, `theorem
+# eq_of_mul_eq_mul_right {n m k : Nat} (hm : 0 < m) (h : n * m = k * m) : n = k`; src/Init/Prelude.lean
+# `protected theorem Nat.lt_or_ge (n m : Nat) : n < m ∨ n ≥ m`.
 FIELD_LEMMAS: dict[str, str] = {
         "Nat.succ_add": "∀ (n m : Nat), n + 1 + m = n + m + 1",
         "Nat.add_succ": "∀ (n m : Nat), n + (m + 1) = n + m + 1",
@@ -81,6 +107,48 @@ FIELD_LEMMAS: dict[str, str] = {
         "lt_add_one": "∀ (a : {α}), a < a + 1",
         "dvd_mul_of_dvd_left": "∀ {a b : {α}}, a ∣ b → ∀ (c : {α}), a ∣ b * c",
         "dvd_mul_of_dvd_right": "∀ {a b : {α}}, a ∣ b → ∀ (c : {α}), a ∣ c * b",
+        # order (Mathlib/Init/Order/Defs.lean, a LinearOrder / PartialOrder: ℕ and ℤ)
+        "not_lt": "∀ {a b : {α}}, ¬a < b ↔ b ≤ a",
+        "not_le": "∀ {a b : {α}}, ¬a ≤ b ↔ b < a",
+        "le_of_not_lt": "∀ {a b : {α}}, ¬b < a → a ≤ b",
+        "le_of_not_gt": "∀ {a b : {α}}, ¬a > b → a ≤ b",
+        "le_of_not_ge": "∀ {a b : {α}}, ¬a ≥ b → a ≤ b",
+        "le_of_not_le": "∀ {a b : {α}}, ¬a ≤ b → b ≤ a",
+        "lt_of_not_ge": "∀ {a b : {α}}, ¬a ≥ b → a < b",
+        "not_lt_of_gt": "∀ {a b : {α}}, a > b → ¬a < b",
+        "lt_trichotomy": "∀ (a b : {α}), a < b ∨ a = b ∨ b < a",
+        "lt_or_le": "∀ (a b : {α}), a < b ∨ b ≤ a",
+        "le_or_lt": "∀ (a b : {α}), a ≤ b ∨ b < a",
+        "lt_or_ge": "∀ (a b : {α}), a < b ∨ a ≥ b",
+        "le_or_gt": "∀ (a b : {α}), a ≤ b ∨ a > b",
+        "lt_iff_not_ge": "∀ (x y : {α}), x < y ↔ ¬x ≥ y",
+        "lt_of_le_of_ne": "∀ {a b : {α}}, a ≤ b → a ≠ b → a < b",
+        # core ℕ order and products (src/Init/Data/Nat/Basic.lean at 01f0fed, as above)
+        "Nat.add_le_add": "∀ {a b c d : Nat}, a ≤ b → c ≤ d → a + c ≤ b + d",
+        "Nat.add_lt_add": "∀ {a b c d : Nat}, a < b → c < d → a + c < b + d",
+        "Nat.add_le_add_left": "∀ {n m : Nat}, n ≤ m → ∀ (k : Nat), k + n ≤ k + m",
+        "Nat.add_le_add_right": "∀ {n m : Nat}, n ≤ m → ∀ (k : Nat), n + k ≤ m + k",
+        "Nat.pos_iff_ne_zero": "∀ {n : Nat}, 0 < n ↔ n ≠ 0",
+        "Nat.not_le": "∀ {a b : Nat}, ¬a ≤ b ↔ b < a",
+        "Nat.not_lt": "∀ {a b : Nat}, ¬a < b ↔ b ≤ a",
+        "Nat.lt_trichotomy": "∀ (a b : Nat), a < b ∨ a = b ∨ b < a",
+        "Nat.le_antisymm_iff": "∀ {a b : Nat}, a = b ↔ a ≤ b ∧ b ≤ a",
+        "Nat.lt_iff_le_and_ne": "∀ {m n : Nat}, m < n ↔ m ≤ n ∧ m ≠ n",
+        "Nat.lt_or_ge": "∀ (n m : Nat), n < m ∨ n ≥ m",
+        "Nat.sub_lt": "∀ {n m : Nat}, 0 < n → 0 < m → n - m < n",
+        "Nat.mul_le_mul_left": "∀ {n m : Nat} (k : Nat), n ≤ m → k * n ≤ k * m",
+        "Nat.mul_le_mul_right": "∀ {n m : Nat} (k : Nat), n ≤ m → n * k ≤ m * k",
+        "Nat.mul_le_mul": "∀ {n₁ m₁ n₂ m₂ : Nat}, n₁ ≤ n₂ → m₁ ≤ m₂ → n₁ * m₁ ≤ n₂ * m₂",
+        "Nat.mul_lt_mul_of_pos_left": "∀ {n m k : Nat}, n < m → k > 0 → k * n < k * m",
+        "Nat.mul_lt_mul_of_pos_right": "∀ {n m k : Nat}, n < m → k > 0 → n * k < m * k",
+        "Nat.mul_pos": "∀ {n m : Nat}, n > 0 → m > 0 → n * m > 0",
+        "Nat.le_of_mul_le_mul_left": "∀ {a b c : Nat}, c * a ≤ c * b → 0 < c → a ≤ b",
+        "Nat.eq_of_mul_eq_mul_left": "∀ {m k n : Nat}, 0 < n → n * m = n * k → m = k",
+        "Nat.eq_of_mul_eq_mul_right": "∀ {n m k : Nat}, 0 < m → n * m = k * m → n = k",
+        # lean4 src/Init/Data/Int/Order.lean `@[simp, norm_cast] theorem ofNat_le {m n : Nat} : (↑m : Int)
+        # ≤ ↑n ↔ m ≤ n`, `@[simp, norm_cast] theorem ofNat_lt {n m : Nat} : (↑n : Int) < ↑m ↔ n < m`
+        "Int.ofNat_le": "∀ {m n : Nat}, (m : Int) ≤ (n : Int) ↔ m ≤ n",
+        "Int.ofNat_lt": "∀ {n m : Nat}, (n : Int) < (m : Int) ↔ n < m",
 }
 
 # Mathlib's lemmas of additive groups and rings, stated for a class ℕ is not an instance of
@@ -230,6 +298,12 @@ FIELD_PROTECTED = frozenset(
     {
         "Nat.le_total", "Nat.lt_or_gt_of_ne", "Nat.one_ne_zero", "Nat.sub_add_cancel", "Nat.zero_sub",
         "Nat.sub_zero", "Nat.zero_div", "Int.dvd_refl", "Int.dvd_trans", "Int.dvd_mul_right",
-        "Int.dvd_mul_left", "Nat.pow_one", "Nat.one_pow",
+        "Int.dvd_mul_left", "Nat.pow_one", "Nat.one_pow", "Nat.add_le_add_left", "Nat.add_le_add_right",
+        "Nat.pos_iff_ne_zero", "Nat.not_le", "Nat.not_lt", "Nat.lt_trichotomy", "Nat.le_antisymm_iff",
+        "Nat.lt_iff_le_and_ne", "Nat.lt_or_ge", "Nat.mul_le_mul", "Nat.mul_lt_mul_of_pos_left",
+        "Nat.mul_lt_mul_of_pos_right", "Nat.mul_pos", "Nat.le_of_mul_le_mul_left", "Nat.eq_of_mul_eq_mul_left",
+        # not protected at 01f0fed but later (and, unprotected, ambiguous with Mathlib's root lemma
+        # of the same name under `open Nat`, an error in Lean): never reached by the last component
+        "Nat.add_le_add", "Nat.add_lt_add", "Nat.mul_le_mul_left", "Nat.mul_le_mul_right",
     }
 )
