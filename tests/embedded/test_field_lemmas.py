@@ -189,6 +189,13 @@ CASES = [
     ("theorem t : 1 * 3 * 5 * 7 * 9 * 11 * 13 % 10 = 6", "simp only [div_eq_iff_mul_eq]", False),
     ("theorem t : 16 ^ 17 * 17 ^ 18 * 18 ^ 19 % 10 = 8", "simp only [← div_eq_inv_mul]", True),
     ("theorem t (a b : ℤ) (h : b ≠ 0) (h' : a = 3 * b) : a / b = 3", "rw [div_eq_iff h]\nlinarith", False),
+    # names whose pattern never occurs in the fragment (`succ n` is `n + 1`, a numeral's cast the numeral)
+    ("theorem t (n : ℕ) : n + 1 - 1 = n", "simp [Nat.succ_eq_add_one]", True),
+    ("theorem t (n : ℕ) : n + 1 - 1 = n", "rw [Nat.succ_eq_add_one]", False),
+    ("theorem t (n : ℕ) : n + 1 - 1 = n", "exact Nat.succ_sub_one n", True),
+    ("theorem t (n : ℕ) : ((n + 1 : ℕ) : ℤ) = (n : ℤ) + 1", "push_cast [Nat.cast_one]\nring", True),
+    ("theorem t (n : ℕ) : ((n + 1 : ℕ) : ℤ) = (n : ℤ) + 1", "simp [Nat.cast_add, Nat.cast_one]", True),
+    ("theorem t (n : ℕ) : ((n + 1 : ℕ) : ℤ) = (n : ℤ) + 2", "simp [Nat.cast_add, Nat.cast_one]", False),
 ]
 
 

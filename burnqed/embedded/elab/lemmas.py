@@ -395,6 +395,6 @@ def resolve(name: str) -> str:
         full = f"{ns}.{name}"
         if full in PROTECTED and "." not in name:
             continue
-        if full in LEMMAS or full in INSTANCE_LEMMAS or full in DEFINITIONS:
+        if full in LEMMAS or full in INSTANCE_LEMMAS or full in DEFINITIONS or full in NO_INSTANCE:
             return full
     return name

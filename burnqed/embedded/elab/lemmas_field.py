@@ -19,6 +19,7 @@ __all__ = ["AT_INT", "FIELD_INSTANCE_LEMMAS", "FIELD_LEMMAS", "FIELD_PROTECTED",
 # : 1 ≠ (0 : Nat)`, `theorem add_sub_of_le {a b : Nat} (h : a ≤ b) : a + (b - a) = b`, `@[simp]
 # protected theorem sub_add_cancel {n m : Nat} (h : m ≤ n) : n - m + m = n`, `@[simp] protected
 # theorem zero_sub (n : Nat) : 0 - n = 0`, `@[simp] protected theorem sub_zero (n : Nat) : n - 0 =
+# n`, src/Init/Data/Nat/Basic.lean (Lemmas.lean later) `theorem succ_sub_one (n : Nat) : succ n - 1 =
 # n`, `theorem pos_pow_of_pos {n : Nat} (m : Nat) (h : 0 < n) : 0 < n^m`; src/Init/Prelude.lean
 # `theorem Nat.le_of_lt_succ {m n : Nat} : LT.lt m (succ n) → LE.le m n`, `theorem Nat.succ_le_succ
 # : LE.le n m → LE.le (succ n) (succ m)` ({n m} bound automatically); src/Init/Data/Int/DivModLemmas.lean
@@ -83,6 +84,7 @@ FIELD_LEMMAS: dict[str, str] = {
         "Nat.sub_add_cancel": "∀ {n m : Nat}, m ≤ n → n - m + m = n",
         "Nat.zero_sub": "∀ (n : Nat), 0 - n = 0",
         "Nat.sub_zero": "∀ (n : Nat), n - 0 = n",
+        "Nat.succ_sub_one": "∀ (n : Nat), n + 1 - 1 = n",
         "Nat.pos_pow_of_pos": "∀ {n : Nat} (m : Nat), 0 < n → 0 < n ^ m",
         "Nat.mod_one": "∀ (a : Nat), a % 1 = 0",
         "Nat.mod_zero": "∀ (a : Nat), a % 0 = a",
@@ -261,7 +263,7 @@ FIELD_INSTANCE_LEMMAS: dict[str, str] = {
 }
 
 # Names Mathlib has whose type class neither ℕ nor ℤ is an instance of, so in Lean they never
-# rewrite a term of the fragment: `simp [mul_div_cancel_left]` uses them for nothing (no error), `rw`
+# rewrite a term of the fragment (each with the error `rw` answers): `simp [mul_div_cancel_left]` uses them for nothing (no error), `rw`
 # and proof terms fail ("failed to synthesize"). Mathlib/Algebra/Group/Basic.lean `mul_div_cancel_left
 # (a b : G) : a * b / a = b` ([CommGroup G]; before 2024-03, Mathlib/Algebra/GroupWithZero/Basic.lean
 # `(ha : a ≠ 0) : a * b / a = b` with [CommGroupWithZero G₀], neither an instance at ℕ or ℤ; ℕ's is
@@ -272,13 +274,34 @@ FIELD_INSTANCE_LEMMAS: dict[str, str] = {
 # `eq_div_iff (hb : b ≠ 0) : c = a / b ↔ c * b = a`, `div_eq_iff_mul_eq (hb : b ≠ 0) : a / b = c ↔ c *
 # b = a` ([GroupWithZero G₀] {a b c : G₀}).
 NO_INSTANCE: dict[str, str] = {
-    "mul_div_cancel_left": "CommGroup",
-    "div_eq_mul_inv": "DivInvMonoid",
-    "div_eq_inv_mul": "DivisionCommMonoid",
-    "div_eq_iff_mul_eq": "GroupWithZero",
-    "div_eq_iff": "GroupWithZero",
-    "eq_div_iff": "GroupWithZero",
+    name: f"failed to synthesize\n  {cls} ?α\n(no instance at ℕ or ℤ: {name})"
+    for name, cls in (
+        ("mul_div_cancel_left", "CommGroup"),
+        ("div_eq_mul_inv", "DivInvMonoid"),
+        ("div_eq_inv_mul", "DivisionCommMonoid"),
+        ("div_eq_iff_mul_eq", "GroupWithZero"),
+        ("div_eq_iff", "GroupWithZero"),
+        ("eq_div_iff", "GroupWithZero"),
+    )
 }
+
+# Names whose left side never occurs in a term of the fragment, which writes `succ n` as `n + 1`
+# and a cast of a numeral as the numeral (`((5 : ℕ) : ℤ)` is `5`): they too rewrite nothing in a
+# simp list, and `rw` finds no instance of their pattern (Lean 4 after `induction` shows `n + 1`
+# too). lean4 src/Init/Data/Nat/Basic.lean `theorem succ_eq_add_one (n : Nat) : succ n = n + 1`;
+# Mathlib/Data/Nat/Cast/Defs.lean `Nat.cast_zero : ((0 : ℕ) : R) = 0`, `Nat.cast_one : ((1 : ℕ) : R)
+# = 1`, `Nat.cast_ofNat : ((OfNat.ofNat n : ℕ) : R) = OfNat.ofNat n`.
+NO_INSTANCE.update(
+    {
+        name: f"tactic 'rewrite' failed, did not find instance of the pattern in the target expression\n  {pattern}"
+        for name, pattern in (
+            ("Nat.succ_eq_add_one", "Nat.succ ?n"),
+            ("Nat.cast_zero", "↑0"),
+            ("Nat.cast_one", "↑1"),
+            ("Nat.cast_ofNat", "↑(OfNat.ofNat ?n)"),
+        )
+    }
+)
 
 # Mathlib lemmas stated for a type class (a ring, a group, the cast's target `R`) that the catalogue
 # writes at ℤ, the one type of the fragment that is an instance: polymorphic in Lean, so never copied

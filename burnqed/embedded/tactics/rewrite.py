@@ -64,13 +64,13 @@ def _lemma_builder(name: str, statement: Term) -> RuleProof:
 def _rule_props(eng: Engine, goal: Goal, s: Syn, simp: bool = False) -> list[tuple[Term, RuleProof]]:
     """The propositions a rule names, each with a builder of its kernel proof. A NO_INSTANCE
     lemma names none: simp uses it for nothing, as Lean's simp does a lemma whose class has no
-    instance at ℕ or ℤ; any other use fails, as Lean's instance synthesis does."""
+    instance at ℕ or ℤ or whose pattern never occurs here; `rw` fails with Lean's error."""
     if s.kind == "ident" and goal.hyp_named(s.value) is None:
         s = Syn("ident", s.pos, resolve(s.value))
     if s.kind == "ident" and goal.hyp_named(s.value) is None and s.value in NO_INSTANCE:
         if simp:
             return []
-        raise TacticError(f"failed to synthesize\n  {NO_INSTANCE[s.value]} ?α\n(no instance at ℕ or ℤ: {s.value})")
+        raise TacticError(NO_INSTANCE[s.value])
     if s.kind == "ident" and goal.hyp_named(s.value) is None and (s.value in LEMMAS or s.value in DEFINITIONS):
         return [(t, _lemma_builder(s.value, t)) for t in lemma_instances(s.value)]
     if s.kind == "ident" and goal.hyp_named(s.value) is None and s.value in INSTANCE_LEMMAS:
