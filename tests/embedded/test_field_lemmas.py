@@ -132,6 +132,11 @@ CASES = [
     ("theorem t (n : ℕ) (h : n ≤ 1) : n = 0", "exact Nat.eq_zero_of_le_zero h", False),
     ("theorem t (n : ℕ) (h : 0 < n) : n ^ 2 > 0", "exact Nat.pos_pow_of_pos 2 h", True),
     ("theorem t (n : ℕ) : 1 ^ n = 2", "exact Nat.one_pow n", False),
+    ("theorem t (a b c : ℕ) (h : a + b ≤ c) : a ≤ c - b", "exact Nat.le_sub_of_add_le h", True),
+    ("theorem t (a b c : ℕ) (h : a + b ≤ c) : a < c - b", "exact Nat.le_sub_of_add_le h", False),
+    ("theorem t (a b c : ℕ) (h : b ≤ a) (h' : a - b = c) : a = c + b", "exact Nat.eq_add_of_sub_eq h h'", True),
+    ("theorem t (a b c : ℕ) (h' : a - b = c) : a = c + b", "exact Nat.eq_add_of_sub_eq (by omega) h'", False),
+    ("theorem t (n : ℕ) : n = 0 ∨ n > 0", "exact Nat.eq_zero_or_pos n", True),
     # Mathlib's group and ring lemmas: ℤ, never ℕ
     ("theorem t (a b : ℤ) (h : a - b = 0) : a = b", "rwa [sub_eq_zero] at h", True),
     ("theorem t (a b : ℕ) (h : a - b = 0) : a = b", "rw [sub_eq_zero] at h", False),

@@ -147,6 +147,51 @@ FIELD_LEMMAS: dict[str, str] = {
         "Nat.le_of_mul_le_mul_left": "∀ {a b c : Nat}, c * a ≤ c * b → 0 < c → a ≤ b",
         "Nat.eq_of_mul_eq_mul_left": "∀ {m k n : Nat}, 0 < n → n * m = n * k → m = k",
         "Nat.eq_of_mul_eq_mul_right": "∀ {n m k : Nat}, 0 < m → n * m = k * m → n = k",
+        # core ℕ subtraction and successor lemmas, src/Init/Data/Nat/Basic.lean at 01f0fed (statements
+        # in the comment of SUB_SOURCES below)
+        "Nat.add_sub_add_right": "∀ (n k m : Nat), n + k - (m + k) = n - m",
+        "Nat.add_sub_add_left": "∀ (k n m : Nat), k + n - (k + m) = n - m",
+        "Nat.add_sub_assoc": "∀ {m k : Nat}, k ≤ m → ∀ (n : Nat), n + m - k = n + (m - k)",
+        "Nat.eq_add_of_sub_eq": "∀ {a b c : Nat}, b ≤ a → a - b = c → a = c + b",
+        "Nat.sub_eq_of_eq_add": "∀ {a b c : Nat}, a = c + b → a - b = c",
+        "Nat.le_add_of_sub_le": "∀ {a b c : Nat}, a - b ≤ c → a ≤ c + b",
+        "Nat.sub_le_of_le_add": "∀ {a b c : Nat}, a ≤ c + b → a - b ≤ c",
+        "Nat.add_le_of_le_sub": "∀ {a b c : Nat}, b ≤ c → a ≤ c - b → a + b ≤ c",
+        "Nat.le_sub_of_add_le": "∀ {a b c : Nat}, a + b ≤ c → a ≤ c - b",
+        "Nat.add_lt_of_lt_sub": "∀ {a b c : Nat}, a < c - b → a + b < c",
+        "Nat.lt_sub_of_add_lt": "∀ {a b c : Nat}, a + b < c → a < c - b",
+        "Nat.sub_add_eq": "∀ (a b c : Nat), a - (b + c) = a - b - c",
+        "Nat.succ_sub_succ": "∀ (n m : Nat), n + 1 - (m + 1) = n - m",
+        "Nat.sub_lt_sub_left": "∀ {k m n : Nat}, k < m → k < n → m - n < m - k",
+        "Nat.zero_lt_sub_of_lt": "∀ {i a : Nat}, i < a → 0 < a - i",
+        "Nat.sub_ne_zero_of_lt": "∀ {a b : Nat}, a < b → b - a ≠ 0",
+        "Nat.add_sub_self_left": "∀ (a b : Nat), a + b - a = b",
+        "Nat.add_sub_self_right": "∀ (a b : Nat), a + b - b = a",
+        "Nat.le_of_add_le_add_left": "∀ {a b c : Nat}, a + b ≤ a + c → b ≤ c",
+        "Nat.le_of_add_le_add_right": "∀ {a b c : Nat}, a + b ≤ c + b → a ≤ c",
+        "Nat.add_lt_add_left": "∀ {n m : Nat}, n < m → ∀ (k : Nat), k + n < k + m",
+        "Nat.add_lt_add_right": "∀ {n m : Nat}, n < m → ∀ (k : Nat), n + k < m + k",
+        "Nat.lt_add_of_pos_right": "∀ {k n : Nat}, 0 < k → n < n + k",
+        "Nat.le_of_eq": "∀ {n m : Nat}, n = m → n ≤ m",
+        "Nat.le_of_succ_le": "∀ {n m : Nat}, n + 1 ≤ m → n ≤ m",
+        "Nat.lt_of_succ_lt": "∀ {n m : Nat}, n + 1 < m → n < m",
+        "Nat.eq_zero_or_pos": "∀ (n : Nat), n = 0 ∨ n > 0",
+        "Nat.zero_lt_of_ne_zero": "∀ {a : Nat}, a ≠ 0 → 0 < a",
+        "Nat.zero_lt_of_lt": "∀ {a b : Nat}, a < b → 0 < b",
+        "Nat.ne_of_gt": "∀ {a b : Nat}, b < a → a ≠ b",
+        "Nat.ne_of_lt": "∀ {a b : Nat}, a < b → a ≠ b",
+        "Nat.le_zero": "∀ {i : Nat}, i ≤ 0 ↔ i = 0",
+        "Nat.lt_succ": "∀ {m n : Nat}, m < n + 1 ↔ m ≤ n",
+        "Nat.succ_le": "∀ {n m : Nat}, n + 1 ≤ m ↔ n < m",
+        "Nat.succ_lt_succ": "∀ {n m : Nat}, n < m → n + 1 < m + 1",
+        "Nat.succ_le_succ_iff": "∀ {a b : Nat}, a + 1 ≤ b + 1 ↔ a ≤ b",
+        "Nat.succ_lt_succ_iff": "∀ {a b : Nat}, a + 1 < b + 1 ↔ a < b",
+        "Nat.succ_inj'": "∀ {a b : Nat}, a + 1 = b + 1 ↔ a = b",
+        "Nat.le_sub_one_of_lt": "∀ {a b : Nat}, a < b → a ≤ b - 1",
+        "Nat.add_one_ne_zero": "∀ (n : Nat), n + 1 ≠ 0",
+        "Nat.succ_ne_self": "∀ (n : Nat), n + 1 ≠ n",
+        "Nat.lt_add_right": "∀ {a b : Nat} (c : Nat), a < b → a < b + c",
+        "Nat.lt_add_left": "∀ {a b : Nat} (c : Nat), a < b → a < c + b",
         # lean4 src/Init/Data/Int/Order.lean `@[simp, norm_cast] theorem ofNat_le {m n : Nat} : (↑m : Int)
         # ≤ ↑n ↔ m ≤ n`, `@[simp, norm_cast] theorem ofNat_lt {n m : Nat} : (↑n : Int) < ↑m ↔ n < m`
         "Int.ofNat_le": "∀ {m n : Nat}, (m : Int) ≤ (n : Int) ↔ m ≤ n",
@@ -315,6 +360,39 @@ AT_INT = frozenset(
     }
 )
 
+# SUB_SOURCES: lean4 src/Init/Data/Nat/Basic.lean at 01f0fedef8dafd21ec2d8d8fc742d99af4f1372f, as
+# declared there (`succ n` is `n + 1` in the fragment; `protected` ones in FIELD_PROTECTED):
+# `protected theorem add_sub_add_right (n k m : Nat) : (n + k) - (m + k) = n - m`, `protected theorem
+# add_sub_add_left (k n m : Nat) : (k + n) - (k + m) = n - m`, `protected theorem add_sub_assoc {m k
+# : Nat} (h : k ≤ m) (n : Nat) : n + m - k = n + (m - k)`, `protected theorem eq_add_of_sub_eq {a b c
+# : Nat} (hle : b ≤ a) (h : a - b = c) : a = c + b`, `protected theorem sub_eq_of_eq_add {a b c :
+# Nat} (h : a = c + b) : a - b = c`, `theorem le_add_of_sub_le {a b c : Nat} (h : a - b ≤ c) : a ≤ c
+# + b`, `theorem sub_le_of_le_add {a b c : Nat} (h : a ≤ c + b) : a - b ≤ c`, `theorem
+# add_le_of_le_sub {a b c : Nat} (hle : b ≤ c) (h : a ≤ c - b) : a + b ≤ c`, `theorem
+# le_sub_of_add_le {a b c : Nat} (h : a + b ≤ c) : a ≤ c - b`, `theorem add_lt_of_lt_sub {a b c :
+# Nat} (h : a < c - b) : a + b < c`, `theorem lt_sub_of_add_lt {a b c : Nat} (h : a + b < c) : a < c
+# - b`, `theorem sub_add_eq (a b c : Nat) : a - (b + c) = a - b - c`, `theorem succ_sub_succ (n m :
+# Nat) : succ n - succ m = n - m`, `protected theorem sub_lt_sub_left : ∀ {k m n : Nat}, k < m → k <
+# n → m - n < m - k`, `theorem zero_lt_sub_of_lt (h : i < a) : 0 < a - i`, `theorem
+# sub_ne_zero_of_lt : {a b : Nat} → a < b → b - a ≠ 0`, `theorem add_sub_self_left (a b : Nat) : (a +
+# b) - a = b`, `theorem add_sub_self_right (a b : Nat) : (a + b) - b = a`, `protected theorem
+# le_of_add_le_add_left {a b c : Nat} (h : a + b ≤ a + c) : b ≤ c`, `protected theorem
+# le_of_add_le_add_right {a b c : Nat} : a + b ≤ c + b → a ≤ c`, `protected theorem add_lt_add_left
+# {n m : Nat} (h : n < m) (k : Nat) : k + n < k + m`, `protected theorem add_lt_add_right`, `protected
+# theorem lt_add_of_pos_right (h : 0 < k) : n < n + k`, `protected theorem le_of_eq {n m : Nat} (p :
+# n = m) : n ≤ m`, `theorem le_of_succ_le {n m : Nat} (h : succ n ≤ m) : n ≤ m`, `theorem
+# lt_of_succ_lt {n m : Nat} : succ n < m → n < m`, `theorem eq_zero_or_pos : ∀ (n : Nat), n = 0 ∨ n >
+# 0`, `theorem zero_lt_of_ne_zero {a : Nat} (h : a ≠ 0) : 0 < a`, `theorem zero_lt_of_lt : {a b : Nat}
+# → a < b → 0 < b`, `theorem ne_of_gt {a b : Nat} (h : b < a) : a ≠ b`, `theorem ne_of_lt {a b : Nat}
+# (h : a < b) : a ≠ b`, `theorem le_zero : i ≤ 0 ↔ i = 0`, `theorem lt_succ : m < succ n ↔ m ≤ n`,
+# `theorem succ_le : succ n ≤ m ↔ n < m`, `theorem succ_lt_succ {n m : Nat} : n < m → succ n < succ
+# m`, `theorem succ_le_succ_iff : succ a ≤ succ b ↔ a ≤ b`, `theorem succ_lt_succ_iff : succ a < succ b
+# ↔ a < b`, `theorem succ_inj' : succ a = succ b ↔ a = b`, `theorem le_sub_one_of_lt : a < b → a ≤ b -
+# 1`, `theorem add_one_ne_zero (n) : n + 1 ≠ 0`, `theorem succ_ne_self (n) : succ n ≠ n`, `protected
+# theorem lt_add_right (c : Nat) (h : a < b) : a < b + c`, `protected theorem lt_add_left (c : Nat) (h
+# : a < b) : a < c + b`. `Nat.eq_zero_or_pos`, `Nat.ne_of_gt`, `Nat.ne_of_lt`: protected in later
+# cores, and Mathlib has root lemmas of these names: never reached by the last component.
+
 # `protected` among them (the sources above say which): `open Nat` does not reach them by their last
 # component
 FIELD_PROTECTED = frozenset(
@@ -328,5 +406,9 @@ FIELD_PROTECTED = frozenset(
         # not protected at 01f0fed but later (and, unprotected, ambiguous with Mathlib's root lemma
         # of the same name under `open Nat`, an error in Lean): never reached by the last component
         "Nat.add_le_add", "Nat.add_lt_add", "Nat.mul_le_mul_left", "Nat.mul_le_mul_right",
+        "Nat.add_sub_add_right", "Nat.add_sub_add_left", "Nat.add_sub_assoc", "Nat.eq_add_of_sub_eq",
+        "Nat.sub_eq_of_eq_add", "Nat.sub_lt_sub_left", "Nat.le_of_add_le_add_left", "Nat.le_of_add_le_add_right",
+        "Nat.add_lt_add_left", "Nat.add_lt_add_right", "Nat.lt_add_of_pos_right", "Nat.le_of_eq",
+        "Nat.lt_add_right", "Nat.lt_add_left", "Nat.eq_zero_or_pos", "Nat.ne_of_gt", "Nat.ne_of_lt",
     }
 )
