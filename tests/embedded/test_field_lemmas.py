@@ -231,3 +231,11 @@ def test_no_instance_names_fail_rw_with_lean_s_reason() -> None:
     assert _verdict("theorem t (a b : ℕ) (h : 0 < a) : a * b / a = b", "rw [mul_div_cancel_left]").startswith(
         "failed to synthesize"
     )
+
+
+def test_a_theorem_may_not_take_a_catalogue_name() -> None:
+    # Lean: "'Nat.mod_add_mod' has already been declared" (an instance lemma is declared too)
+    text = "import Mathlib\n\ntheorem Nat.mod_add_mod (n : ℕ) : n = n := by\n  rfl\n"
+    ans = Checker().handle({"cmd": "frontend.process", "payload": {"file": text, "readHeader": True}})
+    errors = [m["data"] for u in ans["units"] for m in u["messages"] if m["severity"] == "error"]
+    assert errors == ["'Nat.mod_add_mod' has already been declared"]
