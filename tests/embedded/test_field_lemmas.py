@@ -201,6 +201,11 @@ CASES = [
     ("theorem t (n : ℕ) : ((n + 1 : ℕ) : ℤ) = (n : ℤ) + 1", "push_cast [Nat.cast_one]\nring", True),
     ("theorem t (n : ℕ) : ((n + 1 : ℕ) : ℤ) = (n : ℤ) + 1", "simp [Nat.cast_add, Nat.cast_one]", True),
     ("theorem t (n : ℕ) : ((n + 1 : ℕ) : ℤ) = (n : ℤ) + 2", "simp [Nat.cast_add, Nat.cast_one]", False),
+    ("theorem t (n : ℕ) (h : n % 2 = 1) : (n + 1) % 2 = 0", "simp [Nat.even_iff, Nat.add_mod, h]", True),
+    ("theorem t (n : ℕ) (h : n % 2 = 1) : (n + 1) % 2 = 1", "simp [Nat.even_iff, Nat.add_mod, h]", False),
+    ("theorem t (n : ℕ) (h : n % 2 = 1) : (n + 1) % 2 = 0", "rw [Nat.even_iff]", False),
+    # right to left, Lean rewrites `n % 2 = 0` into `Even n`, outside the fragment: refused
+    ("theorem t (n : ℕ) (h : n % 2 = 0) : n % 2 = 0", "simp [← Nat.even_iff] at h ⊢\nexact h", False),
 ]
 
 

@@ -12,13 +12,21 @@ from functools import lru_cache
 from burnqed.embedded.elab.elaborate import elab_prop
 from burnqed.embedded.syntax.parser import Limits, parse_statement
 from burnqed.embedded.elab.expr import Term
-from burnqed.embedded.elab.lemmas_field import AT_INT, FIELD_INSTANCE_LEMMAS, FIELD_LEMMAS, FIELD_PROTECTED, NO_INSTANCE
+from burnqed.embedded.elab.lemmas_field import (
+    AT_INT,
+    FIELD_INSTANCE_LEMMAS,
+    FIELD_LEMMAS,
+    FIELD_PROTECTED,
+    NO_INSTANCE,
+    ONE_WAY,
+)
 
 __all__ = [
     "DEFINITIONS",
     "INSTANCE_LEMMAS",
     "LEMMAS",
     "NO_INSTANCE",
+    "ONE_WAY",
     "OPENED",
     "PROTECTED",
     "copyable",

@@ -5,7 +5,7 @@ general; ``FIELD_INSTANCE_LEMMAS`` only per use; ``NO_INSTANCE`` names never app
 
 from __future__ import annotations
 
-__all__ = ["AT_INT", "FIELD_INSTANCE_LEMMAS", "FIELD_LEMMAS", "FIELD_PROTECTED", "NO_INSTANCE"]
+__all__ = ["AT_INT", "FIELD_INSTANCE_LEMMAS", "FIELD_LEMMAS", "FIELD_PROTECTED", "NO_INSTANCE", "ONE_WAY"]
 
 # Issue 37, the lemma names of the field's provers (ℕ/ℤ arithmetic), each proved by the kernel in
 # general like every entry of LEMMAS (tests/embedded/kernel/test_kernel.py). Lean core, leanprover/lean4
@@ -335,16 +335,33 @@ NO_INSTANCE: dict[str, str] = {
 # simp list, and `rw` finds no instance of their pattern (Lean 4 after `induction` shows `n + 1`
 # too). lean4 src/Init/Data/Nat/Basic.lean `theorem succ_eq_add_one (n : Nat) : succ n = n + 1`;
 # Mathlib/Data/Nat/Cast/Defs.lean `Nat.cast_zero : ((0 : ℕ) : R) = 0`, `Nat.cast_one : ((1 : ℕ) : R)
-# = 1`, `Nat.cast_ofNat : ((OfNat.ofNat n : ℕ) : R) = OfNat.ofNat n`.
+# = 1`, `Nat.cast_ofNat : ((OfNat.ofNat n : ℕ) : R) = OfNat.ofNat n`, `Nat.cast_id (n : ℕ) : n.cast =
+# n` (a cast ℕ → ℕ); lean4 src/Init/Data/Nat/Basic.lean `theorem pred_eq_sub_one : pred n = n - 1`,
+# src/Init/Data/Int/Basic.lean `theorem ofNat_eq_coe : Int.ofNat n = Nat.cast n`; Mathlib/Algebra/
+# Group/Nat/Even.lean (Mathlib/Data/Nat/Parity.lean before) `Nat.even_iff : Even n ↔ n % 2 = 0`,
+# `Nat.odd_iff : Odd n ↔ n % 2 = 1`, Mathlib/Algebra/Group/Int/Even.lean `Int.even_iff : Even n ↔ n %
+# 2 = 0`, `Int.odd_iff : Odd n ↔ n % 2 = 1` (`Even`/`Odd` are outside the fragment: no term of it has
+# them).
+_NO_PATTERN = (
+    ("Nat.succ_eq_add_one", "Nat.succ ?n"),
+    ("Nat.cast_zero", "↑0"),
+    ("Nat.cast_one", "↑1"),
+    ("Nat.cast_ofNat", "↑(OfNat.ofNat ?n)"),
+    ("Nat.cast_id", "↑?n"),
+    ("Nat.pred_eq_sub_one", "Nat.pred ?n"),
+    ("Int.ofNat_eq_coe", "Int.ofNat ?n"),
+    ("Nat.even_iff", "Even ?n"),
+    ("Nat.odd_iff", "Odd ?n"),
+    ("Int.even_iff", "Even ?n"),
+    ("Int.odd_iff", "Odd ?n"),
+)
+# read right to left (`simp [← Nat.even_iff]`) their right side does occur, and Lean rewrites it into
+# a term outside the fragment: refused
+ONE_WAY = frozenset(name for name, _ in _NO_PATTERN)
 NO_INSTANCE.update(
     {
         name: f"tactic 'rewrite' failed, did not find instance of the pattern in the target expression\n  {pattern}"
-        for name, pattern in (
-            ("Nat.succ_eq_add_one", "Nat.succ ?n"),
-            ("Nat.cast_zero", "↑0"),
-            ("Nat.cast_one", "↑1"),
-            ("Nat.cast_ofNat", "↑(OfNat.ofNat ?n)"),
-        )
+        for name, pattern in _NO_PATTERN
     }
 )
 

@@ -14,7 +14,7 @@ from burnqed.embedded.tactics.lemma_use import PerUse, instance_proof
 from burnqed.embedded.tactics.simp_prover import SimpProver
 from burnqed.embedded.tactics.interpreter import Engine, register, render
 from burnqed.embedded.bridge.lemma_proofs import lemma_proof
-from burnqed.embedded.elab.lemmas import DEFINITIONS, INSTANCE_LEMMAS, LEMMAS, NO_INSTANCE, lemma_instances, resolve
+from burnqed.embedded.elab.lemmas import DEFINITIONS, INSTANCE_LEMMAS, LEMMAS, NO_INSTANCE, ONE_WAY, lemma_instances, resolve
 from burnqed.embedded.tactics.proofterm import ProofElab, TacticError, fresh_mvar, instantiate_mvars, unify
 from burnqed.embedded.tactics.simp import Rule, SimpSet, conditional_rules, rules_from_prop, simplify
 from burnqed.embedded.elab.state import Goal, Hyp
@@ -61,15 +61,19 @@ def _lemma_builder(name: str, statement: Term) -> RuleProof:
     return build
 
 
-def _rule_props(eng: Engine, goal: Goal, s: Syn, simp: bool = False) -> list[tuple[Term, RuleProof]]:
+def _rule_props(
+    eng: Engine, goal: Goal, s: Syn, simp: bool = False, rev: bool = False
+) -> list[tuple[Term, RuleProof]]:
     """The propositions a rule names, each with a builder of its kernel proof. A NO_INSTANCE
     lemma names none: simp uses it for nothing, as Lean's simp does a lemma whose class has no
     instance at ℕ or ℤ or whose pattern never occurs here; `rw` fails with Lean's error."""
     if s.kind == "ident" and goal.hyp_named(s.value) is None:
         s = Syn("ident", s.pos, resolve(s.value))
     if s.kind == "ident" and goal.hyp_named(s.value) is None and s.value in NO_INSTANCE:
-        if simp:
+        if simp and not (rev and s.value in ONE_WAY):
             return []
+        if simp:  # `simp [← Nat.even_iff]`: Lean rewrites into a term outside the fragment
+            raise TacticError(f"simp [← {s.value}] is not supported by the embedded checker")
         raise TacticError(NO_INSTANCE[s.value])
     if s.kind == "ident" and goal.hyp_named(s.value) is None and (s.value in LEMMAS or s.value in DEFINITIONS):
         return [(t, _lemma_builder(s.value, t)) for t in lemma_instances(s.value)]
@@ -370,7 +374,7 @@ def _simp_rules(
             continue
         if s.kind == "ident" and s.value == "*":
             continue
-        for prop, build in _rule_props(eng, goal, s, simp=True):
+        for prop, build in _rule_props(eng, goal, s, simp=True, rev=rev):
             sources.append((prop, build))
             for r in rules_from_prop(prop):
                 out.append(Rule(r.rhs, r.lhs, r.permutative) if rev else r)
