@@ -60,6 +60,8 @@ def _dvd_proof(seq: k.Sequent, hyps: list[int], witnesses: tuple[k.Term, ...] = 
         for w in witnesses[1:]:
             total = k.App("+", (total, w), srt)
         cands.insert(1, total)
+    # a ∣ b → a ∣ b * c: the witness times a variable (dvd_mul_of_dvd_left / _right)
+    cands += [k.App("*", (w, v), srt) for w in witnesses for v in vars_]
     for w in cands:
         if k.poly(b) == k.poly(k.App("*", (a, w), srt)):
             return k.DvdIntro(w, k.Ring())

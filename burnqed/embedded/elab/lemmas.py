@@ -12,8 +12,27 @@ from functools import lru_cache
 from burnqed.embedded.elab.elaborate import elab_prop
 from burnqed.embedded.syntax.parser import Limits, parse_statement
 from burnqed.embedded.elab.expr import Term
+from burnqed.embedded.elab.lemmas_field import (
+    AT_INT,
+    FIELD_INSTANCE_LEMMAS,
+    FIELD_LEMMAS,
+    FIELD_PROTECTED,
+    NO_INSTANCE,
+    ONE_WAY,
+)
 
-__all__ = ["DEFINITIONS", "INSTANCE_LEMMAS", "LEMMAS", "OPENED", "PROTECTED", "copyable", "lemma_instances", "resolve"]
+__all__ = [
+    "DEFINITIONS",
+    "INSTANCE_LEMMAS",
+    "LEMMAS",
+    "NO_INSTANCE",
+    "ONE_WAY",
+    "OPENED",
+    "PROTECTED",
+    "copyable",
+    "lemma_instances",
+    "resolve",
+]
 
 _NAT = "∀ "
 LEMMAS: dict[str, str] = {
@@ -222,6 +241,9 @@ LEMMAS.update(
     }
 )
 
+# issue 37: the lemma names of the field's provers (elab/lemmas_field.py, each with its source)
+LEMMAS.update(FIELD_LEMMAS)
+
 # Division and remainder lemmas whose general statement is beyond the kernel's certificates
 # (the divisor, or an exponent, is a variable): such a statement is never proved once and
 # trusted. Each use is an instance (the divisor a numeral, as in `% 10`) whose equation the
@@ -317,6 +339,8 @@ INSTANCE_LEMMAS: dict[str, str] = {
     "Nat.mod_lt": "∀ (x : Nat) {y : Nat}, y > 0 → x % y < y",
 }
 
+INSTANCE_LEMMAS.update(FIELD_INSTANCE_LEMMAS)
+
 # Definitions a rule list (`rw [Nat.ModEq]`, `simp [Int.ModEq]`, `norm_num [Nat.ModEq] at h`) or
 # `unfold` may name: each as its equation, `∀ n a b, Nat.ModEq n a b ↔ body`, which the kernel
 # proves (both sides are one kernel term: the kernel sees every ModEq unfolded). Never a
@@ -338,15 +362,17 @@ PROTECTED = frozenset(
     {
         "Nat.dvd_add", "Nat.div_eq_of_eq_mul_left", "Nat.div_eq_of_eq_mul_right", "Nat.mul_div_cancel",
         "Nat.mul_div_cancel_left", "Nat.mul_div_cancel'", "Nat.div_mul_cancel", "Nat.sub_eq_zero_of_le",
+        *FIELD_PROTECTED,
     }
 )
+
 
 _LIMITS = Limits()
 
 
 def copyable(name: str) -> bool:
     """Whether goal.start copyFrom can copy this lemma (monomorphic, Lean-core style)."""
-    return name in LEMMAS and "{α}" not in LEMMAS[name] and name not in ("trivial",)
+    return name in LEMMAS and "{α}" not in LEMMAS[name] and name not in ("trivial",) and name not in AT_INT
 
 
 @lru_cache(maxsize=512)
@@ -371,12 +397,12 @@ def resolve(name: str) -> str:
     """The catalogue name ``name`` denotes: itself when the catalogue has it, else the first
     ``N.name`` for an opened namespace ``N`` (``open Nat``: ``pow_mod`` is ``Nat.pow_mod``,
     as Lean's name resolution finds it), else ``name``."""
-    if name in LEMMAS or name in INSTANCE_LEMMAS or name in DEFINITIONS:
+    if name in LEMMAS or name in INSTANCE_LEMMAS or name in DEFINITIONS or name in NO_INSTANCE:
         return name
     for ns in OPENED.get():
         full = f"{ns}.{name}"
         if full in PROTECTED and "." not in name:
             continue
-        if full in LEMMAS or full in INSTANCE_LEMMAS or full in DEFINITIONS:
+        if full in LEMMAS or full in INSTANCE_LEMMAS or full in DEFINITIONS or full in NO_INSTANCE:
             return full
     return name

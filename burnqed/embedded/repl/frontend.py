@@ -36,7 +36,7 @@ from typing import Any, Protocol
 from burnqed.embedded.config import EmbeddedConfig
 from burnqed.embedded.tactics.table import TABLE
 from burnqed.embedded.tactics.interpreter import Engine, TacticContext, render
-from burnqed.embedded.elab.lemmas import LEMMAS, OPENED
+from burnqed.embedded.elab.lemmas import INSTANCE_LEMMAS, LEMMAS, NO_INSTANCE, OPENED
 from burnqed.embedded.tactics.proofterm import TacticError
 from burnqed.embedded.repl.answers import INTERRUPT, error_answer
 from burnqed.embedded.repl.refusal import Refusal
@@ -273,7 +273,7 @@ class _Run:
         if has_sorry(text):
             return error("the embedded checker refuses `sorry` inside a statement", base)
         full = ".".join([*filter(None, self.namespaces), decl.name]) if decl.name else None
-        if full is not None and (full in self.declared or full in LEMMAS):
+        if full is not None and (full in self.declared or full in LEMMAS or full in INSTANCE_LEMMAS or full in NO_INSTANCE):
             return error(f"'{full}' has already been declared", name_at)
         term = self.checker.elaborate(text)
         if isinstance(term, Refusal):

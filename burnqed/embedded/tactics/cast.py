@@ -25,6 +25,7 @@ from burnqed.embedded.bridge.translate import hole, kterm, sequent
 from burnqed.embedded.decide.certify import internal_uid, prove_fact
 from burnqed.embedded.tactics.interpreter import Engine, register
 from burnqed.embedded.tactics.proofterm import TacticError
+from burnqed.embedded.elab.lemmas import NO_INSTANCE, ONE_WAY, resolve
 from burnqed.embedded.elab.state import Goal, Hyp
 from burnqed.embedded.syntax.tactic_parser import Tac
 from burnqed.embedded.tactics.basic import elab_in_goal
@@ -108,7 +109,11 @@ def _facts(eng: Engine, goal: Goal, tac: Tac) -> tuple[set[tuple[object, object]
     """The ``[h, …]`` facts: ``b ≤ a`` pairs (for Nat.cast_sub) and their proofs."""
     pairs: set[tuple[object, object]] = set()
     proofs: list[tuple[k.Proof, k.Term]] = []
-    for _rev, s in tac.data.get("rules", []):
+    for rev, s in tac.data.get("rules", []):
+        if s.kind == "ident" and goal.hyp_named(s.value) is None and resolve(s.value) in NO_INSTANCE:
+            if rev and resolve(s.value) in ONE_WAY:
+                raise TacticError(f"{tac.name} [← {s.value}] is not supported by the embedded checker")
+            continue  # `push_cast [Nat.cast_one]`: a lemma that rewrites nothing here, as a simp lemma
         prop, pe = elab_in_goal(eng, goal, s, None)
         if isinstance(prop, Rel) and prop.op in ("≤", "≥", "<", ">") and type_of(prop.lhs) == "Nat":
             small, big = (prop.lhs, prop.rhs) if prop.op in ("≤", "<") else (prop.rhs, prop.lhs)

@@ -290,18 +290,22 @@ class ProofElab:
         head, args = modeq_field_app(self.goal, head, args) or (head, args)
         if head.kind == "ident" and self.goal.hyp_named(head.value) is None:
             head = Syn("ident", head.pos, resolve(head.value))
-        if (
-            head.kind == "ident"
-            and head.value in LEMMAS
-            and self.goal.hyp_named(head.value) is None
-        ):
-            inst = lemma_instances(head.value)
+        name, fld = (head.value, None) if head.kind == "ident" else ("", None)
+        if name and name not in LEMMAS and "." in name and self.goal.hyp_named(name.rpartition(".")[0]) is None:
+            # `not_le.mp h`: a generic lemma's projection, tried at each type as the lemma itself
+            base, _, f = name.rpartition(".")
+            if resolve(base) in LEMMAS:
+                name, fld = resolve(base), f
+        if name in LEMMAS and self.goal.hyp_named(name) is None:
+            inst = lemma_instances(name)
             if len(inst) > 1:
                 errors = []
                 for cand in inst:
                     saved = dict(self.sub), list(self.new_goals), list(self.postponed)
                     try:
-                        fty, b = self._lemma(head.value, cand)
+                        fty, b = self._lemma(name, cand)
+                        if fld is not None:
+                            fty, b = self._proj(fty, b, fld, head)
                         return self._apply_args(fty, b, args, expected)
                     except (TacticError, ElabError) as exc:
                         errors.append(exc)

@@ -15,8 +15,8 @@ from burnqed.embedded.tactics.simp_prover import SimpProver
 from burnqed.embedded.tactics.rewrite_open import close_open_rewrite
 from burnqed.embedded.tactics.interpreter import Engine, register, render
 from burnqed.embedded.bridge.lemma_proofs import lemma_proof
-from burnqed.embedded.elab.lemmas import DEFINITIONS, INSTANCE_LEMMAS, LEMMAS, lemma_instances, resolve
-from burnqed.embedded.tactics.proofterm import TacticError, fresh_mvar, instantiate_mvars, unify
+from burnqed.embedded.elab.lemmas import DEFINITIONS, INSTANCE_LEMMAS, LEMMAS, NO_INSTANCE, ONE_WAY, lemma_instances, resolve
+from burnqed.embedded.tactics.proofterm import ProofElab, TacticError, fresh_mvar, instantiate_mvars, unify
 from burnqed.embedded.tactics.simp import Rule, SimpSet, conditional_rules, rules_from_prop, simplify
 from burnqed.embedded.elab.state import Goal, Hyp
 from burnqed.embedded.syntax.parser import Syn
@@ -62,10 +62,20 @@ def _lemma_builder(name: str, statement: Term) -> RuleProof:
     return build
 
 
-def _rule_props(eng: Engine, goal: Goal, s: Syn) -> list[tuple[Term, RuleProof]]:
-    """The propositions a rule names, each with a builder of its kernel proof."""
+def _rule_props(
+    eng: Engine, goal: Goal, s: Syn, simp: bool = False, rev: bool = False
+) -> list[tuple[Term, RuleProof]]:
+    """The propositions a rule names, each with a builder of its kernel proof. A NO_INSTANCE
+    lemma names none: simp uses it for nothing, as Lean's simp does a lemma whose class has no
+    instance at ℕ or ℤ or whose pattern never occurs here; `rw` fails with Lean's error."""
     if s.kind == "ident" and goal.hyp_named(s.value) is None:
         s = Syn("ident", s.pos, resolve(s.value))
+    if s.kind == "ident" and goal.hyp_named(s.value) is None and s.value in NO_INSTANCE:
+        if simp and not (rev and s.value in ONE_WAY):
+            return []
+        if simp:  # `simp [← Nat.even_iff]`: Lean rewrites into a term outside the fragment
+            raise TacticError(f"simp [← {s.value}] is not supported by the embedded checker")
+        raise TacticError(NO_INSTANCE[s.value])
     if s.kind == "ident" and goal.hyp_named(s.value) is None and (s.value in LEMMAS or s.value in DEFINITIONS):
         return [(t, _lemma_builder(s.value, t)) for t in lemma_instances(s.value)]
     if s.kind == "ident" and goal.hyp_named(s.value) is None and s.value in INSTANCE_LEMMAS:
@@ -306,6 +316,11 @@ def _rw(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
                             eng, before, eq, subs, [(a, g.target) for a, g in zip(args, goals, strict=True)], build.name
                         )
                     else:
+                        owner = getattr(build, "__self__", None)
+                        if isinstance(owner, ProofElab):
+                            # an applied instance lemma (`mul_right_inj' h`) is proved as the
+                            # instance it is once the match fixed its open arguments
+                            owner.sub = {**owner.sub, **subs}
                         eq_pf = eq.proof(build(), subs, args)
                     motive = k.abstract(kterm(old), kterm(pat))
                     if at is None:
@@ -363,7 +378,7 @@ def _simp_rules(
             continue
         if s.kind == "ident" and s.value == "*":
             continue
-        for prop, build in _rule_props(eng, goal, s):
+        for prop, build in _rule_props(eng, goal, s, simp=True, rev=rev):
             sources.append((prop, build))
             for r in rules_from_prop(prop):
                 out.append(Rule(r.rhs, r.lhs, r.permutative) if rev else r)

@@ -138,6 +138,21 @@ ATTACKS: list[tuple[str, list[list[str]]]] = [
     ("∀ (x : Nat), (x : Int) - 1 ≥ 0", [["intro x", "omega"], ["intro x", "positivity"], ["intro x", "simp"]]),
     ("∀ (x y : Nat), ((x - y : Nat) : Int) = (x : Int) - (y : Int)", [["intro x y", "omega"], ["intro x y", "push_cast"], ["intro x y", "simp"], ["intro x y", "ring"]]),
     ("∀ (x : Nat), ↑x = (x : Int) + 1", [["intro x", "simp"], ["intro x", "omega"]]),
+    # issue 37's lemma names (elab/lemmas_field.py) used where their hypothesis fails, at the wrong
+    # type, or for a false variant
+    ("∀ (a b : Nat), a - b + b = a", [["intro a b", "exact Nat.sub_add_cancel (by omega)"], ["intro a b", "rw [Nat.sub_add_cancel]"], ["intro a b", "exact sub_add_cancel a b"], ["intro a b", "simp [Nat.sub_add_cancel]"]]),
+    ("∀ (a b : Nat), a - b = 0 → a = b", [["intro a b h", "exact sub_eq_zero.mp h"], ["intro a b h", "rwa [sub_eq_zero] at h"], ["intro a b h", "simp [sub_eq_zero] at h", "exact h"]]),
+    ("∀ (m n : Nat), ((n - m : Nat) : Int) = (n : Int) - (m : Int)", [["intro m n", "exact Nat.cast_sub (by omega)"], ["intro m n", "rw [Nat.cast_sub]"], ["intro m n", "simp [Nat.cast_sub]"], ["intro m n", "push_cast [Nat.cast_sub]", "ring"]]),
+    ("∀ (a : Int), a % 5 < 4", [["intro a", "exact Int.emod_lt_of_pos a (by norm_num)"], ["intro a", "have := Int.emod_lt_of_pos a (by norm_num : (0 : Int) < 5)", "omega"]]),
+    ("∀ (a : Int), 0 ≤ a % 0 - 1", [["intro a", "have := Int.emod_nonneg a (by norm_num : (0 : Int) ≠ 0)", "omega"], ["intro a", "simp [Int.emod_zero]"]]),
+    ("∀ (n k : Nat), 0 % k = 1", [["intro n k", "exact Nat.zero_mod k"], ["intro n k", "simp [Nat.zero_mod]"], ["intro n k", "rw [Nat.zero_mod]"]]),
+    ("∀ (x : Nat), 3 * x = 3 * 5 → x = 6", [["intro x h", "exact (mul_right_inj' (by norm_num : (3 : Nat) ≠ 0)).mp h"], ["intro x h", "rw [mul_right_inj' (by norm_num : (3 : Nat) ≠ 0)] at h", "omega"]]),
+    ("∀ (x : Nat), 0 * x = 0 * 5 → x = 5", [["intro x h", "exact (mul_right_inj' (by norm_num)).mp h"], ["intro x h", "rw [mul_right_inj' (by simp)] at h", "exact h"]]),
+    ("∀ (a b : Nat), a * b / a = b", [["intro a b", "rw [mul_div_cancel_left]"], ["intro a b", "simp [mul_div_cancel_left]"], ["intro a b", "exact mul_div_cancel_left b (by omega)"]]),
+    ("∀ (n : Nat), 7 ∣ n → (5 : Int) ∣ (n : Int)", [["intro n h", "exact Int.coe_nat_dvd.mpr h"], ["intro n h", "rw [Int.coe_nat_dvd]", "exact h"]]),
+    ("∀ (a b c : Nat), a ∣ b → a ∣ b + c", [["intro a b c h", "exact dvd_mul_of_dvd_left h c"], ["intro a b c h", "exact Dvd.dvd.mul_right h c"]]),
+    ("∀ (a b : Int), ¬a ≤ b → a < b", [["intro a b h", "exact not_le.mp h"], ["intro a b h", "simpa [not_le] using h"]]),
+    ("∀ (n : Nat), n + 1 - 1 = n + 1", [["intro n", "exact Nat.succ_sub_one n"], ["intro n", "simp [Nat.succ_eq_add_one]"], ["intro n", "rw [Nat.succ_eq_add_one]"]]),
 ]
 
 
