@@ -199,6 +199,16 @@ CASES = [
     ("then-at-line-end-deeper", "theorem t (n : ℕ) (h : n < 3) : n * n < 9", "interval_cases n <;>\n  simp", True),
     ("then-at-line-end-false", "theorem t (n : ℕ) (h : n < 4) : n * n < 9", "interval_cases n <;>\nsimp", False),
     ("then-at-file-end", "theorem t (n : ℕ) (h : n < 3) : n * n < 9", "interval_cases n <;> simp <;>", False),
+    # Mathlib's `cases' e with x…` (Mathlib/Tactic/Cases.lean): names to the constructors' fields in order
+    ("cases'-nat", "theorem t (n : ℕ) (h : 0 < n) : n ≥ 1", "cases' n with m\n· omega\n· exact Nat.succ_le_succ (Nat.zero_le m)", True),
+    ("cases'-nat-false", "theorem t (n : ℕ) (h : 0 < n) : n ≥ 2", "cases' n with m\n· omega\n· omega", False),
+    ("cases'-or", "theorem t (a b : ℕ) (h : a = 1 ∨ b = 1) : a + b ≥ 1", "cases' h with h1 h2\n· rw [h1]; omega\n· rw [h2]; omega", True),
+    ("cases'-or-names-per-branch", "theorem t (a b : ℕ) (h : a = 1 ∨ b = 1) : a + b ≥ 1",
+     "cases' h with h1 h2\n· rw [h2]; omega\n· omega", False),
+    ("cases'-and", "theorem t (a b : ℕ) (h : a = 1 ∧ b = 1) : a + b = 2", "cases' h with h1 h2\nrw [h1, h2]", True),
+    ("cases'-and-cleared", "theorem t (a b : ℕ) (h : a = 1 ∧ b = 1) : a + b = 2", "cases' h with h1 h2\nrw [h1, h]", False),
+    ("cases'-exists", "theorem t (h : ∃ k : ℕ, 2 * k = 6) : ∃ j : ℕ, j = 3", "cases' h with k hk\nexact ⟨k, by omega⟩", True),
+    ("cases'-exists-false", "theorem t (h : ∃ k : ℕ, 2 * k = 6) : ∃ j : ℕ, j = 4", "cases' h with k hk\nexact ⟨k, by omega⟩", False),
     ("clear-except-keeps-goal-vars", "theorem t (x : ℕ) (h₀ : x = 3) : x + 0 = x", "clear * -\nomega", True),
 ]
 

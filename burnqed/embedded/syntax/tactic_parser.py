@@ -85,7 +85,7 @@ TACTIC_NAMES = frozenset(
         "interval_cases",
         "calc",
         "match",
-        "induction'",
+        "induction'", "cases'",
         "ring_nf",
         "case", "next", "suffices",
         "revert", "contrapose", "contrapose!", "unfold", "conv", "conv_lhs", "conv_rhs",
@@ -99,7 +99,7 @@ _OPAQUE_TACTICS = frozenset(
      "noncomm_ring", "linear_combination", "polyrith", "nofun", "contradiction!", "trivial!", "assumption'", "congr",
      "ext", "funext", "conv", "split", "split_ifs", "unfold", "delta", "change", "norm_num1", "ring1", "ring_nf!",
      "mod_cases", "fin_cases", "rel", "peel", "lift", "choose", "set", "let", "generalize", "induction'",
-     "cases'", "rcases'", "contrapose", "contrapose!", "push_neg!", "by_contra!", "revert", "suffices", "case",
+     "rcases'", "contrapose", "contrapose!", "push_neg!", "by_contra!", "revert", "suffices", "case",
      "exfalso", "absurd", "exacts", "constructorm", "casesm", "rename_i", "next", "injection", "simp?", "aesop?"}
 )
 _TERM_STOP = frozenset({",", "|", "<;>", ";", "]", ")", ":=", "⟩"})
@@ -356,7 +356,7 @@ class _TacticParser(Parser):
             d.update(parse_match(self))
         elif name == "suffices":
             d.update(parse_suffices(self, t.pos, stop))
-        elif name == "induction'":
+        elif name in ("induction'", "cases'"):
             d.update(parse_induction_prime(self))
         elif name in ("exact", "apply", "refine", "refine'", "specialize", "exact_mod_cast"):
             d["term"] = self.term_()

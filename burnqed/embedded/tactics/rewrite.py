@@ -62,9 +62,7 @@ def _lemma_builder(name: str, statement: Term) -> RuleProof:
     return build
 
 
-def _rule_props(
-    eng: Engine, goal: Goal, s: Syn, simp: bool = False, rev: bool = False
-) -> list[tuple[Term, RuleProof]]:
+def _rule_props(eng: Engine, goal: Goal, s: Syn, simp: bool = False, rev: bool = False) -> list[tuple[Term, RuleProof]]:
     """The propositions a rule names, each with a builder of its kernel proof. A NO_INSTANCE
     lemma names none: simp uses it for nothing, as Lean's simp does a lemma whose class has no
     instance at ℕ or ℤ or whose pattern never occurs here; `rw` fails with Lean's error."""

@@ -67,6 +67,7 @@ TACTICS: MappingProxyType[str, BasicTactic] = MappingProxyType(
         "push_cast": cast._cast_tactic,
         "norm_cast": cast._cast_tactic,
         "cases": cases._cases,
+        "cases'": cases._cases,
         "rcases": cases._rcases,
         "obtain": cases._obtain,
         "rintro": cases._rintro,
