@@ -209,6 +209,12 @@ CASES = [
     ("cases'-and-cleared", "theorem t (a b : ℕ) (h : a = 1 ∧ b = 1) : a + b = 2", "cases' h with h1 h2\nrw [h1, h]", False),
     ("cases'-exists", "theorem t (h : ∃ k : ℕ, 2 * k = 6) : ∃ j : ℕ, j = 3", "cases' h with k hk\nexact ⟨k, by omega⟩", True),
     ("cases'-exists-false", "theorem t (h : ∃ k : ℕ, 2 * k = 6) : ∃ j : ℕ, j = 4", "cases' h with k hk\nexact ⟨k, by omega⟩", False),
+    # Mathlib's `by_contra! h` (Mathlib/Tactic/ByContra.lean): `by_contra h; try push_neg at h`
+    ("by_contra!", "theorem t (x : ℕ) (h : 3 * x > 41) : 14 ≤ x", "by_contra! h'\nomega", True),
+    ("by_contra!-pushed", "theorem t (x : ℕ) (h : 3 * x > 41) : 14 ≤ x", "by_contra! h'\nhave : x < 14 := h'\nomega", True),
+    ("by_contra!-this", "theorem t (x : ℕ) (h : 3 * x > 41) : 14 ≤ x", "by_contra!\nhave : x < 14 := this\nomega", True),
+    ("by_contra!-false", "theorem t (x : ℕ) (h : 3 * x > 41) : 15 ≤ x", "by_contra! h'\nomega", False),
+    ("by_contra!-no-push", "theorem t (p : Prop) (hp : p) : p", "by_contra! h\nexact h hp", True),
     ("clear-except-keeps-goal-vars", "theorem t (x : ℕ) (h₀ : x = 3) : x + 0 = x", "clear * -\nomega", True),
 ]
 

@@ -75,7 +75,7 @@ TACTIC_NAMES = frozenset(
         "rcases",
         "obtain",
         "all_goals", "any_goals", "try", "first", "repeat",
-        "by_contra",
+        "by_contra", "by_contra!",
         "by_cases",
         "clear",
         "symm",
@@ -99,7 +99,7 @@ _OPAQUE_TACTICS = frozenset(
      "noncomm_ring", "linear_combination", "polyrith", "nofun", "contradiction!", "trivial!", "assumption'", "congr",
      "ext", "funext", "conv", "split", "split_ifs", "unfold", "delta", "change", "norm_num1", "ring1", "ring_nf!",
      "mod_cases", "fin_cases", "rel", "peel", "lift", "choose", "set", "let", "generalize", "induction'",
-     "rcases'", "contrapose", "contrapose!", "push_neg!", "by_contra!", "revert", "suffices", "case",
+     "rcases'", "contrapose", "contrapose!", "push_neg!", "revert", "suffices", "case",
      "exfalso", "absurd", "exacts", "constructorm", "casesm", "rename_i", "next", "injection", "simp?", "aesop?"}
 )
 _TERM_STOP = frozenset({",", "|", "<;>", ";", "]", ")", ":=", "⟩"})
@@ -440,7 +440,7 @@ class _TacticParser(Parser):
             if not alts:
                 raise self.error("expected '|'")
             d["alts"] = alts
-        elif name == "by_contra":
+        elif name in ("by_contra", "by_contra!"):
             d["name"] = self.advance().text if self.tok.kind == "id" else "this"
         elif name == "by_cases":
             hname = "h"

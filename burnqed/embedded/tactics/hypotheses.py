@@ -127,6 +127,18 @@ def _by_contra(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     return [new]
 
 
+@register("by_contra!")
+def _by_contra_bang(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    """Mathlib's ``by_contra! h`` (Mathlib/Tactic/ByContra.lean): ``by_contra h; try push_neg at h``."""
+    from burnqed.embedded.tactics import push_neg
+
+    (new,) = _by_contra(eng, goal, tac)
+    try:
+        return push_neg._push_neg(eng, new, Tac("push_neg", tac.pos, {"at": [tac.data["name"]]}))
+    except TacticError:  # `try`: push_neg's failure leaves the goal as by_contra made it
+        return [new]
+
+
 @register("by_cases")
 def _by_cases(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     p = prop_in_goal(goal, tac.data["type"])
