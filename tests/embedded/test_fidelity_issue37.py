@@ -6,12 +6,13 @@ from __future__ import annotations
 import pytest
 
 from burnqed.embedded import Checker
+from tests.embedded.util import wire
 
 
 def _verdict(header: str, body: str) -> str:
     """"accepted" when the file has no error and no goal left, else the first error."""
     text = f"import Mathlib\n\n{header} := by\n" + "".join(f"  {line}\n" for line in body.splitlines())
-    ans = Checker().handle({"cmd": "frontend.process", "payload": {"file": text, "readHeader": True}})
+    ans = wire(Checker(), {"cmd": "frontend.process", "payload": {"file": text, "readHeader": True}})
     assert "error" not in ans, ans
     errors = [m["data"] for u in ans["units"] for m in u["messages"] if m["severity"] == "error"]
     return errors[0] if errors else "accepted"
@@ -171,10 +172,10 @@ def test_open_namespace_resolves_catalogue_names() -> None:
     text = "theorem t (n : ℕ) (h : n % 10 = 3) : n ^ 2 % 10 = 9"
     script = "simp [pow_mod, h]"
     body = "".join(f"  {line}\n" for line in script.splitlines())
-    opened = Checker().handle(
+    opened = wire(Checker(), 
         {"cmd": "frontend.process", "payload": {"file": f"import Mathlib\nopen Nat\n\n{text} := by\n{body}", "readHeader": True}}
     )
-    plain = Checker().handle(
+    plain = wire(Checker(), 
         {"cmd": "frontend.process", "payload": {"file": f"import Mathlib\n\n{text} := by\n{body}", "readHeader": True}}
     )
 

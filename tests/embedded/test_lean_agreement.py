@@ -17,6 +17,7 @@ import pytest
 
 from burnqed.embedded import Checker
 from tests.embedded.util import Session
+from tests.embedded.util import wire
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -226,7 +227,7 @@ def test_no_tactic_text_is_an_internal_error_in_a_file() -> None:
         "theorem t (a b c : ℕ) (h₁ : a = b) (h₂ : b = c) (h₃ : a + 1 = 5) : c + 1 = 5 := by\n"
         "  rw [h₁, h₂] at h₃\n  exact h₃\n"
     )
-    ans = c.handle({"cmd": "frontend.process", "payload": {"file": text}})
+    ans = wire(c, {"cmd": "frontend.process", "payload": {"file": text}})
     assert "error" not in ans
     assert not [m for u in ans["units"] for m in u["messages"] if m["severity"] == "error"]
 

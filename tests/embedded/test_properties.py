@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from burnqed.embedded import Checker
 from burnqed.embedded.elab.evaluate import ediv, emod
+from tests.embedded.util import wire
 
 _CHECKER = Checker()
 TACTICS = [
@@ -109,10 +110,10 @@ def _split(py: str) -> tuple[str, str, str]:
 @given(hyp=atom, goal=atom, ty=st.sampled_from(["Nat", "Int"]))
 def test_proved_statements_hold_on_a_grid(hyp: str, goal: str, ty: str) -> None:
     statement = f"∀ (x y : {ty}), {hyp} → {goal}"
-    start = _CHECKER.handle({"cmd": "goal.start", "payload": {"expr": statement}})
+    start = wire(_CHECKER, {"cmd": "goal.start", "payload": {"expr": statement}})
     if "error" in start:
         return
-    sid = _CHECKER.handle(
+    sid = wire(_CHECKER, 
         {
             "cmd": "goal.tactic",
             "payload": {"stateId": start["stateId"], "tactic": "intro x y h"},
@@ -124,9 +125,9 @@ def test_proved_statements_hold_on_a_grid(hyp: str, goal: str, ty: str) -> None:
         for x, y in itertools.product(grid, grid)
     )
     for tactic in TACTICS:
-        ans = _CHECKER.handle(
+        ans = wire(_CHECKER, 
             {"cmd": "goal.tactic", "payload": {"stateId": sid, "tactic": tactic}}
         )
         if ans.get("goals") == []:
             assert truth, f"{tactic} proved {statement}, which fails on the grid"
-    _CHECKER.handle({"cmd": "reset", "payload": {}})
+    wire(_CHECKER, {"cmd": "reset", "payload": {}})

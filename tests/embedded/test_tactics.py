@@ -6,6 +6,7 @@ import pytest
 
 from burnqed.embedded import Checker
 from tests.embedded.util import Session
+from tests.embedded.util import wire
 
 PROOFS: list[tuple[str, list[str]]] = [
     ("True", ["trivial"]),
@@ -115,7 +116,7 @@ def checker() -> Checker:
 
 def test_goal_start_refuses_binder_form_as_pantograph_does(checker: Checker) -> None:
     """Issue 26: goal.start reads ``expr`` with parseElabType; ``(a b : ℕ) (h : a < b) : P`` is no term there."""
-    answer = checker.handle({"cmd": "goal.start", "payload": {"expr": "(a b : ℕ) (h₀ : a < b) : a + 1 ≤ b"}})
+    answer = wire(checker, {"cmd": "goal.start", "payload": {"expr": "(a b : ℕ) (h₀ : a < b) : a + 1 ≤ b"}})
     assert answer["error"] == "parsing", answer
     assert not checker.check_proof("(a b : ℕ) (h₀ : a < b) : a + 1 ≤ b", ["intro a b h₀", "omega"]).ok
     # a term that merely starts with a bracket is still one
@@ -215,10 +216,10 @@ def test_states_are_immutable_and_can_be_branched() -> None:
     s = Session()
     s.start("∀ (p : Prop), p → p")
     first = s.tac("intro p hp")["nextStateId"]
-    a = s.c.handle(
+    a = wire(s.c, 
         {"cmd": "goal.tactic", "payload": {"stateId": first, "tactic": "exact hp"}}
     )
-    b = s.c.handle(
+    b = wire(s.c, 
         {"cmd": "goal.tactic", "payload": {"stateId": first, "tactic": "assumption"}}
     )
     assert (
