@@ -17,8 +17,8 @@ from burnqed.embedded.elab.elaborate import ElabError, elab_prop
 from burnqed.embedded.tactics.proofterm import fresh_mvar, unify
 from burnqed.embedded.syntax.parser import Limits, ParseError, parse_statement
 from burnqed.embedded.elab.expr import Binder, BVar, Num, Op, Rel, pp
-from tests.embedded.util import Session
 from burnqed.lean.protocol import OptionsSet
+from tests.embedded.util import Session
 
 
 @pytest.fixture(scope="module", params=["enforce", "off"])

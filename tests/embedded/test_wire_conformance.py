@@ -36,7 +36,7 @@ def test_goal_print_flags(checker: Checker) -> None:
 
 def test_goal_print_root_goals_and_extra_mvars_when_asked(checker: Checker) -> None:
     # Library.lean goalPrint: root? when rootExpr, goals when goals, one entry per extra mvar ({} if unknown)
-    got = wire(checker, 
+    got = wire(checker,
         {"cmd": "goal.print", "payload": {"stateId": 0, "rootExpr": True, "goals": True, "extraMVars": ["_uniq.99"]}}
     )
     assert got["root"] == {"pp": "?_"} and len(got["goals"]) == 1 and got["extraMVars"] == [{}]
