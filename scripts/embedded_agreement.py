@@ -27,6 +27,7 @@ from collections import Counter
 from pathlib import Path
 
 from burnqed.embedded import Checker
+from burnqed.lean.protocol import FrontendProcess, OptionsSet, ReplErrorAnswer
 
 PROOF_KEYS = ("correct_proof", "formal_proof", "full_proof", "proof")
 OUTSIDE = "outside the embedded fragment"
@@ -51,17 +52,15 @@ def load(path: Path) -> list[tuple[str, str]]:
 
 def check(checker: Checker, text: str) -> tuple[str, str]:
     """("accepted" | "refused" | "outside", first error line)."""
-    ans = checker.handle({"cmd": "frontend.process", "payload": {"file": text, "readHeader": True}})
-    if "error" in ans:
-        return "refused", f"{ans.get('error')}: {str(ans.get('desc', ''))[:100]}"
-    errors = [
-        m["data"] for u in ans.get("units", []) for m in u.get("messages", []) if m.get("severity") == "error"
-    ]
+    ans = checker.frontend_process(FrontendProcess(file=text, read_header=True))
+    if isinstance(ans, ReplErrorAnswer):
+        return "refused", f"{ans.error}: {ans.desc[:100]}"
+    errors = [m.data for u in ans.units for m in u.errors]
     if any(OUTSIDE in e for e in errors):
         return "outside", next(e for e in errors if OUTSIDE in e).splitlines()[0][:120]
     if errors:
         return "refused", errors[0].splitlines()[0][:120]
-    if any(u.get("goals") for u in ans.get("units", [])):
+    if any(u.goals for u in ans.units):
         return "refused", "goals left open"
     return "accepted", ""
 
@@ -100,20 +99,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"embedded_agreement: cannot read {args.proofs}: {exc}", file=sys.stderr)
         return 2
     checker = Checker()
-    checker.handle({"cmd": "options.set", "payload": {"timeout": args.timeout_ms}})
+    checker.options_set(OptionsSet(timeout=args.timeout_ms))
     rows = []
     for name, text in proofs:
         if args.only and not re.search(args.only, name):
             continue
         verdict, why = check(checker, text)
-        checker.handle({"cmd": "reset", "payload": {}})
+        checker.reset()
         row: dict = {"name": name, "verdict": verdict, "why": why}
         if args.prefixes and verdict == "accepted":
             cuts = prefixes(text)
             row["prefixes"], row["prefixes_accepted"] = len(cuts), 0
             for cut in cuts:
                 row["prefixes_accepted"] += check(checker, cut)[0] == "accepted"
-                checker.handle({"cmd": "reset", "payload": {}})
+                checker.reset()
         rows.append(row)
     inside = [r for r in rows if r["verdict"] != "outside"]
     accepted = [r for r in inside if r["verdict"] == "accepted"]

@@ -4,15 +4,17 @@ speaks Pantograph's JSON-lines protocol (``python -m burnqed.embedded``).
 In-process use (no child process), e.g. to verify reference proofs in bulk::
 
     from burnqed.embedded import Checker
+    from burnqed.lean.protocol import GoalStart
     c = Checker()
-    c.handle({"cmd": "goal.start", "payload": {"expr": "∀ (n : Nat), n + 0 = n"}})
+    c.run(GoalStart(expr="∀ (n : Nat), n + 0 = n"))   # GoalStartResult(state_id=0, ...)
     c.check_proof("∀ (n : Nat), n + 0 = n", ["intro n", "rfl"]).ok   # True
 
 Results it produces are from the embedded backend, never from Lean.
 
 Beside the checker: ``kernel`` (the independent proof kernel every proof passes, standard
 library only), ``verify`` (reference proofs checked in process, for ``burnqed.data``) and
-``soundness`` (the attack campaign). The checker speaks the protocol of ``burnqed.lean``;
+``soundness`` (the attack campaign). The checker takes and returns the protocol models of
+``burnqed.lean.protocol`` (JSON only in the REPL loop, repl/server.py);
 ``burnqed.lean`` never imports it back (it starts ``python -m burnqed.embedded``).
 
 Names are imported lazily (on first access) so that ``burnqed.embedded.kernel`` stays

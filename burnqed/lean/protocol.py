@@ -17,7 +17,11 @@ from burnqed.lean.errors import LeanProtocolError, LeanReplError
 
 __all__ = [
     "ANSWER_TYPES",
+    "REQUEST_TYPES",
+    "Answer",
     "CompilationUnit",
+    "ExprEcho",
+    "ExprEchoResult",
     "FrontendProcess",
     "FrontendProcessResult",
     "Expression",
@@ -31,6 +35,8 @@ __all__ = [
     "GoalTactic",
     "GoalTacticResult",
     "Message",
+    "OptionsPrint",
+    "OptionsPrintResult",
     "OptionsSet",
     "OptionsSetResult",
     "ReplErrorAnswer",
@@ -224,6 +230,21 @@ class OptionsSet(Request):
     print_dependent_mvars: bool | None = Field(default=None, alias="printDependentMVars")
 
 
+class OptionsPrint(Request):
+    """Print the REPL's options (Pantograph/Protocol.lean ``OptionsPrint``: no fields)."""
+
+    cmd: ClassVar[str] = "options.print"
+
+
+class ExprEcho(Request):
+    """Elaborate an expression and print it with its type (Pantograph/Protocol.lean ``ExprEcho``)."""
+
+    cmd: ClassVar[str] = "expr.echo"
+    expr: str
+    type: str | None = None
+    levels: list[str] | None = None
+
+
 class FrontendProcess(Request):
     """Elaborate a whole snippet (commands after the header); with ``sorrys``, each sorry becomes a goal state."""
 
@@ -349,6 +370,29 @@ class OptionsSetResult(_Wire):
     """Answer of options.set: ``{}``."""
 
 
+class OptionsPrintResult(_Wire):
+    """Answer of options.print: Pantograph's ``Options`` (Pantograph/Protocol.lean ``structure
+    Options``, which ``options_print`` returns whole). A REPL that honours only some options
+    (the embedded checker: ``automaticMode`` and ``timeout``) leaves the others out."""
+
+    print_json_pretty: bool | None = Field(default=None, alias="printJsonPretty")
+    print_expr_pretty: bool | None = Field(default=None, alias="printExprPretty")
+    print_expr_ast: bool | None = Field(default=None, alias="printExprAST")
+    print_dependent_mvars: bool | None = Field(default=None, alias="printDependentMVars")
+    no_repeat: bool | None = Field(default=None, alias="noRepeat")
+    print_aux_decls: bool | None = Field(default=None, alias="printAuxDecls")
+    print_implementation_detail_hyps: bool | None = Field(default=None, alias="printImplementationDetailHyps")
+    automatic_mode: bool | None = Field(default=None, alias="automaticMode")
+    timeout: int | None = None
+
+
+class ExprEchoResult(_Wire):
+    """Answer of expr.echo: the expression and its type, printed."""
+
+    expr: Expression
+    type: Expression
+
+
 class StatResult(_Wire):
     """Answer of stat."""
 
@@ -370,7 +414,30 @@ ANSWER_TYPES: dict[str, type[_Wire]] = {
     Stat.cmd: StatResult,
     Reset.cmd: ResetResult,
     FrontendProcess.cmd: FrontendProcessResult,
+    OptionsPrint.cmd: OptionsPrintResult,
+    ExprEcho.cmd: ExprEchoResult,
 }
+
+REQUEST_TYPES: dict[str, type[Request]] = {
+    model.cmd: model
+    for model in (GoalStart, GoalTactic, GoalDelete, GoalPrint, OptionsSet, OptionsPrint, Stat, Reset, ExprEcho, FrontendProcess)
+}
+"""The request model of each command these models cover, by its ``cmd``."""
+
+Answer = (
+    GoalStartResult
+    | GoalTacticResult
+    | GoalDeleteResult
+    | GoalPrintResult
+    | OptionsSetResult
+    | OptionsPrintResult
+    | StatResult
+    | ResetResult
+    | ExprEchoResult
+    | FrontendProcessResult
+    | ReplErrorAnswer
+)
+"""Any answer of the commands modelled here, the REPL's error answer included."""
 
 
 def decode_answer(request: Request, line: str | bytes) -> _Wire:

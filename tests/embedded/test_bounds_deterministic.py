@@ -33,7 +33,7 @@ def _verdict(config: EmbeddedConfig, goal: str, tactic: str, timeout_ms: int = 0
     if timeout_ms:
         s.call("options.set", timeout=timeout_ms)
     ans = s.tac(tactic)
-    if ans == INTERRUPT:
+    if ans == INTERRUPT.wire():
         return {"interrupt": True}
     return {"closed": ans.get("goals") == [], "error": s.error_text()}
 

@@ -10,17 +10,18 @@ from __future__ import annotations
 import pytest
 
 from burnqed.embedded import Checker
+from burnqed.lean.protocol import FrontendProcess, FrontendProcessResult
 
 
 def _verdict(header: str, body: str) -> str:
     """"accepted" when the file has no error and no goal left, else the first error."""
     text = f"import Mathlib\n\n{header} := by\n" + "".join(f"  {line}\n" for line in body.splitlines())
-    ans = Checker().handle({"cmd": "frontend.process", "payload": {"file": text, "readHeader": True}})
-    assert "error" not in ans, ans
-    errors = [m["data"] for u in ans["units"] for m in u["messages"] if m["severity"] == "error"]
+    ans = Checker().frontend_process(FrontendProcess(file=text, read_header=True))
+    assert isinstance(ans, FrontendProcessResult), ans
+    errors = [m.data for u in ans.units for m in u.errors]
     if errors:
         return errors[0]
-    return "accepted" if not any(u.get("goals") for u in ans["units"]) else "goals left"
+    return "accepted" if not any(u.goals for u in ans.units) else "goals left"
 
 
 # (id, header, script, Lean accepts)

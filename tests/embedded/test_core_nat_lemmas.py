@@ -13,14 +13,15 @@ from burnqed.embedded.bridge.lemma_proofs import lemma_proof
 from burnqed.embedded.bridge.translate import kterm
 from burnqed.embedded.elab.lemmas import INSTANCE_LEMMAS, LEMMAS, OPENED, PROTECTED, lemma_instances, resolve
 from burnqed.embedded.elab.expr import pp
+from burnqed.lean.protocol import FrontendProcess, FrontendProcessResult
 
 
 def _verdict(header: str, body: str) -> str:
     """"accepted" when the file has no error and no goal left, else the first error."""
     text = f"import Mathlib\n\n{header} := by\n" + "".join(f"  {line}\n" for line in body.splitlines())
-    ans = Checker().handle({"cmd": "frontend.process", "payload": {"file": text, "readHeader": True}})
-    assert "error" not in ans, ans
-    errors = [m["data"] for u in ans["units"] for m in u["messages"] if m["severity"] == "error"]
+    ans = Checker().frontend_process(FrontendProcess(file=text, read_header=True))
+    assert isinstance(ans, FrontendProcessResult), ans
+    errors = [m.data for u in ans.units for m in u.errors]
     return errors[0] if errors else "accepted"
 
 

@@ -17,13 +17,14 @@ from burnqed.embedded.elab.elaborate import ElabError, elab_prop
 from burnqed.embedded.tactics.proofterm import fresh_mvar, unify
 from burnqed.embedded.syntax.parser import Limits, ParseError, parse_statement
 from burnqed.embedded.elab.expr import Binder, BVar, Num, Op, Rel, pp
+from burnqed.lean.protocol import OptionsSet
 from tests.embedded.util import Session
 
 
 @pytest.fixture(scope="module", params=["enforce", "off"])
 def checker(request: pytest.FixtureRequest) -> Checker:
     c = Checker(EmbeddedConfig(kernel=request.param))
-    c.handle({"cmd": "options.set", "payload": {"timeout": 5000}})
+    c.options_set(OptionsSet(timeout=5000))
     return c
 
 

@@ -6,14 +6,15 @@ from __future__ import annotations
 import pytest
 
 from burnqed.embedded import Checker
+from burnqed.lean.protocol import FrontendProcess, FrontendProcessResult, ReplErrorAnswer
 
 
 def _verdict(header: str, body: str) -> str:
     """"accepted" when the file has no error and no goal left, else the first error."""
     text = f"import Mathlib\n\n{header} := by\n" + "".join(f"  {line}\n" for line in body.splitlines())
-    ans = Checker().handle({"cmd": "frontend.process", "payload": {"file": text, "readHeader": True}})
-    assert "error" not in ans, ans
-    errors = [m["data"] for u in ans["units"] for m in u["messages"] if m["severity"] == "error"]
+    ans = Checker().frontend_process(FrontendProcess(file=text, read_header=True))
+    assert isinstance(ans, FrontendProcessResult), ans
+    errors = [m.data for u in ans.units for m in u.errors]
     return errors[0] if errors else "accepted"
 
 
@@ -171,15 +172,14 @@ def test_open_namespace_resolves_catalogue_names() -> None:
     text = "theorem t (n : ℕ) (h : n % 10 = 3) : n ^ 2 % 10 = 9"
     script = "simp [pow_mod, h]"
     body = "".join(f"  {line}\n" for line in script.splitlines())
-    opened = Checker().handle(
-        {"cmd": "frontend.process", "payload": {"file": f"import Mathlib\nopen Nat\n\n{text} := by\n{body}", "readHeader": True}}
+    opened = Checker().frontend_process(
+        FrontendProcess(file=f"import Mathlib\nopen Nat\n\n{text} := by\n{body}", read_header=True)
     )
-    plain = Checker().handle(
-        {"cmd": "frontend.process", "payload": {"file": f"import Mathlib\n\n{text} := by\n{body}", "readHeader": True}}
-    )
+    plain = Checker().frontend_process(FrontendProcess(file=f"import Mathlib\n\n{text} := by\n{body}", read_header=True))
 
-    def errors(ans: dict) -> list[str]:
-        return [m["data"] for u in ans["units"] for m in u["messages"] if m["severity"] == "error"]
+    def errors(ans: FrontendProcessResult | ReplErrorAnswer) -> list[str]:
+        assert isinstance(ans, FrontendProcessResult), ans
+        return [m.data for u in ans.units for m in u.errors]
 
     assert errors(opened) == []
     assert any("pow_mod" in e for e in errors(plain))

@@ -13,13 +13,14 @@ import pytest
 from burnqed.embedded import Checker
 from burnqed.lean.errors import OUTSIDE_FRAGMENT
 from burnqed.lean.protocol import FrontendProcessResult
+from tests.embedded.util import wire
 
 SYMM = "theorem t (a b : ℕ) (h : a = b) : b = a := by sorry\n"
 
 
 def process(checker: Checker, file: str, **flags: Any) -> dict[str, Any]:
     """frontend.process on ``file``; checks the answer decodes as the wire model."""
-    answer = checker.handle({"cmd": "frontend.process", "payload": {"file": file, **flags}})
+    answer = wire(checker, {"cmd": "frontend.process", "payload": {"file": file, **flags}})
     if "error" not in answer:
         FrontendProcessResult.model_validate(answer)
     return answer
@@ -36,7 +37,7 @@ def clean(unit: dict[str, Any]) -> bool:
 
 
 def call(checker: Checker, cmd: str, **payload: Any) -> dict[str, Any]:
-    return checker.handle({"cmd": cmd, "payload": payload})
+    return wire(checker, {"cmd": cmd, "payload": payload})
 
 
 # ---------------------------------------------------------------- sorry goal states

@@ -8,10 +8,11 @@ from typing import Any
 import pytest
 
 from burnqed.embedded import Checker
+from tests.embedded.util import wire
 
 
 def process(checker: Checker, file: str) -> list[dict[str, Any]]:
-    return checker.handle({"cmd": "frontend.process", "payload": {"file": file}})["units"]
+    return wire(checker, {"cmd": "frontend.process", "payload": {"file": file}})["units"]
 
 
 def clean(unit: dict[str, Any]) -> bool:
@@ -53,7 +54,7 @@ def test_the_refusal_points_at_the_offending_text() -> None:
 
 def test_goal_commands_refuse_a_stray_doc_comment() -> None:
     c = Checker()
-    assert "error" in c.handle({"cmd": "goal.start", "payload": {"expr": "(1 : Nat) = 1 /--/ -- -/"}})
-    started = c.handle({"cmd": "goal.start", "payload": {"expr": "(1 : Nat) = 1"}})
-    out = c.handle({"cmd": "goal.tactic", "payload": {"stateId": started["stateId"], "tactic": "rfl /--/ -- -/"}})
+    assert "error" in wire(c, {"cmd": "goal.start", "payload": {"expr": "(1 : Nat) = 1 /--/ -- -/"}})
+    started = wire(c, {"cmd": "goal.start", "payload": {"expr": "(1 : Nat) = 1"}})
+    out = wire(c, {"cmd": "goal.tactic", "payload": {"stateId": started["stateId"], "tactic": "rfl /--/ -- -/"}})
     assert "parseError" in out and "nextStateId" not in out

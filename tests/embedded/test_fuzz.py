@@ -3,7 +3,7 @@
 Random tactic strings (mixes of the fragment's tokens — tactic names, keywords, identifiers,
 numerals, subscripts, Unicode symbols — with arbitrary printable text and a few control
 characters) run on fixed start states, some of them false; random statements go to
-goal.start. Requests travel as JSON lines through ``Checker.handle_line``, so escapes like
+goal.start. Requests travel as JSON lines through the REPL's JSON line (``repl.server.answer_line``), so escapes like
 ``\\ud800`` are exercised too. Every answer must have one of the protocol's shapes, and a
 false start may never end without goals unless sorry was used. The checker runs with a
 generous ``timeout`` option: input that took unbounded time would answer the interrupt (an
@@ -20,9 +20,11 @@ from hypothesis import strategies as st
 
 from burnqed.embedded import Checker
 from burnqed.embedded.syntax.tactic_parser import TACTIC_NAMES
+from burnqed.embedded.repl.server import answer_line
+from burnqed.lean.protocol import OptionsSet
 
 _CHECKER = Checker()
-_CHECKER.handle({"cmd": "options.set", "payload": {"timeout": 20_000}})
+_CHECKER.options_set(OptionsSet(timeout=20_000))
 
 TRUE_STARTS = [
     "∀ (n : Nat), n + 0 = n",
@@ -95,7 +97,7 @@ _STARTED: dict[str, int] = {}
 def _ask(cmd: str, **payload: Any) -> dict[str, Any]:
     """One request as a JSON line (ASCII escapes, so lone surrogates survive), one answer."""
     line = json.dumps({"cmd": cmd, "payload": payload})
-    answer = _CHECKER.handle_line(line)
+    answer = answer_line(_CHECKER, line)
     answer.encode("utf-8")  # the server writes it as UTF-8
     decoded: dict[str, Any] = json.loads(answer)
     return decoded

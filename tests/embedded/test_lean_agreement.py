@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from burnqed.embedded import Checker
+from burnqed.lean.protocol import FrontendProcess, FrontendProcessResult
 from tests.embedded.util import Session
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -226,9 +227,9 @@ def test_no_tactic_text_is_an_internal_error_in_a_file() -> None:
         "theorem t (a b c : ℕ) (h₁ : a = b) (h₂ : b = c) (h₃ : a + 1 = 5) : c + 1 = 5 := by\n"
         "  rw [h₁, h₂] at h₃\n  exact h₃\n"
     )
-    ans = c.handle({"cmd": "frontend.process", "payload": {"file": text}})
-    assert "error" not in ans
-    assert not [m for u in ans["units"] for m in u["messages"] if m["severity"] == "error"]
+    ans = c.frontend_process(FrontendProcess(file=text))
+    assert isinstance(ans, FrontendProcessResult)
+    assert not [m for u in ans.units for m in u.errors]
 
 
 def test_agreement_script_counts_accepted_refused_and_outside(tmp_path: Path) -> None:

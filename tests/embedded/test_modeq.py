@@ -12,14 +12,15 @@ from burnqed.embedded.elab.elaborate import elab_prop
 from burnqed.embedded.elab.lemmas import DEFINITIONS, lemma_instances
 from burnqed.embedded.syntax.parser import Limits, ParseError, parse_statement
 from burnqed.embedded.elab.expr import ModEq, pp
+from burnqed.lean.protocol import FrontendProcess, FrontendProcessResult, GoalStart, GoalStartResult
 
 
 def _verdict(header: str, body: str) -> str:
     """"accepted" when the file has no error and no goal left, else the first error."""
     text = f"import Mathlib\n\n{header} := by\n" + "".join(f"  {line}\n" for line in body.splitlines())
-    ans = Checker().handle({"cmd": "frontend.process", "payload": {"file": text, "readHeader": True}})
-    assert "error" not in ans, ans
-    errors = [m["data"] for u in ans["units"] for m in u["messages"] if m["severity"] == "error"]
+    ans = Checker().frontend_process(FrontendProcess(file=text, read_header=True))
+    assert isinstance(ans, FrontendProcessResult), ans
+    errors = [m.data for u in ans.units for m in u.errors]
     return errors[0] if errors else "accepted"
 
 
@@ -185,7 +186,7 @@ SCRIPTS = [
 @pytest.mark.parametrize("statement", FALSE)
 def test_false_congruences_are_never_proved(statement: str) -> None:
     c = Checker()
-    assert "stateId" in c.handle({"cmd": "goal.start", "payload": {"expr": statement}})  # inside the fragment
+    assert isinstance(c.goal_start(GoalStart(expr=statement)), GoalStartResult)  # inside the fragment
     for script in SCRIPTS:
         got = c.check_proof(statement, script.split("\n"))
         assert not got.ok, (statement, script)

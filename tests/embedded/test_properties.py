@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from burnqed.embedded import Checker
 from burnqed.embedded.elab.evaluate import ediv, emod
+from burnqed.lean.protocol import GoalStart, GoalTactic, GoalTacticResult, ReplErrorAnswer
 
 _CHECKER = Checker()
 TACTICS = [
@@ -109,24 +110,19 @@ def _split(py: str) -> tuple[str, str, str]:
 @given(hyp=atom, goal=atom, ty=st.sampled_from(["Nat", "Int"]))
 def test_proved_statements_hold_on_a_grid(hyp: str, goal: str, ty: str) -> None:
     statement = f"∀ (x y : {ty}), {hyp} → {goal}"
-    start = _CHECKER.handle({"cmd": "goal.start", "payload": {"expr": statement}})
-    if "error" in start:
+    start = _CHECKER.goal_start(GoalStart(expr=statement))
+    if isinstance(start, ReplErrorAnswer):
         return
-    sid = _CHECKER.handle(
-        {
-            "cmd": "goal.tactic",
-            "payload": {"stateId": start["stateId"], "tactic": "intro x y h"},
-        }
-    )["nextStateId"]
+    intro = _CHECKER.goal_tactic(GoalTactic(state_id=start.state_id, tactic="intro x y h"))
+    assert isinstance(intro, GoalTacticResult) and intro.next_state_id is not None
+    sid = intro.next_state_id
     grid = range(5) if ty == "Nat" else range(-4, 5)
     truth = all(
         not _value(hyp, x, y, ty) or _value(goal, x, y, ty)
         for x, y in itertools.product(grid, grid)
     )
     for tactic in TACTICS:
-        ans = _CHECKER.handle(
-            {"cmd": "goal.tactic", "payload": {"stateId": sid, "tactic": tactic}}
-        )
-        if ans.get("goals") == []:
+        ans = _CHECKER.goal_tactic(GoalTactic(state_id=sid, tactic=tactic))
+        if isinstance(ans, GoalTacticResult) and ans.goals == []:
             assert truth, f"{tactic} proved {statement}, which fails on the grid"
-    _CHECKER.handle({"cmd": "reset", "payload": {}})
+    _CHECKER.reset()

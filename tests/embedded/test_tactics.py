@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from burnqed.embedded import Checker
+from burnqed.lean.protocol import GoalStart, GoalTactic, GoalTacticResult, ReplErrorAnswer
 from tests.embedded.util import Session
 
 PROOFS: list[tuple[str, list[str]]] = [
@@ -115,8 +116,8 @@ def checker() -> Checker:
 
 def test_goal_start_refuses_binder_form_as_pantograph_does(checker: Checker) -> None:
     """Issue 26: goal.start reads ``expr`` with parseElabType; ``(a b : ℕ) (h : a < b) : P`` is no term there."""
-    answer = checker.handle({"cmd": "goal.start", "payload": {"expr": "(a b : ℕ) (h₀ : a < b) : a + 1 ≤ b"}})
-    assert answer["error"] == "parsing", answer
+    answer = checker.goal_start(GoalStart(expr="(a b : ℕ) (h₀ : a < b) : a + 1 ≤ b"))
+    assert isinstance(answer, ReplErrorAnswer) and answer.error == "parsing", answer
     assert not checker.check_proof("(a b : ℕ) (h₀ : a < b) : a + 1 ≤ b", ["intro a b h₀", "omega"]).ok
     # a term that merely starts with a bracket is still one
     assert checker.check_proof("(2 : ℕ) + 2 = 4", ["decide"]).ok
@@ -215,15 +216,10 @@ def test_states_are_immutable_and_can_be_branched() -> None:
     s = Session()
     s.start("∀ (p : Prop), p → p")
     first = s.tac("intro p hp")["nextStateId"]
-    a = s.c.handle(
-        {"cmd": "goal.tactic", "payload": {"stateId": first, "tactic": "exact hp"}}
-    )
-    b = s.c.handle(
-        {"cmd": "goal.tactic", "payload": {"stateId": first, "tactic": "assumption"}}
-    )
-    assert (
-        a["goals"] == [] and b["goals"] == [] and a["nextStateId"] != b["nextStateId"]
-    )
+    a = s.c.goal_tactic(GoalTactic(state_id=first, tactic="exact hp"))
+    b = s.c.goal_tactic(GoalTactic(state_id=first, tactic="assumption"))
+    assert isinstance(a, GoalTacticResult) and isinstance(b, GoalTacticResult)
+    assert a.goals == [] and b.goals == [] and a.next_state_id != b.next_state_id
 
 
 @pytest.mark.parametrize("tactic", ["simp at *", "simp_all", "norm_num at *", "rw [Nat.add_zero] at *"])

@@ -1,17 +1,29 @@
-"""Helpers for the embedded-checker tests: drive an in-process Checker step by step."""
+"""Helpers for the embedded-checker tests: drive an in-process Checker step by step.
+
+Tests that read answers as the JSON the pool sees send their requests through the REPL's JSON
+line in process (``wire``: repl/server.answer_line, the code the child runs per line); the
+others call the checker's typed API (``Checker.run`` and the per-command methods).
+"""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from burnqed.embedded import Checker
-from burnqed.lean.protocol import Goal, render_goals
+from burnqed.embedded.repl.server import answer_line
+from burnqed.lean.protocol import Goal, dump_json, render_goals
 
-__all__ = ["Session"]
+__all__ = ["Session", "wire"]
+
+
+def wire(checker: Checker, request: dict[str, Any]) -> dict[str, Any]:
+    """One request object through the REPL's JSON line; its answer as the JSON object."""
+    return json.loads(answer_line(checker, dump_json(request)))
 
 
 class Session:
-    """A thin driver over ``Checker.handle`` that keeps the last state id."""
+    """A thin driver over the REPL's JSON line (``wire``) that keeps the last state id."""
 
     def __init__(self, checker: Checker | None = None) -> None:
         self.c = checker or Checker()
@@ -20,7 +32,7 @@ class Session:
 
     def call(self, cmd: str, **payload: Any) -> dict[str, Any]:
         """One request."""
-        self.last = self.c.handle({"cmd": cmd, "payload": payload})
+        self.last = wire(self.c, {"cmd": cmd, "payload": payload})
         return self.last
 
     def start(self, expr: str) -> dict[str, Any]:

@@ -3,20 +3,18 @@ answer, a message placed as the embedded checker can place it."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from burnqed.embedded.repl.refusal import FILE_NAME
 from burnqed.lean.protocol import Message, Position, ReplErrorAnswer
 
 __all__ = ["INTERRUPT", "error_answer", "tactic_message"]
 
-INTERRUPT: dict[str, Any] = {"desc": "interrupt", "error": "internal"}
+INTERRUPT = ReplErrorAnswer(error="internal", desc="interrupt")
 """What a request that ran past the ``timeout`` option answers (as Pantograph does)."""
 
 
-def error_answer(kind: str, desc: str) -> dict[str, Any]:
-    """A REPL error answer (``{"error": kind, "desc": desc}``) on the wire."""
-    return ReplErrorAnswer(error=kind, desc=desc).wire()
+def error_answer(kind: str, desc: str) -> ReplErrorAnswer:
+    """A REPL error answer (``{"error": kind, "desc": desc}``)."""
+    return ReplErrorAnswer(error=kind, desc=desc)
 
 
 def tactic_message(severity: str, data: str) -> Message:

@@ -1,26 +1,27 @@
-"""The embedded checker in-process: one ``Checker`` answers Pantograph requests as dicts.
+"""The embedded checker in-process: one ``Checker`` answers Pantograph requests, given and
+answered as the protocol models of burnqed.lean.protocol.
 
 Use it directly to verify many proofs fast, without a child process::
 
     from burnqed.embedded import Checker
+    from burnqed.lean.protocol import GoalStart, GoalTactic
     c = Checker()
-    s = c.handle({"cmd": "goal.start", "payload": {"expr": "∀ (n : Nat), n + 0 = n"}})
-    r = c.handle({"cmd": "goal.tactic", "payload": {"stateId": s["stateId"], "tactic": "intro n"}})
-    # r["goals"][0]["target"]["pp"] == "n + 0 = n"
+    s = c.goal_start(GoalStart(expr="∀ (n : Nat), n + 0 = n"))        # GoalStartResult
+    r = c.run(GoalTactic(state_id=s.state_id, tactic="intro n"))       # GoalTacticResult
+    # r.goals[0].target.pp == "n + 0 = n"
     c.check_proof("∀ (n : Nat), n + 0 = n", ["intro n", "rfl"])  # -> ProofCheck(ok=True, ...)
 
-``python -m burnqed.embedded`` wraps the same object in the JSON-lines loop
-(repl/server.py). Every answer is built with the wire models of burnqed.lean.protocol.
+A request the REPL refuses answers the protocol's error answer (``ReplErrorAnswer``), never
+an exception. ``python -m burnqed.embedded`` wraps the same object in the JSON-lines loop
+(repl/server.py), the only place where requests and answers are JSON.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
-
-from pydantic import ValidationError
 
 from burnqed.embedded import kernel
 from burnqed.embedded.repl.answers import INTERRUPT, error_answer, tactic_message
@@ -40,7 +41,6 @@ from burnqed.embedded.repl.frontend import process
 from burnqed.embedded.elab.lemmas import copyable, lemma_instances
 from burnqed.embedded.tactics.proofterm import TacticError
 from burnqed.embedded.repl.refusal import FILE_NAME, Refusal, refusal
-from burnqed.embedded.repl.request import decode_request, without_surrogates
 from burnqed.embedded.repl.verify import ProofCheck, check_proof
 from burnqed.embedded.elab.state import Goal, ProofState, to_wire
 from burnqed.embedded.syntax.parser import Limits, ParseError, parse_statement
@@ -48,20 +48,30 @@ from burnqed.embedded.syntax.tactic_parser import parse_tactic
 from burnqed.embedded.elab.expr import Term, pp
 from burnqed.lean.statement import is_binder_form
 from burnqed.lean.protocol import (
+    Answer,
+    ExprEcho,
+    ExprEchoResult,
     Expression,
+    FrontendProcess,
+    FrontendProcessResult,
     GoalDelete,
+    GoalDeleteResult,
     GoalPrint,
     GoalPrintResult,
     GoalStart,
     GoalStartResult,
     GoalTactic,
     GoalTacticResult,
+    OptionsPrint,
+    OptionsPrintResult,
     OptionsSet,
     OptionsSetResult,
     ReplErrorAnswer,
+    Request,
+    Reset,
     ResetResult,
+    Stat,
     StatResult,
-    dump_json,
 )
 
 __all__ = ["Checker", "KernelStats"]
@@ -77,7 +87,7 @@ class KernelStats:
 
 
 class Checker:
-    """Answers Pantograph REPL requests (dicts) for the embedded Lean fragment."""
+    """Answers Pantograph REPL requests (protocol models) for the embedded Lean fragment."""
 
     def __init__(self, config: EmbeddedConfig | None = None) -> None:
         self.config = config or EmbeddedConfig()
@@ -97,40 +107,14 @@ class Checker:
         """A fresh ``_uniq`` number."""
         return next(self._uniq)
 
-    # ---------------------------------------------------------------- entry points
-    def handle_line(self, line: str) -> str:
-        """One request line in, one compact key-sorted JSON answer out."""
-        return dump_json(self.handle_text(line))
-
-    def handle_text(self, line: str) -> dict[str, Any]:
-        """Decode a request line (payload form or ``cmd {json}`` form) and answer it."""
-        request = decode_request(line)
-        if isinstance(request, ReplErrorAnswer):
-            return request.wire()
-        return self.handle(request)
-
-    def handle(self, request: dict[str, Any]) -> dict[str, Any]:
-        """Answer one request ``{"cmd": ..., "payload": {...}}`` as a dict."""
-        if not isinstance(request, dict) or not isinstance(request.get("cmd"), str):
-            return error_answer(
-                "command",
-                "Unable to parse json: expected an object with 'cmd' and 'payload'",
-            )
-        if "payload" not in request or not isinstance(request["payload"], dict):
-            return error_answer(
-                "command",
-                f"Unable to parse json: missing field 'payload' in command {request['cmd']}",
-            )
-        cmd, payload = request["cmd"], without_surrogates(request["payload"])
-        handler = _COMMANDS.get(cmd)
+    # ---------------------------------------------------------------- entry point
+    def run(self, request: Request) -> Answer:
+        """Answer one request model with its answer model, or the REPL's error answer (the
+        per-command methods below give the precise answer type)."""
+        handler = _COMMANDS.get(type(request))
         if handler is None:
-            return error_answer("command", f"Unknown command {cmd}")
-        try:
-            return handler(self, payload)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(x) for x in first.get("loc", ()))
-            return error_answer("command", f"Unable to parse json: {where}: {first.get('msg')}")
+            return error_answer("command", f"Unknown command {request.cmd}")
+        return handler(self, request)
 
     # ---------------------------------------------------------------- convenience for data generation
     def check_proof(self, statement: str, tactics: list[str], *, truncate: bool = False) -> ProofCheck:
@@ -158,14 +142,14 @@ class Checker:
         except RecursionError:  # last resort: the parser bounds nesting before Python's stack
             return Refusal("parsing", 0, "maximum nesting depth exceeded")
 
-    def _statement(self, text: str) -> Term | dict[str, Any]:
+    def _statement(self, text: str) -> Term | ReplErrorAnswer:
         """The proposition ``text`` elaborates to, or the REPL's parsing / elab error answer."""
         term = self.elaborate(text)
         if isinstance(term, Refusal):
             return error_answer(term.error, term.desc(text))
         return term
 
-    def start_state(self, target: Term) -> tuple[int, Goal] | dict[str, Any]:
+    def start_state(self, target: Term) -> tuple[int, Goal] | ReplErrorAnswer:
         """A new state proving ``target``: its id and root goal, or the elab error answer when
         the kernel cannot read the statement."""
         goal = Goal(self.fresh(), (), target, None)
@@ -177,9 +161,8 @@ class Checker:
         sid = self.new_state(ProofState((goal,), frozenset({goal.uid}), False, root=goal))
         return sid, goal
 
-    def goal_start(self, payload: dict[str, Any]) -> dict[str, Any]:
+    def goal_start(self, req: GoalStart) -> GoalStartResult | ReplErrorAnswer:
         """goal.start: from an expression or a built-in lemma."""
-        req = GoalStart.model_validate(payload)
         if (req.expr is None) == (req.copy_from is None):
             return error_answer("arguments", "Exactly one of {expr, copyFrom} must be supplied")
         if req.copy_from is not None:
@@ -190,17 +173,16 @@ class Checker:
             if is_binder_form(req.expr or ""):  # parseElabType reads a term: binders first are none
                 return error_answer("parsing", f"{FILE_NAME}:1:1: unexpected token ':'; expected term")
             target = self._statement(req.expr or "")
-            if isinstance(target, dict):
+            if isinstance(target, ReplErrorAnswer):
                 return target
         started = self.start_state(target)
-        if isinstance(started, dict):
+        if isinstance(started, ReplErrorAnswer):
             return started
         sid, root = started
-        return GoalStartResult(state_id=sid, root=f"_uniq.{root.uid}").wire()
+        return GoalStartResult(state_id=sid, root=f"_uniq.{root.uid}")
 
-    def goal_tactic(self, payload: dict[str, Any]) -> dict[str, Any]:
+    def goal_tactic(self, req: GoalTactic) -> GoalTacticResult | ReplErrorAnswer:
         """goal.tactic: run a tactic on one goal of a state."""
-        req = GoalTactic.model_validate(payload)
         state = self.states.get(req.state_id)
         if state is None:
             return error_answer("index", f"Invalid state index {req.state_id}")
@@ -245,13 +227,13 @@ class Checker:
                 parse_error=f"{FILE_NAME}:{line}:{col}: {exc.message}",
                 has_sorry=False,
                 has_unsafe=False,
-            ).wire()
+            )
         except RecursionError:
             return GoalTacticResult(
                 parse_error=f"{FILE_NAME}:1:0: maximum nesting depth exceeded",
                 has_sorry=False,
                 has_unsafe=False,
-            ).wire()
+            )
         ctx = TacticContext(self.fresh, self.config)
         if self.timeout_ms > 0:
             preload()  # never let the alarm land inside a half-done import of z3 or sympy
@@ -263,26 +245,26 @@ class Checker:
                     f"(deterministic) timeout, maximum number of heartbeats ({self.config.max_heartbeats}) has been reached"
                 )
         except Interrupted:
-            return dict(INTERRUPT)
+            return INTERRUPT
         except TacticError as exc:
             return GoalTacticResult(
                 messages=[tactic_message("error", str(exc))],
                 has_sorry=False,
                 has_unsafe=False,
-            ).wire()
+            )
         except RecursionError:
             return GoalTacticResult(
                 messages=[tactic_message("error", "maximum recursion depth has been reached")],
                 has_sorry=False,
                 has_unsafe=False,
-            ).wire()
+            )
         successor = self.successor(state, acting, new_goals, ctx)
         if isinstance(successor, str):
             return GoalTacticResult(
                 messages=[tactic_message("error", successor)],
                 has_sorry=False,
                 has_unsafe=False,
-            ).wire()
+            )
         sid = self.new_state(successor)
         messages = (
             [tactic_message("warning", "declaration uses 'sorry'")]
@@ -295,7 +277,7 @@ class Checker:
             messages=messages,
             has_sorry=ctx.used_sorry,
             has_unsafe=False,
-        ).wire()
+        )
 
     def successor(
         self, state: ProofState, acting: list[Goal], new_goals: list[Goal], ctx: TacticContext
@@ -347,20 +329,18 @@ class Checker:
                 return f"kernel: the embedded checker's independent kernel refused this step: {exc}"
             return state.steps, False
 
-    def frontend_process(self, payload: dict[str, Any]) -> dict[str, Any]:
+    def frontend_process(self, req: FrontendProcess) -> FrontendProcessResult | ReplErrorAnswer:
         """frontend.process: a snippet of commands, one compilation unit each (repl/frontend.py)."""
-        return process(self, payload)
+        return process(self, req)
 
-    def goal_delete(self, payload: dict[str, Any]) -> dict[str, Any]:
+    def goal_delete(self, req: GoalDelete) -> GoalDeleteResult:
         """goal.delete: forget states (unknown ids are fine)."""
-        req = GoalDelete.model_validate(payload)
         for sid in req.state_ids:
             self.states.pop(sid, None)
-        return {}
+        return GoalDeleteResult()
 
-    def goal_print(self, payload: dict[str, Any]) -> dict[str, Any]:
+    def goal_print(self, req: GoalPrint) -> GoalPrintResult | ReplErrorAnswer:
         """goal.print: root flags, and the goals / root when asked."""
-        req = GoalPrint.model_validate(payload)
         state = self.states.get(req.state_id)
         if state is None:
             return error_answer("index", f"Invalid state index {req.state_id}")
@@ -382,54 +362,49 @@ class Checker:
             root_has_sorry=state.has_sorry,
             root_has_unsafe=False,
             root_has_mvar=bool(state.open_goals),
-        ).wire()
+        )
 
-    def options_set(self, payload: dict[str, Any]) -> dict[str, Any]:
+    def options_set(self, req: OptionsSet) -> OptionsSetResult:
         """options.set: timeout (ms, 0 = off) and automaticMode."""
-        req = OptionsSet.model_validate(payload)
         if req.timeout is not None:
             self.timeout_ms = max(0, req.timeout)
         if req.automatic_mode is not None:
             self.automatic_mode = req.automatic_mode
-        return OptionsSetResult().wire()
+        return OptionsSetResult()
 
-    def options_print(self, payload: dict[str, Any]) -> dict[str, Any]:
-        """options.print: the options this checker honours."""
-        return {"automaticMode": self.automatic_mode, "timeout": self.timeout_ms}
+    def options_print(self, req: OptionsPrint | None = None) -> OptionsPrintResult:
+        """options.print: the options this checker honours (the others are left out)."""
+        return OptionsPrintResult(automatic_mode=self.automatic_mode, timeout=self.timeout_ms)
 
-    def stat(self, payload: dict[str, Any]) -> dict[str, Any]:
+    def stat(self, req: Stat | None = None) -> StatResult:
         """stat: number of live goal states."""
-        return StatResult(n_goals=len(self.states)).wire()
+        return StatResult(n_goals=len(self.states))
 
-    def reset(self, payload: dict[str, Any]) -> dict[str, Any]:
+    def reset(self, req: Reset | None = None) -> ResetResult:
         """reset: drop every state; ids restart at 0."""
         n = len(self.states)
         self.states.clear()
         self.next_state = 0
-        return ResetResult(n_goals=n).wire()
+        return ResetResult(n_goals=n)
 
-    def expr_echo(self, payload: dict[str, Any]) -> dict[str, Any]:
-        """expr.echo: elaborate a proposition and print it back."""
-        text = payload.get("expr")
-        if not isinstance(text, str):
-            return error_answer(
-                "command", "Unable to parse payload of expr.echo: missing field 'expr'"
-            )
-        term = self._statement(text)
-        if isinstance(term, dict):
+    def expr_echo(self, req: ExprEcho) -> ExprEchoResult | ReplErrorAnswer:
+        """expr.echo: elaborate a proposition and print it back (its type is Prop: the
+        fragment has no other; ``type`` and ``levels`` are not read)."""
+        term = self._statement(req.expr)
+        if isinstance(term, ReplErrorAnswer):
             return term
-        return {"expr": {"pp": pp(term)}, "type": {"pp": "Prop"}}
+        return ExprEchoResult(expr=Expression(pp=pp(term)), type=Expression(pp="Prop"))
 
 
-_COMMANDS = {
-    "goal.start": Checker.goal_start,
-    "goal.tactic": Checker.goal_tactic,
-    "goal.delete": Checker.goal_delete,
-    "goal.print": Checker.goal_print,
-    "options.set": Checker.options_set,
-    "options.print": Checker.options_print,
-    "stat": Checker.stat,
-    "reset": Checker.reset,
-    "expr.echo": Checker.expr_echo,
-    "frontend.process": Checker.frontend_process,
+_COMMANDS: dict[type[Request], Callable[[Checker, Any], Answer]] = {
+    GoalStart: Checker.goal_start,
+    GoalTactic: Checker.goal_tactic,
+    GoalDelete: Checker.goal_delete,
+    GoalPrint: Checker.goal_print,
+    OptionsSet: Checker.options_set,
+    OptionsPrint: Checker.options_print,
+    Stat: Checker.stat,
+    Reset: Checker.reset,
+    ExprEcho: Checker.expr_echo,
+    FrontendProcess: Checker.frontend_process,
 }

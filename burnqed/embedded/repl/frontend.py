@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from burnqed.embedded.config import EmbeddedConfig
 from burnqed.embedded.tactics.table import TABLE
@@ -58,7 +58,10 @@ from burnqed.lean.protocol import (
     CompilationUnit,
     FrontendProcess,
     FrontendProcessResult,
+    GoalTactic,
+    GoalTacticResult,
     Message,
+    ReplErrorAnswer,
 )
 from burnqed.lean.statement import (
     HEADER_COMMANDS,
@@ -87,11 +90,11 @@ class Host(Protocol):
     def fresh(self) -> int: ...
     def new_state(self, state: ProofState) -> int: ...
     def elaborate(self, text: str) -> Term | Refusal: ...
-    def start_state(self, target: Term) -> tuple[int, Goal] | dict[str, Any]: ...
+    def start_state(self, target: Term) -> tuple[int, Goal] | ReplErrorAnswer: ...
     def successor(
         self, state: ProofState, acting: list[Goal], new_goals: list[Goal], ctx: TacticContext
     ) -> ProofState | str: ...
-    def goal_tactic(self, payload: dict[str, Any]) -> dict[str, Any]: ...
+    def goal_tactic(self, req: GoalTactic) -> GoalTacticResult | ReplErrorAnswer: ...
 
 
 _ANONYMOUS = "<anonymous>"  # Pantograph's file name for a snippet given as text
@@ -279,8 +282,8 @@ class _Run:
         if isinstance(term, Refusal):
             return error(term.message, base + term.pos)
         started = self.checker.start_state(term)
-        if isinstance(started, dict):
-            return error(_REPL_PREFIX.sub("", started["desc"]), base)
+        if isinstance(started, ReplErrorAnswer):
+            return error(_REPL_PREFIX.sub("", started.desc), base)
         sid, root = started
         self.created.add(sid)
         if full is not None:
@@ -395,13 +398,14 @@ class _Run:
                     continue
                 raise _TacticFailed(why, at)
             answer = self._tactic(sid, tactic)
-            if "nextStateId" in answer:
-                sid = answer["nextStateId"]
+            if isinstance(answer, ReplErrorAnswer):
+                why = answer.desc
+            elif answer.next_state_id is not None:
+                sid = answer.next_state_id
                 self.created.add(sid)
                 continue
-            why = answer.get("parseError") or answer.get("desc") or "\n".join(
-                m["data"] for m in answer.get("messages", []) if m["severity"] == "error"
-            )
+            else:
+                why = answer.parse_error or "\n".join(m.data for m in answer.error_messages)
             raise _TacticFailed(_REPL_PREFIX.sub("", why or "the tactic failed"), at)
         return checker.states[sid], sorries
 
@@ -422,7 +426,7 @@ class _Run:
             return "maximum recursion depth has been reached"
         return None if not left else "no goals to be proved"
 
-    def _tactic(self, sid: int, tactic: str) -> dict[str, Any]:
+    def _tactic(self, sid: int, tactic: str) -> GoalTacticResult | ReplErrorAnswer:
         """goal.tactic on the first goal, within what is left of the request's timeout."""
         checker = self.checker
         saved = checker.timeout_ms
@@ -432,17 +436,16 @@ class _Run:
                 raise _Interrupted
             checker.timeout_ms = left
         try:
-            answer = checker.goal_tactic({"stateId": sid, "tactic": tactic})
+            answer = checker.goal_tactic(GoalTactic(state_id=sid, tactic=tactic))
         finally:
             checker.timeout_ms = saved
-        if answer == INTERRUPT:
+        if isinstance(answer, ReplErrorAnswer) and answer.is_interrupt:
             raise _Interrupted
         return answer
 
 
-def process(checker: Host, payload: dict[str, Any]) -> dict[str, Any]:
+def process(checker: Host, req: FrontendProcess) -> FrontendProcessResult | ReplErrorAnswer:
     """Answer frontend.process for ``checker`` (see the module docstring)."""
-    req = FrontendProcess.model_validate(payload)
     if (req.file is None) == (req.file_name is None):
         return error_answer("arguments", "Exactly one of {fileName, file} must be supplied")
     if req.file is not None:
@@ -463,7 +466,7 @@ def process(checker: Host, payload: dict[str, Any]) -> dict[str, Any]:
         unit = CompilationUnit(
             boundary=(0, src.byte(len(text))), messages=[src.message("error", str(exc), at)]
         )
-        return FrontendProcessResult(units=[unit]).wire()
+        return FrontendProcessResult(units=[unit])
     run = _Run(checker, req, Source(text, clean, name))
     automatic = checker.automatic_mode
     checker.automatic_mode = True  # a file's tactic blocks never leave goals dormant
@@ -472,10 +475,10 @@ def process(checker: Host, payload: dict[str, Any]) -> dict[str, Any]:
     except _Interrupted:
         for sid in run.created:
             checker.states.pop(sid, None)
-        return dict(INTERRUPT)
+        return INTERRUPT
     finally:
         checker.automatic_mode = automatic
     for sid in run.created - run.kept:
         checker.states.pop(sid, None)
-    return FrontendProcessResult(units=units).wire()
+    return FrontendProcessResult(units=units)
 

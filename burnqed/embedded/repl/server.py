@@ -1,6 +1,8 @@
 """The JSON-lines loop: ``ready.``, then one compact JSON answer per request line.
 
-An empty line or EOF ends the loop. Answers go to stdout (flushed per line); nothing else
+This is the one place where the embedded checker meets JSON: a line becomes a request model
+(repl/request.py), ``Checker.run`` answers it with an answer model, and the model is written as
+compact key-sorted JSON (``dump_json`` of its ``wire()``). An empty line or EOF ends the loop. Answers go to stdout (flushed per line); nothing else
 is ever written there. Logging goes to stderr. With ``--simulated_latency_ms=N`` (a benchmark
 knob, off by default) each ``goal.tactic`` answer is held until N ms after its request was read.
 """
@@ -15,16 +17,22 @@ from typing import TextIO
 from burnqed.embedded.repl.checker import Checker
 from burnqed.embedded.config import EmbeddedConfig
 from burnqed.embedded.repl.request import decode_request
-from burnqed.lean.protocol import dump_json
+from burnqed.lean.protocol import GoalTactic, ReplErrorAnswer, Request, dump_json
 
-__all__ = ["main", "serve"]
+__all__ = ["answer_line", "main", "serve"]
 
 log = logging.getLogger("burnqed.embedded")
 
 
-def _is_tactic(line: str) -> bool:
-    request = decode_request(line)
-    return isinstance(request, dict) and request.get("cmd") == "goal.tactic"
+def _answer(checker: Checker, request: Request | ReplErrorAnswer) -> str:
+    answer = request if isinstance(request, ReplErrorAnswer) else checker.run(request)
+    return dump_json(answer.wire())
+
+
+def answer_line(checker: Checker, line: str) -> str:
+    """One request line in, the compact key-sorted JSON answer line out (no newline): what
+    the loop writes for it, without the loop's guard against a checker bug."""
+    return _answer(checker, decode_request(line))
 
 
 def serve(checker: Checker, stdin: TextIO, stdout: TextIO, latency_s: float = 0.0) -> int:
@@ -37,20 +45,20 @@ def serve(checker: Checker, stdin: TextIO, stdout: TextIO, latency_s: float = 0.
         if not line.strip():
             break
         read_at = time.monotonic()
+        request: Request | ReplErrorAnswer | None = None
         try:
-            answer = checker.handle_line(line)
+            request = decode_request(line)
+            answer = _answer(checker, request)
             answer.encode("utf-8")  # what cannot be written must not end the loop
         except (
             Exception
         ) as exc:  # a checker bug must not kill the REPL or desynchronise the pipe
             log.exception("internal error")
-            answer = dump_json(
-                {
-                    "desc": f"embedded checker error: {type(exc).__name__}: {exc}",
-                    "error": "internal",
-                }
+            internal = ReplErrorAnswer(
+                error="internal", desc=f"embedded checker error: {type(exc).__name__}: {exc}"
             )
-        if latency_s > 0 and _is_tactic(line):
+            answer = dump_json(internal.wire())
+        if latency_s > 0 and isinstance(request, GoalTactic):
             # sleep, not spin: a real Lean spends this time on its own node's CPU, not ours
             time.sleep(max(0.0, read_at + latency_s - time.monotonic()))
         stdout.write(answer + "\n")

@@ -279,11 +279,12 @@ class Tally:
 
 def _chunk(args: tuple[list[tuple[str, list[str]]], int, int, int, list[tuple[str, str]]]) -> Tally:
     from burnqed.embedded.repl.checker import Checker
+    from burnqed.lean.protocol import OptionsSet
 
     sources, seed, per_source, timeout_ms, family_attacks = args
     rng = random.Random(seed)
     checker = Checker()
-    checker.handle({"cmd": "options.set", "payload": {"timeout": timeout_ms}})
+    checker.options_set(OptionsSet(timeout=timeout_ms))
     tally = Tally()
 
     def run(statement: str, script: list[str]) -> bool:

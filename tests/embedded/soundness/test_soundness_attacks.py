@@ -14,6 +14,7 @@ import pytest
 
 import burnqed.embedded as embedded
 from burnqed.embedded.repl.verify import check_proof
+from burnqed.lean.protocol import OptionsSet
 
 # (false statement, tactic list)
 ATTEMPTS: list[tuple[str, list[str]]] = [
@@ -283,7 +284,7 @@ INTROS: list[list[str]] = [[], ["intro x"], ["intro a"], ["intro x y"], ["intro 
 @pytest.fixture(scope="module")
 def checker() -> Any:
     c = embedded.Checker()
-    c.handle({"cmd": "options.set", "payload": {"timeout": 3000}})
+    c.options_set(OptionsSet(timeout=3000))
     return c
 
 

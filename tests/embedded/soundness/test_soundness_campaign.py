@@ -10,6 +10,7 @@ import pytest
 from burnqed.data.sets import soundness_sources
 from burnqed.embedded import Checker
 from burnqed.embedded.soundness.campaign import alpha_renamed, falsified, mutants, run_campaign
+from burnqed.lean.protocol import ExprEcho, ExprEchoResult, ReplErrorAnswer
 
 
 @pytest.mark.parametrize(
@@ -75,8 +76,8 @@ def test_constant_names_are_shadowed_by_binders() -> None:
 
 def test_an_ascription_types_an_untyped_binder() -> None:
     c = Checker()
-    echo = c.handle({"cmd": "expr.echo", "payload": {"expr": "∀ x, (x : ℤ) ≥ 0"}})
-    assert echo["expr"]["pp"] == "∀ (x : Int), x ≥ 0"
+    echo = c.expr_echo(ExprEcho(expr="∀ x, (x : ℤ) ≥ 0"))
+    assert isinstance(echo, ExprEchoResult) and echo.expr.pp == "∀ (x : Int), x ≥ 0"
     assert not c.check_proof("∀ x, (x : ℤ) ≥ 0", ["intro x", "omega"]).ok
     assert c.check_proof("∀ x, (x : ℤ) + 1 > x", ["intro x", "omega"]).ok
 
@@ -90,11 +91,11 @@ def test_omega_introduces_binders_and_premises_itself() -> None:
 @pytest.mark.parametrize("text", ["∀ (a b c : Prop), a ↔ b ↔ c", "∀ (a b c : Nat), a < b < c", "∀ (a b : Nat), a = b = a"])
 def test_non_associative_notations_do_not_chain(text: str) -> None:
     # Lean 4 core declares ↔ and the relations with `infix` (both sides above the operator)
-    got = Checker().handle({"cmd": "expr.echo", "payload": {"expr": text}})
-    assert got["error"] == "parsing"
+    got = Checker().expr_echo(ExprEcho(expr=text))
+    assert isinstance(got, ReplErrorAnswer) and got.error == "parsing"
 
 
 def test_negation_binds_looser_than_power() -> None:
-    got = Checker().handle({"cmd": "expr.echo", "payload": {"expr": "∀ (x : Int), -x ^ 2 ≤ 0"}})
-    assert got["expr"]["pp"] == "∀ (x : Int), -x ^ 2 ≤ 0"
+    got = Checker().expr_echo(ExprEcho(expr="∀ (x : Int), -x ^ 2 ≤ 0"))
+    assert isinstance(got, ExprEchoResult) and got.expr.pp == "∀ (x : Int), -x ^ 2 ≤ 0"
     assert Checker().check_proof("∀ (x : Int), -x ^ 2 ≤ 0", ["intro x", "nlinarith [sq_nonneg x]"]).ok

@@ -8,6 +8,7 @@ import pytest
 
 from burnqed.embedded import Checker
 from burnqed.embedded.soundness.campaign import GENERIC_SCRIPTS, falsified
+from burnqed.lean.protocol import OptionsSet
 
 # (false statement, proof scripts aimed at it)
 ATTACKS: list[tuple[str, list[list[str]]]] = [
@@ -164,7 +165,7 @@ def test_there_are_at_least_a_hundred_attacks_with_several_scripts() -> None:
 @pytest.fixture(scope="module")
 def checker() -> Checker:
     c = Checker()
-    c.handle({"cmd": "options.set", "payload": {"timeout": 5000}})
+    c.options_set(OptionsSet(timeout=5000))
     return c
 
 

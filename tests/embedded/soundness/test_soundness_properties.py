@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 import burnqed.embedded as embedded
 from burnqed.embedded.repl.verify import check_proof
+from burnqed.lean.protocol import OptionsSet
 
 # ---------------------------------------------------------------- the fragment, as a tiny AST
 
@@ -398,7 +399,7 @@ STEPS = (
 @pytest.fixture(scope="module")
 def checker() -> Any:
     c = embedded.Checker()
-    c.handle({"cmd": "options.set", "payload": {"timeout": 3000}})
+    c.options_set(OptionsSet(timeout=3000))
     return c
 
 
