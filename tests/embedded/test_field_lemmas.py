@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from burnqed.embedded import Checker
+from tests.embedded.util import wire
 from burnqed.embedded.bridge.lemma_proofs import lemma_proof
 from burnqed.embedded.bridge.translate import kterm
 from burnqed.embedded.elab.elaborate import elab_prop
@@ -30,7 +31,7 @@ from burnqed.embedded.syntax.parser import Limits, parse_statement
 def _verdict(header: str, body: str, opens: str = "") -> str:
     """"accepted" when the file has no error and no goal left, else the first error."""
     text = f"import Mathlib\n{opens}\n{header} := by\n" + "".join(f"  {line}\n" for line in body.splitlines())
-    ans = Checker().handle({"cmd": "frontend.process", "payload": {"file": text, "readHeader": True}})
+    ans = wire(Checker(), {"cmd": "frontend.process", "payload": {"file": text, "readHeader": True}})
     assert "error" not in ans, ans
     errors = [m["data"] for u in ans["units"] for m in u["messages"] if m["severity"] == "error"]
     return errors[0] if errors else "accepted"
@@ -241,6 +242,6 @@ def test_no_instance_names_fail_rw_with_lean_s_reason() -> None:
 def test_a_theorem_may_not_take_a_catalogue_name() -> None:
     # Lean: "'Nat.mod_add_mod' has already been declared" (an instance lemma is declared too)
     text = "import Mathlib\n\ntheorem Nat.mod_add_mod (n : ℕ) : n = n := by\n  rfl\n"
-    ans = Checker().handle({"cmd": "frontend.process", "payload": {"file": text, "readHeader": True}})
+    ans = wire(Checker(), {"cmd": "frontend.process", "payload": {"file": text, "readHeader": True}})
     errors = [m["data"] for u in ans["units"] for m in u["messages"] if m["severity"] == "error"]
     assert errors == ["'Nat.mod_add_mod' has already been declared"]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from burnqed.embedded import Checker
+from tests.embedded.util import wire
 
 __all__ = ["verdict"]
 
@@ -11,7 +12,7 @@ __all__ = ["verdict"]
 def verdict(header: str, body: str) -> str:
     """"accepted" when the file has no error and no goal left, else the first error."""
     text = f"import Mathlib\nopen Nat\n\n{header} := by\n" + "".join(f"  {line}\n" for line in body.splitlines())
-    ans = Checker().handle({"cmd": "frontend.process", "payload": {"file": text, "readHeader": True}})
+    ans = wire(Checker(), {"cmd": "frontend.process", "payload": {"file": text, "readHeader": True}})
     assert "error" not in ans, ans
     errors = [m["data"] for u in ans["units"] for m in u["messages"] if m["severity"] == "error"]
     if errors:
