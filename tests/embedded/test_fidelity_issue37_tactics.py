@@ -216,6 +216,18 @@ CASES = [
     ("by_contra!-this", "theorem t (x : ℕ) (h : 3 * x > 41) : 14 ≤ x", "by_contra!\nhave : x < 14 := this\nomega", True),
     ("by_contra!-false", "theorem t (x : ℕ) (h : 3 * x > 41) : 15 ≤ x", "by_contra! h'\nomega", False),
     ("by_contra!-no-push", "theorem t (p : Prop) (hp : p) : p", "by_contra! h\nexact h hp", True),
+    # calc steps at the column of `calc` (lean4 calcStep is colGe against the first step)
+    ("calc-steps-at-calc-column", "theorem t : 91 ^ 2 = 8281",
+     "calc 91 ^ 2\n_ = (90 + 1) ^ 2 := by norm_num\n_ = 8281 := by norm_num", True),
+    ("calc-steps-at-calc-column-false", "theorem t : 91 ^ 2 = 8282",
+     "calc 91 ^ 2\n_ = (90 + 1) ^ 2 := by norm_num\n_ = 8282 := by norm_num", False),
+    ("calc-then-tactic-at-calc-column", "theorem t (x : ℤ) (h : x = 2) : x + 1 = 3",
+     "calc x + 1 = 2 + 1 := by rw [h]\n_ = 3 := by norm_num\nnorm_num", False),
+    # `constructor` on `a = b` is `apply Eq.refl`: the sides must be defeq (Meta/Tactic/Constructor.lean)
+    ("constructor-eq-closed", "theorem t : 8 * 9 ^ 2 + 5 * 9 + 2 = 695", "constructor", True),
+    ("constructor-eq-false", "theorem t : 8 * 9 ^ 2 + 5 * 9 + 2 = 696", "constructor", False),
+    ("constructor-eq-defeq", "theorem t (x : ℕ) : x + 0 = x", "constructor", True),
+    ("constructor-eq-not-defeq", "theorem t (x : ℕ) : 0 + x = x", "constructor", False),
     ("clear-except-keeps-goal-vars", "theorem t (x : ℕ) (h₀ : x = 3) : x + 0 = x", "clear * -\nomega", True),
 ]
 

@@ -104,7 +104,11 @@ def reference_spans(text: str) -> list[tuple[str, int, int]]:
                 continue
             if c.isascii() and c.isdigit():
                 m = _NUMBER.match(text, pos)
-                if m is None or m.group().endswith("_") or text[m.end() : m.end() + 1] in ("e", "E"):
+                # parseOptExp (lean4 src/Lean/Parser/Basic.lean): an `e` right after a decimal
+                # without exponent wants digits; after `1e1` or `0x1` an `e` starts an identifier
+                decimal = m is not None and m.group()[:2].lower() not in ("0b", "0o", "0x")
+                bad_exp = decimal and text[m.end() : m.end() + 1] in ("e", "E") and not re.search("[eE]", m.group())
+                if m is None or m.group().endswith("_") or bad_exp:
                     raise LeanReadError("bad numeral")
                 pos = m.end()
                 continue

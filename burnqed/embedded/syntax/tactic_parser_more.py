@@ -246,10 +246,12 @@ def parse_calc_steps(p: Any, base: int, stop: frozenset[str]) -> list[tuple[Syn,
     """``calc`` steps: ``rel := proof``, the later ones ``_ rel := proof``, one per line
     (a proof is ``by`` and a tactic block, or a term); ``p`` is the tactic parser."""
     steps: list[tuple[Syn, str, Any]] = []
+
+    def step_line() -> bool:  # `_ = b := …` may sit at the column of `calc` (colGe, lean4 calcStep)
+        return p.tok.kind == "nl" and int(p.tok.text) >= base and p.peek().kind == "id" and p.peek().text == "_"
+
     while True:
-        while p.tok.kind == "nl" and int(p.tok.text) > base and (
-            not steps or (p.peek().kind == "id" and p.peek().text == "_")
-        ):
+        while p.tok.kind == "nl" and (int(p.tok.text) > base and not steps or step_line()):
             p.advance()
         if steps and not (p.tok.kind == "id" and p.tok.text == "_"):
             break
@@ -263,6 +265,6 @@ def parse_calc_steps(p: Any, base: int, stop: frozenset[str]) -> list[tuple[Syn,
             steps.append((rel, "by", p.seq(line, stop)))
         else:
             steps.append((rel, "term", p.term_()))
-        if not (p.tok.kind == "nl" and int(p.tok.text) > base and p.peek().kind == "id" and p.peek().text == "_"):
+        if not step_line():
             break
     return steps

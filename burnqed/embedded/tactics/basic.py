@@ -249,6 +249,9 @@ def _constructor(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     if isinstance(t, Const) and t.name == "True":
         eng.justify(goal, k.TrueIntro())
         return []
+    if isinstance(t, Rel) and t.op == "=" and closes_by_rfl(t):  # `apply Eq.refl`: sides defeq
+        eng.justify(goal, k.Refl())
+        return []
     raise TacticError(
         f"tactic 'constructor' failed, target is not an inductive datatype\n{render([goal])}"
     )
