@@ -451,11 +451,20 @@ def _simp(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
                 )
                 eng.justify(goal, k.FalseElim(k.Annot(pf, k.FALSE)))
             return []
-        if new == TRUE:
+        if new == TRUE and name == "simp_all":
+            # simp_all drops a hypothesis that became True (Lean/Meta/Tactic/Simp/SimpAll.lean)
             after = goal.with_(
                 eng.fresh(), hyps=tuple(x for x in goal.hyps if x.uid != cur.uid)
             )
             eng.justify(goal, hole(after))
+        elif new == TRUE:
+            # `simp at h` / `norm_num at h` keep `h : True`: core's simpGoal asserts the new type
+            # whatever it is (lean4 src/Lean/Meta/Tactic/Simp/Main.lean, simpGoal: `toAssert`,
+            # or `replaceLocalDeclDefEq` for a definitional step), as Mathlib's normNumAt does
+            # (Mathlib/Tactic/NormNum/Core.lean); nothing clears a True hypothesis
+            after = _replace_hyp(eng, goal, cur, TRUE)
+            new_h = after.hyps[goal.hyps.index(cur)]
+            eng.justify(goal, k.Have(new_h.uid, kterm(TRUE), k.TrueIntro(), hole(after)))
         else:
             after = _replace_hyp(eng, goal, cur, new)
             if on:
@@ -478,10 +487,11 @@ def _simp(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
             goal = after
     if not progress:
         if name == "norm_num":
-            raise TacticError(
-                f"norm_num failed to simplify\n{render([goal])}"
-                if at_target
-                else "norm_num failed to simplify"
-            )
+            # Mathlib's norm_num has no progress check: normNumAt / elabNormNum apply the
+            # simp result as it is (Mathlib/Tactic/NormNum/Core.lean), Simp.main never fails
+            # for an unchanged term, and the current elabNormNum passes
+            # `failIfUnchanged := false` to transformAtNondepPropLocation; only core's simp
+            # (simpGoal: "simp made no progress") fails
+            return [goal]
         raise TacticError("simp made no progress")
     return [goal]
