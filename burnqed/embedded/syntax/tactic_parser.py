@@ -9,7 +9,7 @@ from typing import Any
 
 from burnqed.embedded.syntax.parser import Limits, ParseError, Parser, Syn, tokenize
 from burnqed.embedded.syntax.tactic_parser_more import (
-    parse_calc_steps, parse_case, parse_conv, parse_have_binders, parse_induction_prime, parse_match,
+    parse_calc_steps, parse_case, parse_cases_prime, parse_conv, parse_have_binders, parse_induction_prime, parse_match,
     parse_suffices, parse_unfold)
 
 __all__ = ["TACTIC_NAMES", "Pattern", "Tac", "parse_tactic"]
@@ -90,6 +90,7 @@ TACTIC_NAMES = frozenset(
         "calc",
         "match",
         "induction'",
+        "cases'",
         "ring_nf",
         "case", "next", "suffices",
         "revert", "contrapose", "contrapose!", "unfold", "conv", "conv_lhs", "conv_rhs",
@@ -355,6 +356,8 @@ class _TacticParser(Parser):
             d.update(parse_match(self))
         elif name == "suffices":
             d.update(parse_suffices(self, t.pos, stop))
+        elif name == "cases'":
+            d.update(parse_cases_prime(self))
         elif name == "induction'":
             d.update(parse_induction_prime(self))
         elif name in ("exact", "apply", "refine", "refine'", "specialize", "exact_mod_cast"):

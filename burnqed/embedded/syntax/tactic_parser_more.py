@@ -16,7 +16,7 @@ from typing import Any
 from burnqed.embedded.syntax.parser import ParseError, Syn
 
 __all__ = [
-    "parse_calc_steps", "parse_case", "parse_conv", "parse_induction_prime", "parse_have_binders", "parse_match", "parse_suffices",
+    "parse_calc_steps", "parse_case", "parse_cases_prime", "parse_conv", "parse_induction_prime", "parse_have_binders", "parse_match", "parse_suffices",
     "parse_unfold",
 ]
 
@@ -59,6 +59,21 @@ def parse_match(p: Any) -> dict[str, Any]:
     if not alts:
         raise p.error("expected '|'")
     return {"term": disc, "alts": alts}
+
+
+def parse_cases_prime(p: Any) -> dict[str, Any]:
+    """Mathlib's ``cases' e (with x…)?`` (Mathlib/Tactic/Cases.lean, ``elab (name := cases')``:
+    the names after ``with`` go to the fields of the constructors in order); one target, no
+    ``using``, no ``h : e``."""
+    d: dict[str, Any] = {"target": p.term_(frozenset({"with", "using"}))}
+    if p.at("using") or p.at(","):
+        raise p.error("cases' with `using` or several targets is not supported in this fragment")
+    if p.at("with"):
+        p.advance()
+        d["names"] = p.names()
+        if not d["names"]:
+            raise p.error("expected identifier")
+    return d
 
 
 def parse_induction_prime(p: Any) -> dict[str, Any]:
