@@ -432,12 +432,13 @@ def split_tactic_block(block: str) -> list[str]:
         if not line.strip():
             continue
         text = line[indent:]
-        # `| alt =>` and `<;> tac` at the block's column still belong to the tactic above, as
+        # `| alt =>`, `<;> tac` and a `calc` step `_ = …` at the block's column still belong to
+        # the tactic above (no tactic starts with `_`), as
         # does the line after one ending in `<;>` (the second tactic of `t <;> t'` has no
         # column check: lean4 src/Init/Tactics.lean, a trailing parser)
         joined = bool(tactics) and tactics[-1][-1].endswith("<;>")
         if not tactics or (
-            len(line) - len(line.lstrip()) == indent and not text.startswith(("|", "<;>")) and not joined
+            len(line) - len(line.lstrip()) == indent and not text.startswith(("|", "<;>", "_ ")) and not joined
         ):
             tactics.append([text])
         else:

@@ -261,22 +261,34 @@ def parse_calc_steps(p: Any, base: int, stop: frozenset[str]) -> list[tuple[Syn,
     """``calc`` steps: ``rel := proof``, the later ones ``_ rel := proof``, one per line
     (a proof is ``by`` and a tactic block, or a term); ``p`` is the tactic parser."""
     steps: list[tuple[Syn, str, Any]] = []
+
+    def step_line() -> bool:
+        # a later step starts a line with `_`; Lean's `calcSteps` checks its column only
+        # against the steps' own position (`withPosition((calcStep ppLine)*)`, colGe), so it
+        # may sit at the column of `calc` itself: no tactic starts with `_`
+        return p.tok.kind == "nl" and int(p.tok.text) >= base and p.peek().kind == "id" and p.peek().text == "_"
+
     while True:
-        while p.tok.kind == "nl" and int(p.tok.text) > base and (
-            not steps or (p.peek().kind == "id" and p.peek().text == "_")
-        ):
+        while p.tok.kind == "nl" and int(p.tok.text) > base and not steps or step_line():
             p.advance()
         if steps and not (p.tok.kind == "id" and p.tok.text == "_"):
             break
         # a step's `by` block ends at a line not indented past the step's first column
         line = p.column(p.tok.pos)
         rel = p.term_()
+        if not steps and not p.at(":="):
+            # Lean's `calcFirstStep := ppIndent(colGe term (" := " term)?)`: `calc a` alone is
+            # `a = a := rfl` (lean4 src/Lean/Elab/Calc.lean, getCalcFirstStep)
+            steps.append((rel, "first", None))
+            if not step_line():
+                break
+            continue
         p.expect(":=")
         if p.at("by"):
             p.advance()
             steps.append((rel, "by", p.seq(line, stop)))
         else:
             steps.append((rel, "term", p.term_()))
-        if not (p.tok.kind == "nl" and int(p.tok.text) > base and p.peek().kind == "id" and p.peek().text == "_"):
+        if not step_line():
             break
     return steps
