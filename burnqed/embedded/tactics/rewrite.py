@@ -442,7 +442,7 @@ def _simp(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         ss = ss_for(cur.uid)
         new = simplify(cur.ty, ss)
         prover.instances = _instances(ss)
-        if new == cur.ty:
+        if new == cur.ty and not cur.unreduced:
             continue
         progress = True
         if new == FALSE:

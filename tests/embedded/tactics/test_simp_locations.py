@@ -40,3 +40,19 @@ def test_norm_num_without_progress_changes_nothing() -> None:
 def test_simp_without_progress_still_fails() -> None:
     got = verdict("theorem t (n : ℕ) (h₀ : 2 * n % 47 = 15) : n % 47 = 31", "simp at h₀\nomega")
     assert "simp made no progress" in got
+
+
+def test_simp_progresses_once_at_a_congr_arg_hypothesis() -> None:
+    # `have h₁ := congr_arg (fun x => x % 11) h`: Lean's h₁ keeps the beta-redexes simp
+    # reduces (numbertheory_x5neqy2p4, mathd_numbertheory_412 in Lean-checked proofs)
+    header = "theorem t (x y : ℤ) (h : x ^ 5 = y ^ 2 + 4) : x ^ 5 % 11 = (y ^ 2 + 4) % 11"
+    assert verdict(header, "have h₁ := congr_arg (fun x => x % 11) h\nsimp at h₁\nexact h₁") == "accepted"
+    # once reduced, a second simp has nothing to do
+    got = verdict(header, "have h₁ := congr_arg (fun x => x % 11) h\nsimp at h₁\nsimp at h₁\nexact h₁")
+    assert "simp made no progress" in got
+    # with its type written, the hypothesis is that type: no redex
+    typed = "have h₁ : x ^ 5 % 11 = (y ^ 2 + 4) % 11 := congr_arg (fun x => x % 11) h\nsimp at h₁\nexact h₁"
+    assert "simp made no progress" in verdict(header, typed)
+    # the statement is unchanged: a false goal stays refused
+    false = "theorem t (x y : ℤ) (h : x ^ 5 = y ^ 2 + 4) : x ^ 5 % 11 = (y ^ 2 + 5) % 11"
+    assert verdict(false, "have h₁ := congr_arg (fun x => x % 11) h\nsimp at h₁\nexact h₁") != "accepted"
