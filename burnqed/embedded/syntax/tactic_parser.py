@@ -9,7 +9,7 @@ from typing import Any
 
 from burnqed.embedded.syntax.parser import Limits, ParseError, Parser, Syn, tokenize
 from burnqed.embedded.syntax.tactic_parser_more import (
-    parse_calc_steps, parse_case, parse_cases_prime, parse_conv, parse_have_binders, parse_induction_prime, parse_match,
+    parse_calc_steps, parse_case, parse_cases_prime, parse_simp_config, parse_conv, parse_have_binders, parse_induction_prime, parse_match,
     parse_suffices, parse_unfold)
 
 __all__ = ["TACTIC_NAMES", "Pattern", "Tac", "parse_tactic"]
@@ -373,6 +373,7 @@ class _TacticParser(Parser):
                 [s for _, s in self.bracket_terms(False)] if self.at("[") else []
             )
         elif name in _SIMP or name == "simpa":
+            parse_simp_config(self)
             if self.at("only"):
                 self.advance()
                 d["only"] = True

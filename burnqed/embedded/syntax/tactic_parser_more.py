@@ -16,7 +16,7 @@ from typing import Any
 from burnqed.embedded.syntax.parser import ParseError, Syn
 
 __all__ = [
-    "parse_calc_steps", "parse_case", "parse_cases_prime", "parse_conv", "parse_induction_prime", "parse_have_binders", "parse_match", "parse_suffices",
+    "parse_calc_steps", "parse_case", "parse_cases_prime", "parse_simp_config", "parse_conv", "parse_induction_prime", "parse_have_binders", "parse_match", "parse_suffices",
     "parse_unfold",
 ]
 
@@ -292,3 +292,18 @@ def parse_calc_steps(p: Any, base: int, stop: frozenset[str]) -> list[tuple[Syn,
         if not step_line():
             break
     return steps
+
+
+def parse_simp_config(p: Any) -> None:
+    """``simp (config := {decide := true})``: the one simp option read here. ``decide := true``
+    lets Lean's simp close decidable closed propositions by ``decide`` (lean4 src/Init/MetaTypes.lean,
+    ``Simp.Config.decide``); the embedded simp evaluates closed comparisons already and decides
+    nothing else, so the option changes nothing here (never stronger than Lean). Any other
+    option is refused: it would change what simp does."""
+    if not (p.at("(") and p.peek().kind == "id" and p.peek().text == "config"):
+        return
+    start = p.tok.pos
+    toks = [p.advance() for _ in range(9)]
+    texts = [t.text for t in toks]
+    if texts[:5] != ["(", "config", ":=", "{", "decide"] or texts[5] != ":=" or texts[6] not in ("true", "false") or texts[7:] != ["}", ")"]:
+        raise ParseError("simp configuration other than (config := {decide := true}) is not supported in this fragment", start)
