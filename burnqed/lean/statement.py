@@ -432,9 +432,10 @@ def split_tactic_block(block: str) -> list[str]:
         if not line.strip():
             continue
         text = line[indent:]
-        # `| alt =>`, `<;> tac` and a calc step `_ = b := …` at the block's column still belong
-        # to the tactic above, as does the line after one ending in `<;>` (the second tactic of
-        # `t <;> t'` has no column check: lean4 src/Init/Tactics.lean, a trailing parser)
+        # `| alt =>`, `<;> tac` and a `calc` step `_ = …` at the block's column still belong to
+        # the tactic above (no tactic starts with `_`), as
+        # does the line after one ending in `<;>` (the second tactic of `t <;> t'` has no
+        # column check: lean4 src/Init/Tactics.lean, a trailing parser)
         joined = bool(tactics) and tactics[-1][-1].split("--")[0].rstrip().endswith("<;>")
         if not tactics or (
             len(line) - len(line.lstrip()) == indent and not text.startswith(("|", "<;>", "_ ")) and not joined

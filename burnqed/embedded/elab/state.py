@@ -29,6 +29,9 @@ class Hyp:
     user: str
     ty: str | Term
     hygienic: bool = False
+    # Lean's statement still holds a beta-redex this one shows reduced (``have h := congr_arg
+    # (fun x => …) e``): simp's first pass at it makes progress (tactics/hypotheses.py)
+    unreduced: bool = False
 
     @property
     def is_proof(self) -> bool:

@@ -134,16 +134,25 @@ def _occurs(uid: int, t: Term, sub: dict[int, Term]) -> bool:
     return False
 
 
+# the matching mode of simp's rules: syntactic but for ℕ offsets (see ``unify``)
+OFFSETS = "offsets"
+
+
 def unify(
-    p: Term, t: Term, sub: dict[int, Term], defeq: bool = True
+    p: Term, t: Term, sub: dict[int, Term], defeq: bool | str = True
 ) -> dict[int, Term] | None:
-    """Extend ``sub`` so that ``p`` (with metavariables) equals ``t``, or None."""
+    """Extend ``sub`` so that ``p`` (with metavariables) equals ``t``, or None. ``defeq``:
+    True is isDefEq as rfl uses it, False syntactic matching, ``OFFSETS`` syntactic matching
+    plus Lean's ℕ offset unification (``?n + 1 =?= 5`` with ``?n := 4``), as simp matches its
+    rules: the discrimination tree keys an offset ``t + k`` as a wildcard (lean4
+    src/Lean/Meta/DiscrTree.lean, ``shouldAddAsStar`` / ``isOffset``) and ``isDefEqOffsetNat``
+    decides it (src/Lean/Meta/ExprDefEq.lean)."""
     work = dict(sub)
     return work if _unify(p, t, work, defeq, frozenset()) else None
 
 
 def _unify(
-    p: Term, t: Term, sub: dict[int, Term], defeq: bool, bound: frozenset[str]
+    p: Term, t: Term, sub: dict[int, Term], defeq: bool | str, bound: frozenset[str]
 ) -> bool:
     while isinstance(p, MVar) and p.uid in sub:
         p = sub[p.uid]
@@ -160,7 +169,7 @@ def _unify(
         return True
     if isinstance(t, MVar):
         return _unify(t, p, sub, defeq, bound)
-    if defeq:
+    if defeq is True:
         p, t = defeq_head(p), defeq_head(t)
         if isinstance(p, ModEq) != isinstance(t, ModEq):
             # default transparency unfolds the definition (isDefEq's lazy delta)
@@ -170,6 +179,8 @@ def _unify(
         if defeq and isinstance(p, Num | Op) and isinstance(t, Num | Op):
             if _unify_offset(p, t, sub, defeq, bound):
                 return True
+            if defeq is not True:
+                return False
             a, b = try_eval(p), try_eval(t)
             return a is not None and a == b
         return False
@@ -180,7 +191,7 @@ def _unify(
     if isinstance(p, Op):
         assert isinstance(t, Op)
         if p.op != t.op or p.ty != t.ty:
-            if defeq:
+            if defeq is True:
                 a, b = try_eval(p), try_eval(t)
                 return a is not None and a == b
             return False
@@ -195,7 +206,7 @@ def _unify(
             return True
         sub.clear()
         sub.update(saved)
-        if defeq:
+        if defeq is True:
             a, b = try_eval(p), try_eval(t)
             return a is not None and a == b
         return False
@@ -215,7 +226,7 @@ def _unify(
             return True
         sub.clear()
         sub.update(saved)
-        return defeq and _unify(unfold_modeq(p), unfold_modeq(t), sub, defeq, bound)
+        return defeq is True and _unify(unfold_modeq(p), unfold_modeq(t), sub, defeq, bound)
     if isinstance(p, Conn):
         assert isinstance(t, Conn)
         return p.op == t.op and all(
@@ -277,7 +288,7 @@ def closes_by_rfl(target: Term) -> bool:
     return False
 
 
-def _unify_offset(p: Term, t: Term, sub: dict[int, Term], defeq: bool, bound: frozenset[str]) -> bool:
+def _unify_offset(p: Term, t: Term, sub: dict[int, Term], defeq: bool | str, bound: frozenset[str]) -> bool:
     """Lean's ``isDefEqOffsetNat`` (lean4 ``src/Lean/Meta/ExprDefEq.lean`` with
     ``Meta/Offset.lean``): ``s + k₁ =?= u + k₂`` on ℕ with closed ``k`` (ℕ literal arithmetic)
     becomes ``s + (k₁ - k₂) =?= u`` (or the other way), ``s + k =?= v`` becomes ``s =?= v - k``

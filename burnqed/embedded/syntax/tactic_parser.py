@@ -9,7 +9,7 @@ from typing import Any
 
 from burnqed.embedded.syntax.parser import Limits, ParseError, Parser, Syn, tokenize
 from burnqed.embedded.syntax.tactic_parser_more import (
-    parse_calc_steps, parse_case, parse_conv, parse_have_binders, parse_induction_prime, parse_match,
+    parse_calc_steps, parse_case, parse_cases_prime, parse_simp_config, parse_conv, parse_have_binders, parse_induction_prime, parse_match,
     parse_suffices, parse_unfold)
 
 __all__ = ["TACTIC_NAMES", "Pattern", "Tac", "parse_tactic"]
@@ -85,7 +85,8 @@ TACTIC_NAMES = frozenset(
         "interval_cases",
         "calc",
         "match",
-        "induction'", "cases'",
+        "induction'",
+        "cases'",
         "ring_nf",
         "case", "next", "suffices",
         "revert", "contrapose", "contrapose!", "unfold", "conv", "conv_lhs", "conv_rhs",
@@ -356,7 +357,9 @@ class _TacticParser(Parser):
             d.update(parse_match(self))
         elif name == "suffices":
             d.update(parse_suffices(self, t.pos, stop))
-        elif name in ("induction'", "cases'"):
+        elif name == "cases'":
+            d.update(parse_cases_prime(self))
+        elif name == "induction'":
             d.update(parse_induction_prime(self))
         elif name in ("exact", "apply", "refine", "refine'", "specialize", "exact_mod_cast"):
             d["term"] = self.term_()
@@ -371,6 +374,7 @@ class _TacticParser(Parser):
                 [s for _, s in self.bracket_terms(False)] if self.at("[") else []
             )
         elif name in _SIMP or name == "simpa":
+            parse_simp_config(self)
             if self.at("only"):
                 self.advance()
                 d["only"] = True

@@ -16,7 +16,7 @@ from typing import Any
 from burnqed.embedded.syntax.parser import ParseError, Syn
 
 __all__ = [
-    "parse_calc_steps", "parse_case", "parse_conv", "parse_induction_prime", "parse_have_binders", "parse_match", "parse_suffices",
+    "parse_calc_steps", "parse_case", "parse_cases_prime", "parse_simp_config", "parse_conv", "parse_induction_prime", "parse_have_binders", "parse_match", "parse_suffices",
     "parse_unfold",
 ]
 
@@ -59,6 +59,21 @@ def parse_match(p: Any) -> dict[str, Any]:
     if not alts:
         raise p.error("expected '|'")
     return {"term": disc, "alts": alts}
+
+
+def parse_cases_prime(p: Any) -> dict[str, Any]:
+    """Mathlib's ``cases' e (with x…)?`` (Mathlib/Tactic/Cases.lean, ``elab (name := cases')``:
+    the names after ``with`` go to the fields of the constructors in order); one target, no
+    ``using``, no ``h : e``."""
+    d: dict[str, Any] = {"target": p.term_(frozenset({"with", "using"}))}
+    if p.at("using") or p.at(","):
+        raise p.error("cases' with `using` or several targets is not supported in this fragment")
+    if p.at("with"):
+        p.advance()
+        d["names"] = p.names()
+        if not d["names"]:
+            raise p.error("expected identifier")
+    return d
 
 
 def parse_induction_prime(p: Any) -> dict[str, Any]:
@@ -247,20 +262,29 @@ def parse_calc_steps(p: Any, base: int, stop: frozenset[str]) -> list[tuple[Syn,
     (a proof is ``by`` and a tactic block, or a term); ``p`` is the tactic parser."""
     steps: list[tuple[Syn, str, Any]] = []
 
-    def step_line() -> bool:  # `_ = b := …` may sit at the column of `calc` (colGe, lean4 calcStep)
+    def step_line() -> bool:
+        # a later step starts a line with `_`; Lean's `calcSteps` checks its column only
+        # against the steps' own position (`withPosition((calcStep ppLine)*)`, colGe), so it
+        # may sit at the column of `calc` itself: no tactic starts with `_`
         return p.tok.kind == "nl" and int(p.tok.text) >= base and p.peek().kind == "id" and p.peek().text == "_"
 
     while True:
-        while p.tok.kind == "nl" and (int(p.tok.text) > base and not steps or step_line()):
+        while p.tok.kind == "nl" and int(p.tok.text) > base and not steps or step_line():
             p.advance()
         if steps and not (p.tok.kind == "id" and p.tok.text == "_"):
             break
         # a step's `by` block ends at a line not indented past the step's first column
         line = p.column(p.tok.pos)
         rel = p.term_()
-        if not steps and not p.at(":="):  # `calc a` ⏎ `_ = b := …`: lean4 Term.lean calcFirstStep
+        if not steps and not p.at(":="):
+            # Lean's `calcFirstStep := ppIndent(colGe term (" := " term)?)`: `calc a` alone is
+            # `a = a := rfl` (lean4 src/Lean/Elab/Calc.lean, getCalcFirstStep)
             steps.append((rel, "first", None))
-        elif p.expect(":=") and p.at("by"):
+            if not step_line():
+                break
+            continue
+        p.expect(":=")
+        if p.at("by"):
             p.advance()
             steps.append((rel, "by", p.seq(line, stop)))
         else:
@@ -268,3 +292,18 @@ def parse_calc_steps(p: Any, base: int, stop: frozenset[str]) -> list[tuple[Syn,
         if not step_line():
             break
     return steps
+
+
+def parse_simp_config(p: Any) -> None:
+    """``simp (config := {decide := true})``: the one simp option read here. ``decide := true``
+    lets Lean's simp close decidable closed propositions by ``decide`` (lean4 src/Init/MetaTypes.lean,
+    ``Simp.Config.decide``); the embedded simp evaluates closed comparisons already and decides
+    nothing else, so the option changes nothing here (never stronger than Lean). Any other
+    option is refused: it would change what simp does."""
+    if not (p.at("(") and p.peek().kind == "id" and p.peek().text == "config"):
+        return
+    start = p.tok.pos
+    toks = [p.advance() for _ in range(9)]
+    texts = [t.text for t in toks]
+    if texts[:5] != ["(", "config", ":=", "{", "decide"] or texts[5] != ":=" or texts[6] not in ("true", "false") or texts[7:] != ["}", ")"]:
+        raise ParseError("simp configuration other than (config := {decide := true}) is not supported in this fragment", start)

@@ -20,11 +20,14 @@ from burnqed.embedded.elab.state import Goal
 from burnqed.embedded.syntax.parser import Syn
 from burnqed.embedded.syntax.tactic_parser import Tac
 from burnqed.embedded.tactics.basic import elab_in_goal, prop_in_goal, show
+from burnqed.embedded.elab.elaborate import ElabError, elab_prop
 from burnqed.embedded.elab.expr import ModEq, Rel, Term, alpha_key, mvars, type_of
+from burnqed.embedded.elab.state import goal_scope
 
 __all__ = ["compose"]
 
 _ORDER = {"<": 2, "≤": 1, "=": 0}
+_GOAL_LHS = "calc✝lhs"  # a name no source text can write (the ✝ of inaccessible names)
 _FLIP = {">": "<", "≥": "≤"}
 
 
@@ -60,20 +63,41 @@ def _calc(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     rel: str | tuple[str, str, object] | None = None
     modeq: ModEq | None = None
     for syn, kind, body in tac.data["steps"]:
-        if kind == "first":  # `calc a`: the step `a = a := rfl`, which `Trans Eq r` drops
-            term = prop_in_goal(goal, Syn("binop", syn.pos, "=", (syn, syn)))
-            if not isinstance(term, Rel):
-                raise TacticError("invalid 'calc' step, a term expected")
-            first, prev, prev_syn = term.lhs, term.lhs, syn
-            continue
         at = 1 if syn.kind == "modeq" else 0  # `a ≡ b [MOD n]` is args (n, a, b)
+        if kind == "first":
+            # `calc a` ⏎ `_ = b := …`: the first step is `a = a := rfl` (lean4
+            # src/Lean/Elab/Calc.lean, getCalcFirstStep), no fact to combine
+            prop = prop_in_goal(goal, Syn("binop", syn.pos, "=", (syn, syn)))
+            assert isinstance(prop, Rel)
+            first, prev, prev_syn, rel = prop.lhs, prop.rhs, syn, "="
+            continue
+        scope = None
+        if prev is None and syn.kind in ("binop", "modeq") and len(syn.args) > at and syn.args[at].kind == "blank":
+            # a first step `_ = b := …`: the chain's left side is the goal's, as Lean's
+            # unification of the chain's relation with the goal assigns it (Calc.lean,
+            # `throwCalcFailure` otherwise); here only from a relation goal
+            target = goal.target
+            left = target.a if isinstance(target, ModEq) else target.lhs if isinstance(target, Rel) else None
+            if left is None:
+                raise TacticError("invalid 'calc' step, the first left-hand side '_' needs a relation as the goal")
+            scope = dict(goal_scope(goal))
+            scope[_GOAL_LHS] = ("val", left)
+            args = list(syn.args)
+            args[at] = Syn("ident", syn.args[at].pos, _GOAL_LHS)
+            syn = Syn(syn.kind, syn.pos, syn.value, tuple(args))
         if prev is not None and prev_syn is not None:
             if not (syn.kind in ("binop", "modeq") and len(syn.args) > at and syn.args[at].kind == "blank"):
                 raise TacticError("invalid 'calc' step, the left-hand side must be '_'")
             args = list(syn.args)
             args[at] = _ascribed(prev_syn, type_of(prev))
             syn = Syn(syn.kind, syn.pos, syn.value, tuple(args))
-        prop = prop_in_goal(goal, syn)
+        if scope is None:
+            prop = prop_in_goal(goal, syn)
+        else:
+            try:
+                prop = elab_prop(syn, scope)
+            except ElabError as exc:
+                raise TacticError(exc.message) from exc
         if isinstance(prop, ModEq):
             # Mathlib's `Trans (ModEq n) (ModEq n) (ModEq n)` (Mathlib/Data/Nat/ModEq.lean) and
             # core's `Trans r Eq r` / `Trans Eq r r`: a chain of congruences modulo one n

@@ -309,39 +309,20 @@ def run_alts(
     return out
 
 
-def _prime_names(prop: Term | str, names: list[str]) -> dict[str, list[str]]:
-    """Mathlib's ``cases' e with x…`` (Mathlib/Tactic/Cases.lean, ``ElimApp.evalNames``): the
-    names go, in order, to the fields of the constructors: ``succ`` (ℕ), ``inl``/``inr`` (∨),
-    ``intro`` (∧, ↔, ∃); more names than fields are refused rather than guessed at."""
-    fields = ([("succ", 1)] if isinstance(prop, str) else [("inl", 1), ("inr", 1)]
-              if isinstance(prop, Conn) and prop.op == "∨" else [("intro", 2)])
-    if len(names) > sum(n for _c, n in fields):
-        raise TacticError("cases': more names than the constructors have fields (not supported here)")
-    out: dict[str, list[str]] = {}
-    for ctor, n in fields:
-        out[ctor], names = names[:n], names[n:]
-    return out
-
-
-@register("cases", "cases'")
+@register("cases")
 def _cases(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     alts = tac.data.get("alts")
     hyp, prop, pf = _hyp_or_term(eng, goal, tac, "target")
     names: dict[str, list[str]] = (
         {name: args for name, args, _b, _p in alts} if alts else {}
     )
-    if tac.name == "cases'":
-        if tac.data.get("generalizing") is not None:
-            raise TacticError("cases' has no 'generalizing' clause")
-        names = _prime_names(hyp.ty if hyp is not None and isinstance(hyp.ty, str) else _unfold(prop),
-                             tac.data.get("names", []))
     if hyp is not None and isinstance(hyp.ty, str):
         if hyp.ty != "Nat":
             raise TacticError(
                 f"tactic 'cases' is not supported on a variable of type {hyp.ty} here"
             )
         succ = names.get("succ", [])
-        goals = _cases_nat(eng, goal, hyp, succ[0] if succ and succ[0] != "_" else None)
+        goals = _cases_nat(eng, goal, hyp, succ[0] if succ else None)
         return run_alts(eng, goals, alts, {}) if alts else goals
     base = goal.with_(goal.uid, hyps=_drop(goal, hyp.uid)) if hyp is not None else goal
     p = _unfold(prop)

@@ -54,10 +54,9 @@ from burnqed.embedded.elab.state import Goal, Hyp, goal_scope
 from burnqed.embedded.syntax.parser import Syn
 from burnqed.embedded.syntax.tactic_parser import Tac
 from burnqed.embedded.tactics.basic import show
+from burnqed.embedded.tactics.rewrite_match import abstract_all as _abstract_all, offset_match as _offset_match
 from burnqed.embedded.tactics.rewrite import (
-    _abstract_all,
     _equation,
-    _offset_match,
     _rule_props,
     _simp_rules,
     rewrite_term,

@@ -3,13 +3,17 @@ have, show, by_contra, by_cases, clear, symm. Each replaced goal gets a kernel p
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from burnqed.embedded import kernel as k
 from burnqed.embedded.bridge.translate import hole, kterm, sequent
 from burnqed.embedded.decide.certify import prove_fact
 from burnqed.embedded.tactics.interpreter import Engine, register, render
 from burnqed.embedded.tactics.proofterm import TacticError, dvd_exists, elab_witness, unify
 from burnqed.embedded.elab.state import Goal, Hyp, goal_scope
+from burnqed.embedded.syntax.parser import Syn
 from burnqed.embedded.syntax.tactic_parser import Tac
+from burnqed.embedded.tactics.proofterm_fun import CONGR_ARG
 from burnqed.embedded.tactics.basic import add_hyp, discharge_proof, elab_in_goal, intro_one, prop_in_goal, show
 from burnqed.embedded.elab.expr import Binder, Conn, Const, Rel, Term, instantiate, mvars
 
@@ -101,8 +105,27 @@ def _have(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         side.append(goal.with_(eng.fresh(), target=ty, tag=None))
         pf = hole(side[0])
     new, h = add_hyp(eng, goal, name, ty)
+    if "term" in d and "type" not in d and _congr_fun(d["term"]):
+        # `have h := congr_arg (fun x => e) h'` without a type: Lean's hypothesis keeps the
+        # redex `(fun x => e) a = (fun x => e) b` that simp beta-reduces, so a `simp at h` /
+        # `norm_num at h` right after makes progress there (Lean-checked proofs rely on it);
+        # the statement here is the reduced one, marked
+        h = replace(h, unreduced=True)
+        new = new.with_(new.uid, hyps=(*new.hyps[:-1], h))
     eng.justify(goal, k.Have(h.uid, kterm(ty), pf, hole(new)))
     return [*side, new]
+
+
+def _congr_fun(s: Syn) -> bool:
+    """``congr_arg f e`` / ``congrArg f e`` with ``f`` a ``fun`` (``(· % 10)`` included)."""
+    while s.kind == "paren":
+        s = s.args[0]
+    if s.kind != "app" or len(s.args) != 3 or s.args[0].kind != "ident" or s.args[0].value not in CONGR_ARG:
+        return False
+    f = s.args[1]
+    while f.kind == "paren":
+        f = f.args[0]
+    return f.kind == "fun"
 
 
 @register("show")

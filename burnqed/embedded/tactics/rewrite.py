@@ -13,32 +13,18 @@ from burnqed.embedded.decide.certify import internal_uid
 from burnqed.embedded.tactics.lemma_use import PerUse, instance_proof
 from burnqed.embedded.tactics.simp_prover import SimpProver
 from burnqed.embedded.tactics.rewrite_open import close_open_rewrite
+from burnqed.embedded.tactics.rewrite_match import abstract_all as _abstract_all, find_instance as _find_instance
 from burnqed.embedded.tactics.interpreter import Engine, register, render
 from burnqed.embedded.bridge.lemma_proofs import lemma_proof
 from burnqed.embedded.elab.lemmas import DEFINITIONS, INSTANCE_LEMMAS, LEMMAS, NO_INSTANCE, ONE_WAY, lemma_instances, resolve
-from burnqed.embedded.tactics.proofterm import ProofElab, TacticError, fresh_mvar, instantiate_mvars, unify
+from burnqed.embedded.tactics.proofterm import ProofElab, TacticError, fresh_mvar, instantiate_mvars
 from burnqed.embedded.tactics.simp import Rule, SimpSet, conditional_rules, rules_from_prop, simplify
 from burnqed.embedded.elab.state import Goal, Hyp
 from burnqed.embedded.syntax.parser import Syn
 from burnqed.embedded.syntax.tactic_parser import Tac
 from burnqed.embedded.tactics.basic import elab_in_goal, show
-from burnqed.embedded.elab.unify import closes_by_reducible_rfl, reducible_normal
-from burnqed.embedded.elab.expr import (
-    Binder,
-    BVar,
-    Conn,
-    Const,
-    MVar,
-    ModEq,
-    Op,
-    Rel,
-    Term,
-    alpha_key,
-    instantiate,
-    mvars,
-    replace,
-    subterms,
-)
+from burnqed.embedded.elab.unify import closes_by_reducible_rfl
+from burnqed.embedded.elab.expr import Binder, Conn, Const, MVar, Rel, Term, instantiate, mvars
 
 __all__ = ["Equation", "rewrite_term"]
 
@@ -139,73 +125,6 @@ def _equation(prop: Term) -> Equation:
     if isinstance(t, Conn) and t.op == "¬":
         return Equation(t.args[0], FALSE, premises, path, "false")
     return Equation(t, TRUE, premises, path, "true")
-
-
-def _has_loose(t: Term, bound: frozenset[str]) -> bool:
-    return bool(bound) and any(
-        isinstance(s, BVar) and s.name in bound for s in subterms(t)
-    )
-
-
-def _offset_match(pattern: Term, s: Term, sub: dict[int, Term]) -> dict[int, Term] | None:
-    """Lean's ``isDefEq`` as ``rw`` runs it on a candidate: syntactic first, then ℕ literal
-    arithmetic and offsets (``k + 1 + 1 =?= k + 2``: Lean/Meta/Offset.lean,
-    ``isDefEqOffsetNat``, on with ``Rewrite.Config.offsetCnstrs``), and only on a candidate
-    with the pattern's head symbol and arity (kabstract's ``HeadIndex`` key); nothing else
-    unfolds here, so this matches a subset of what Lean's ``rw`` matches."""
-    got = unify(pattern, s, sub, False)
-    if got is not None:
-        return got
-    if not (
-        isinstance(pattern, Op)
-        and isinstance(s, Op)
-        and (pattern.op, pattern.ty, len(pattern.args)) == (s.op, s.ty, len(s.args))
-    ):
-        return None
-    return unify(reducible_normal(pattern), reducible_normal(s), sub, False)
-
-
-def _find_instance(pattern: Term, t: Term) -> dict[int, Term] | None:
-    """kabstract's search: pre-order, left to right, skipping terms with loose bound variables."""
-
-    def go(s: Term, bound: frozenset[str]) -> dict[int, Term] | None:
-        if not _has_loose(s, bound):
-            sub = _offset_match(pattern, s, {})
-            if sub is not None:
-                return sub
-        if isinstance(s, Binder):
-            return go(s.body, bound | {s.name})
-        kids = (
-            s.args
-            if isinstance(s, Op | Conn)
-            else (s.lhs, s.rhs)
-            if isinstance(s, Rel)
-            else (s.n, s.a, s.b)
-            if isinstance(s, ModEq)
-            else ()
-        )
-        for kid in kids:
-            got = go(kid, bound)
-            if got is not None:
-                return got
-        return None
-
-    return go(t, frozenset())
-
-
-def _abstract_all(t: Term, pattern: Term, value: Term, offsets: bool = False) -> Term:
-    """``t`` with every instance of ``pattern`` replaced by ``value`` (``offsets``: the
-    instances ``rw`` finds, up to ℕ literal offsets, as ``_offset_match``)."""
-    key = alpha_key(pattern)
-
-    def same(s: Term) -> bool:
-        if isinstance(s, Binder):
-            return False
-        if alpha_key(s) == key:
-            return True
-        return offsets and not mvars(s) and _offset_match(pattern, s, {}) == {}
-
-    return replace(t, lambda s: value if same(s) else None)
 
 
 def rewrite_term(
@@ -455,7 +374,7 @@ def _simp(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
         ss = ss_for(cur.uid)
         new = simplify(cur.ty, ss)
         prover.instances = _instances(ss)
-        if new == cur.ty:
+        if new == cur.ty and not cur.unreduced:
             continue
         progress = True
         if new == FALSE:
@@ -464,11 +383,20 @@ def _simp(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
                 )
                 eng.justify(goal, k.FalseElim(k.Annot(pf, k.FALSE)))
             return []
-        if new == TRUE:
+        if new == TRUE and name == "simp_all":
+            # simp_all drops a hypothesis that became True (Lean/Meta/Tactic/Simp/SimpAll.lean)
             after = goal.with_(
                 eng.fresh(), hyps=tuple(x for x in goal.hyps if x.uid != cur.uid)
             )
             eng.justify(goal, hole(after))
+        elif new == TRUE:
+            # `simp at h` / `norm_num at h` keep `h : True`: core's simpGoal asserts the new type
+            # whatever it is (lean4 src/Lean/Meta/Tactic/Simp/Main.lean, simpGoal: `toAssert`,
+            # or `replaceLocalDeclDefEq` for a definitional step), as Mathlib's normNumAt does
+            # (Mathlib/Tactic/NormNum/Core.lean); nothing clears a True hypothesis
+            after = _replace_hyp(eng, goal, cur, TRUE)
+            new_h = after.hyps[goal.hyps.index(cur)]
+            eng.justify(goal, k.Have(new_h.uid, kterm(TRUE), k.TrueIntro(), hole(after)))
         else:
             after = _replace_hyp(eng, goal, cur, new)
             if on:
@@ -491,10 +419,11 @@ def _simp(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
             goal = after
     if not progress:
         if name == "norm_num":
-            raise TacticError(
-                f"norm_num failed to simplify\n{render([goal])}"
-                if at_target
-                else "norm_num failed to simplify"
-            )
+            # Mathlib's norm_num has no progress check: normNumAt / elabNormNum apply the
+            # simp result as it is (Mathlib/Tactic/NormNum/Core.lean), Simp.main never fails
+            # for an unchanged term, and the current elabNormNum passes
+            # `failIfUnchanged := false` to transformAtNondepPropLocation; only core's simp
+            # (simpGoal: "simp made no progress") fails
+            return [goal]
         raise TacticError("simp made no progress")
     return [goal]

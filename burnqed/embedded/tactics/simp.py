@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from burnqed.embedded.elab.evaluate import TooLarge, eval_prop, is_closed, try_eval
+from burnqed.embedded.elab.unify import OFFSETS
 from burnqed.embedded.tactics.proofterm import TacticError, instantiate_mvars, unify
 from burnqed.embedded.elab.expr import (
     Binder,
@@ -168,7 +169,9 @@ def simplify(t: Term, ss: SimpSet, max_rounds: int = 16) -> Term:
 
 def _apply_rules(t: Term, ss: SimpSet) -> Term | None:
     for r in ss.rules:
-        sub = unify(r.lhs, t, {}, False)
+        # Lean's simp matches syntactically up to instances, and ℕ offsets unify: a rule
+        # `a ^ (n + 1) = a ^ n * a` rewrites `x ^ 5` (elab/unify.py OFFSETS)
+        sub = unify(r.lhs, t, {}, OFFSETS)
         if sub is None:
             continue
         out = instantiate_mvars(r.rhs, sub)
