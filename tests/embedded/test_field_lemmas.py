@@ -188,6 +188,16 @@ CASES = [
     ("theorem t (a b : ℕ) (h : 3 * a = 3 * b) : a = b + 1", "exact Nat.eq_of_mul_eq_mul_left (by norm_num) h", False),
     ("theorem t (m n : ℕ) (h : m ≤ n) : (m : ℤ) ≤ (n : ℤ)", "exact Int.ofNat_le.mpr h", True),
     ("theorem t (m n : ℕ) (h : m < n) : (m : ℤ) ≤ (n : ℤ)", "exact Int.ofNat_le.mpr h", False),
+    # ordered-semiring lemmas at ℕ and ℤ, ℤ-only group aliases, core's successor forms
+    ("theorem t (a : ℤ) (h : 0 < a) : 0 < a ^ 3", "exact pow_pos h 3", True),
+    ("theorem t (a : ℤ) (h : 0 ≤ a) : 0 < a ^ 3", "exact pow_pos h 3", False),
+    ("theorem t (a b c : ℤ) (h1 : a ∣ b) (h2 : a ∣ c) : a ∣ b - c", "exact dvd_sub h1 h2", True),
+    ("theorem t (a b c : ℕ) (h1 : a ∣ b) (h2 : a ∣ c) : a ∣ b - c", "exact dvd_sub h1 h2", False),
+    ("theorem t : (0 : ℕ) < 0", "exact zero_lt_one", False),
+    ("theorem t (a b c : ℕ) (h : b < c) (ha : 0 < a) : b * a < c * a", "exact mul_lt_mul_of_pos_left h ha", False),
+    ("theorem t (a b : ℤ) (h : a < b) : a + 1 ≤ b", "exact Int.lt_iff_add_one_le.mp h", True),
+    ("theorem t (a b : ℤ) (h : a ≤ b) : a + 1 ≤ b", "exact Int.lt_iff_add_one_le.mp h", False),
+    ("theorem t (m n : ℕ) (h : m < n) : 0 < m - n", "exact Nat.sub_pos_of_lt h", False),
     # a Mathlib name whose class ℕ and ℤ are no instance of: simp uses it for nothing, rw fails
     ("theorem t : (39500 - 17) / 123 = 321", "simp_all only [mul_comm, mul_one, mul_div_cancel_left]", True),
     ("theorem t (a b : ℕ) (h : 0 < a) : a * b / a = b", "rw [mul_div_cancel_left]", False),

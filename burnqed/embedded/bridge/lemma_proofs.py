@@ -60,6 +60,8 @@ def _dvd_proof(seq: k.Sequent, hyps: list[int], witnesses: tuple[k.Term, ...] = 
         for w in witnesses[1:]:
             total = k.App("+", (total, w), srt)
         cands.insert(1, total)
+        if srt == "Int":  # a ∣ b → a ∣ c → a ∣ b - c (dvd_sub): the difference
+            cands.insert(2, k.App("-", (witnesses[0], witnesses[1]), srt))
     # a ∣ b → a ∣ b * c: the witness times a variable (dvd_mul_of_dvd_left / _right)
     cands += [k.App("*", (w, v), srt) for w in witnesses for v in vars_]
     for w in cands:

@@ -192,6 +192,40 @@ FIELD_LEMMAS: dict[str, str] = {
         "Nat.succ_ne_self": "∀ (n : Nat), n + 1 ≠ n",
         "Nat.lt_add_right": "∀ {a b : Nat} (c : Nat), a < b → a < b + c",
         "Nat.lt_add_left": "∀ {a b : Nat} (c : Nat), a < b → a < c + b",
+        # lean4 src/Init/Data/Int/Order.lean `theorem lt_iff_add_one_le {a b : Int} : a < b ↔ a + 1 ≤ b`,
+        # `theorem add_one_le_iff {a b : Int} : a + 1 ≤ b ↔ a < b`, `theorem lt_add_one_iff {a b : Int} :
+        # a < b + 1 ↔ a ≤ b`, `theorem le_add_one {a b : Int} (h : a ≤ b) : a ≤ b + 1`; src/Init/Data/Nat/
+        # Basic.lean `theorem lt_iff_add_one_le : m < n ↔ m + 1 ≤ n`, `theorem lt_add_one_iff : m < n + 1
+        # ↔ m ≤ n`, `protected theorem sub_pos_of_lt (h : m < n) : 0 < n - m`, `protected theorem
+        # lt_of_sub_pos (h : 0 < n - m) : m < n`
+        "Int.lt_iff_add_one_le": "∀ {a b : Int}, a < b ↔ a + 1 ≤ b",
+        "Int.add_one_le_iff": "∀ {a b : Int}, a + 1 ≤ b ↔ a < b",
+        "Int.lt_add_one_iff": "∀ {a b : Int}, a < b + 1 ↔ a ≤ b",
+        "Int.le_add_one": "∀ {a b : Int}, a ≤ b → a ≤ b + 1",
+        "Nat.lt_iff_add_one_le": "∀ {m n : Nat}, m < n ↔ m + 1 ≤ n",
+        "Nat.lt_add_one_iff": "∀ {m n : Nat}, m < n + 1 ↔ m ≤ n",
+        "Nat.sub_pos_of_lt": "∀ {m n : Nat}, m < n → 0 < n - m",
+        "Nat.lt_of_sub_pos": "∀ {m n : Nat}, 0 < n - m → m < n",
+        # Mathlib/Algebra/Order/Ring/Lemmas.lean, …/GroupPower/Order.lean, …/Order/Monoid/Lemmas.lean
+        # (ordered semirings: ℕ and ℤ): `theorem pow_pos (H : 0 < a) (n : ℕ) : 0 < a ^ n`, `theorem
+        # pow_nonneg (H : 0 ≤ a) : ∀ n : ℕ, 0 ≤ a ^ n`, `zero_lt_one : (0 : α) < 1`, `zero_le_one : (0 :
+        # α) ≤ 1`, `zero_lt_two : (0 : α) < 2`, `two_pos` and `one_pos` (aliases), `theorem
+        # mul_lt_mul_of_pos_left (h : b < c) (a_pos : 0 < a) : a * b < a * c`, `theorem
+        # mul_le_mul_of_nonneg_left (h : b ≤ c) (a_nonneg : 0 ≤ a) : a * b ≤ a * c`, `theorem
+        # mul_le_mul_of_nonneg_right (h : b ≤ c) (a_nonneg : 0 ≤ a) : b * a ≤ c * a`, `theorem
+        # add_pos_of_pos_of_nonneg (ha : 0 < a) (hb : 0 ≤ b) : 0 < a + b`, `add_pos_of_nonneg_of_pos`
+        "pow_pos": "∀ {a : {α}}, 0 < a → ∀ (n : Nat), 0 < a ^ n",
+        "pow_nonneg": "∀ {a : {α}}, 0 ≤ a → ∀ (n : Nat), 0 ≤ a ^ n",
+        "zero_lt_one": "(0 : {α}) < 1",
+        "one_pos": "(0 : {α}) < 1",
+        "zero_le_one": "(0 : {α}) ≤ 1",
+        "zero_lt_two": "(0 : {α}) < 2",
+        "two_pos": "(0 : {α}) < 2",
+        "mul_lt_mul_of_pos_left": "∀ {a b c : {α}}, b < c → 0 < a → a * b < a * c",
+        "mul_le_mul_of_nonneg_left": "∀ {a b c : {α}}, b ≤ c → 0 ≤ a → a * b ≤ a * c",
+        "mul_le_mul_of_nonneg_right": "∀ {a b c : {α}}, b ≤ c → 0 ≤ a → b * a ≤ c * a",
+        "add_pos_of_pos_of_nonneg": "∀ {a b : {α}}, 0 < a → 0 ≤ b → 0 < a + b",
+        "add_pos_of_nonneg_of_pos": "∀ {a b : {α}}, 0 ≤ a → 0 < b → 0 < a + b",
         # lean4 src/Init/Data/Int/Order.lean `@[simp, norm_cast] theorem ofNat_le {m n : Nat} : (↑m : Int)
         # ≤ ↑n ↔ m ≤ n`, `@[simp, norm_cast] theorem ofNat_lt {n m : Nat} : (↑n : Int) < ↑m ↔ n < m`
         "Int.ofNat_le": "∀ {m n : Nat}, (m : Int) ≤ (n : Int) ↔ m ≤ n",
@@ -238,6 +272,15 @@ FIELD_LEMMAS.update(
         "sub_pos": "∀ {a b : Int}, 0 < a - b ↔ b < a",
         "sub_nonpos": "∀ {a b : Int}, a - b ≤ 0 ↔ a ≤ b",
         "sub_neg": "∀ {a b : Int}, a - b < 0 ↔ a < b",
+        # their aliases (Mathlib/Algebra/Order/Group/Defs.lean `alias ⟨le_of_sub_nonneg,
+        # sub_nonneg_of_le⟩ := sub_nonneg`, `alias ⟨lt_of_sub_pos, sub_pos_of_lt⟩ := sub_pos`) and
+        # Mathlib/Algebra/Ring/Basic.lean `theorem dvd_sub (h₁ : a ∣ b) (h₂ : a ∣ c) : a ∣ b - c`
+        # ([NonUnitalRing α])
+        "le_of_sub_nonneg": "∀ {a b : Int}, 0 ≤ a - b → b ≤ a",
+        "sub_nonneg_of_le": "∀ {a b : Int}, b ≤ a → 0 ≤ a - b",
+        "lt_of_sub_pos": "∀ {a b : Int}, 0 < a - b → b < a",
+        "sub_pos_of_lt": "∀ {a b : Int}, b < a → 0 < a - b",
+        "dvd_sub": "∀ {a b c : Int}, a ∣ b → a ∣ c → a ∣ b - c",
         "Nat.cast_add": "∀ (m n : Nat), ((m + n : Nat) : Int) = (m : Int) + (n : Int)",
         "Nat.cast_mul": "∀ (m n : Nat), ((m * n : Nat) : Int) = (m : Int) * (n : Int)",
         "Nat.cast_pow": "∀ (n m : Nat), ((n ^ m : Nat) : Int) = (n : Int) ^ m",
@@ -374,6 +417,7 @@ AT_INT = frozenset(
         "sub_neg_eq_add", "sub_add_cancel", "sub_eq_zero", "mul_sub", "sub_mul", "neg_mul", "mul_neg", "neg_sq",
         "sub_nonneg", "sub_pos", "sub_nonpos", "sub_neg", "sub_sq", "sub_pow_two", "Nat.cast_add", "Nat.cast_mul",
         "Nat.cast_pow", "Nat.cast_succ", "Nat.cast_sub", "Nat.cast_inj", "Nat.cast_le", "Nat.cast_lt",
+        "le_of_sub_nonneg", "sub_nonneg_of_le", "lt_of_sub_pos", "sub_pos_of_lt", "dvd_sub",
     }
 )
 
@@ -427,5 +471,6 @@ FIELD_PROTECTED = frozenset(
         "Nat.sub_eq_of_eq_add", "Nat.sub_lt_sub_left", "Nat.le_of_add_le_add_left", "Nat.le_of_add_le_add_right",
         "Nat.add_lt_add_left", "Nat.add_lt_add_right", "Nat.lt_add_of_pos_right", "Nat.le_of_eq",
         "Nat.lt_add_right", "Nat.lt_add_left", "Nat.eq_zero_or_pos", "Nat.ne_of_gt", "Nat.ne_of_lt",
+        "Nat.sub_pos_of_lt", "Nat.lt_of_sub_pos", "Nat.lt_iff_add_one_le", "Nat.lt_add_one_iff",
     }
 )
