@@ -80,6 +80,7 @@ TACTIC_NAMES = frozenset(
         "first",
         "repeat",
         "by_contra",
+        "by_contra!",
         "by_cases",
         "clear",
         "symm",
@@ -443,8 +444,10 @@ class _TacticParser(Parser):
             if not alts:
                 raise self.error("expected '|'")
             d["alts"] = alts
-        elif name == "by_contra":
+        elif name in ("by_contra", "by_contra!"):
             d["name"] = self.advance().text if self.tok.kind == "id" else "this"
+            if name == "by_contra!" and self.at(":"):
+                raise self.error("by_contra! h : T is not supported in this fragment")
         elif name == "by_cases":
             hname = "h"
             if (

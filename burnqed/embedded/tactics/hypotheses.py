@@ -150,6 +150,20 @@ def _by_contra(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     return [new]
 
 
+@register("by_contra!")
+def _by_contra_bang(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
+    """Mathlib's ``by_contra! h`` (Mathlib/Tactic/ByContra.lean, ``macro_rules``: ``(by_contra
+    h; try push_neg at h)``; the name defaults to ``this``)."""
+    from burnqed.embedded.tactics.push_neg import _push_neg
+
+    (new,) = _by_contra(eng, goal, tac)
+    h = new.hyps[-1]
+    try:
+        return _push_neg(eng, new, Tac("push_neg", tac.pos, {"at": [h.user]}))
+    except TacticError:
+        return [new]
+
+
 @register("by_cases")
 def _by_cases(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
     p = prop_in_goal(goal, tac.data["type"])

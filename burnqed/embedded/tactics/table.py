@@ -82,6 +82,7 @@ TACTICS: MappingProxyType[str, BasicTactic] = MappingProxyType(
         "have": hypotheses._have,
         "show": hypotheses._show,
         "by_contra": hypotheses._by_contra,
+        "by_contra!": hypotheses._by_contra_bang,
         "by_cases": hypotheses._by_cases,
         "clear": hypotheses._clear,
         "symm": hypotheses._symm,
