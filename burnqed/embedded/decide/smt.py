@@ -125,6 +125,18 @@ class Encoder:
         if op == "^":
             e = try_eval(b_t)
             if e is None:
+                if (
+                    self.omega
+                    and try_eval(a_t) is not None
+                    and isinstance(b_t, Op)
+                    and b_t.op == "+"
+                    and b_t.args[1] == Num(1, "Nat")
+                ):
+                    # Lean's omega unfolds `b ^ (k + 1)` with a ground base to `b ^ k * b`
+                    # (Elab/Tactic/Omega/Frontend.lean, asLinearComboImpl: `succ? k`, then
+                    # `Int.pow_succ`; ℕ through `Int.ofNat_pow`), so `4 ^ (n + 1 + 1)` is
+                    # `4 * 4 * 4 ^ n` in the atom `4 ^ n`
+                    return self.num(Op("^", (a_t, b_t.args[0]), t.ty)) * self.num(a_t)
                 return self._atom(t)
             if self.omega:
                 # Lean's omega (Elab/Tactic/Omega/Frontend.lean, asLinearComboImpl) evaluates

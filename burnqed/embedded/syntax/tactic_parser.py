@@ -446,6 +446,8 @@ class _TacticParser(Parser):
             d["alts"] = alts
         elif name in ("by_contra", "by_contra!"):
             d["name"] = self.advance().text if self.tok.kind == "id" else "this"
+            if name == "by_contra!" and self.at(":"):
+                raise self.error("by_contra! h : T is not supported in this fragment")
         elif name == "by_cases":
             hname = "h"
             if (

@@ -152,13 +152,15 @@ def _by_contra(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
 
 @register("by_contra!")
 def _by_contra_bang(eng: Engine, goal: Goal, tac: Tac) -> list[Goal]:
-    """Mathlib's ``by_contra! h`` (Mathlib/Tactic/ByContra.lean): ``by_contra h; try push_neg at h``."""
-    from burnqed.embedded.tactics import push_neg
+    """Mathlib's ``by_contra! h`` (Mathlib/Tactic/ByContra.lean, ``macro_rules``: ``(by_contra
+    h; try push_neg at h)``; the name defaults to ``this``)."""
+    from burnqed.embedded.tactics.push_neg import _push_neg
 
     (new,) = _by_contra(eng, goal, tac)
+    h = new.hyps[-1]
     try:
-        return push_neg._push_neg(eng, new, Tac("push_neg", tac.pos, {"at": [tac.data["name"]]}))
-    except TacticError:  # `try`: push_neg's failure leaves the goal as by_contra made it
+        return _push_neg(eng, new, Tac("push_neg", tac.pos, {"at": [h.user]}))
+    except TacticError:
         return [new]
 
 
