@@ -238,11 +238,14 @@ class Parser:
             start = self.tok.pos
             depth = 0
             binds_colon = False  # a tactic of the block so far reads its own `:` (have h : T)
+            # `by` ending its line: the block is the lines indented at least as far as its first
+            # tactic's (Lean's tacticSeq: `sepByIndent`'s checkColGe against that column)
+            block_col = int(self.tok.text) if self.tok.kind == "nl" and self.peek().kind != "eof" else None
             while self.tok.kind != "eof":
                 x = self.tok
-                if depth == 0 and (
-                    x.kind == "nl" or (x.kind == "sym" and x.text in self.stop)
-                ):
+                if depth == 0 and x.kind == "sym" and x.text in self.stop:
+                    break
+                if depth == 0 and x.kind == "nl" and (block_col is None or int(x.text) < block_col):
                     break
                 if x.text in _COLON_TACTICS:
                     binds_colon = True

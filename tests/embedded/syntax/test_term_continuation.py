@@ -26,3 +26,13 @@ def test_line_at_the_tactic_column_is_the_next_tactic() -> None:
     # `using` with nothing after it on its line, the next line at the block's column: no term
     got = verdict(HEADER + " : 3 ∣ (n + 1) ^ 3 + 2 * (n + 1)", "simpa using\nstep n h")
     assert got != "accepted"
+
+
+def test_by_block_starting_on_the_next_line() -> None:
+    # a `by` that ends its line: the block is the following lines indented at least as far as
+    # its first tactic (mathd_numbertheory_175's `show … by` ⏎ `norm_num [...]` in a rule list)
+    body = "norm_num [show 2 ^ 10 % 10 = 4 by\n    norm_num]"
+    assert verdict("theorem t : 2 ^ 10 % 10 = 4", body) == "accepted"
+    bad = "norm_num [show 2 ^ 10 % 10 = 5 by\n    norm_num]"
+    assert verdict("theorem t : 2 ^ 10 % 10 = 5", bad) != "accepted"
+    assert verdict("theorem t (x : ℕ) (h : x = 1) : x + 1 = 2", "have h2 : x = 1 :=\n  by\n    exact h\nomega") == "accepted"
