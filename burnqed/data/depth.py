@@ -125,10 +125,12 @@ def depth_test(*, checker: CheckerLike | None = None) -> list[Theorem]:
     return _held_out("depth_test", DEPTH_TEST_SEED, set(), checker)
 
 
-def depth_tune(*, checker: CheckerLike | None = None) -> list[Theorem]:
+def depth_tune(*, checker: CheckerLike | None = None, test: list[Theorem] | None = None) -> list[Theorem]:
     """The tuning split: the test split's distribution from another seed, none of the test split's statements."""
     checker = checker or new_checker(10.0)
-    return _held_out("depth_tune", DEPTH_TUNE_SEED, {t.sha for t in depth_test(checker=checker)}, checker)
+    # ``test``: the test split already at hand (a cached copy), so it is not drawn and checked again
+    held = test if test is not None else depth_test(checker=checker)
+    return _held_out("depth_tune", DEPTH_TUNE_SEED, {t.sha for t in held}, checker)
 
 
 def depth_pool(

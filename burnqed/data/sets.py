@@ -110,7 +110,8 @@ def _depth_split(name: str, home: Path | None) -> list[Theorem]:
     cached = Path(home) / "data" / f"{name}-v{DEPTH_VERSION}.jsonl" if home is not None else None
     if cached is not None and cached.is_file():
         return load_theorems(cached)
-    theorems = depth_test() if name == "depth-test" else depth_tune()
+    # the tuning split excludes the test split: read it from the cache rather than draw it again
+    theorems = depth_test() if name == "depth-test" else depth_tune(test=_depth_split("depth-test", home))
     if cached is not None:
         save_theorems(cached, theorems)
     return theorems

@@ -15,6 +15,12 @@ from burnqed.data.sets import load_builtin
 from burnqed.embedded.repl.verify import check_proof, closes_in_one, new_checker
 
 
+@pytest.fixture(scope="module")
+def depth_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One home for the module: the split files the first test caches, the next reads (each split is drawn once)."""
+    return tmp_path_factory.mktemp("depth-home")
+
+
 def _depth(theorem) -> int:
     return next(int(t.split(":")[1]) for t in theorem.tags if t.startswith("depth:"))
 
@@ -29,12 +35,12 @@ def test_a_statement_of_depth_d_has_d_parts_and_a_checked_proof_no_automation_cl
         assert not any(closes_in_one(checker, statement, t) for t in ("omega", "simp", "norm_num", "decide"))
 
 
-def test_the_held_out_set_is_fixed_and_deeper_than_any_labelled_pool_statement(tmp_path: Path) -> None:
+def test_the_held_out_set_is_fixed_and_deeper_than_any_labelled_pool_statement(depth_home: Path) -> None:
     held = depth_test()
     assert held == depth_test()  # the same statements on every call
     assert len(held) == DEPTH_TEST_SIZE and {_depth(t) for t in held} == set(DEPTH_TEST_LEVELS)
     # the built-in set is the same, and its cached copy reads back equal
-    assert load_builtin("depth-test", home=tmp_path) == held == load_builtin("depth-test", home=tmp_path)
+    assert load_builtin("depth-test", home=depth_home) == held == load_builtin("depth-test", home=depth_home)
     shas = {t.sha for t in held}
     pool = depth_pool(60, 1, labelled_depth=2, exclude=shas)
     assert not shas & {t.sha for t in pool}
@@ -51,10 +57,10 @@ def test_the_held_out_seeds_are_reserved() -> None:
             depth_pool(6, seed)
 
 
-def test_the_tuning_split_is_the_test_splits_distribution_from_another_seed_and_disjoint(tmp_path: Path) -> None:
+def test_the_tuning_split_is_the_test_splits_distribution_from_another_seed_and_disjoint(depth_home: Path) -> None:
     from burnqed.data.sets import split_of
 
-    test, tune = load_builtin("depth-test", home=tmp_path), load_builtin("depth-tune", home=tmp_path)
+    test, tune = load_builtin("depth-test", home=depth_home), load_builtin("depth-tune", home=depth_home)
     assert tune == depth_tune() and DEPTH_TUNE_SEED != DEPTH_TEST_SEED
     # seeded differently: the sources name each split's seed, and not one statement is shared
     assert {t.source for t in tune} == {f"burnqed.depth:v2:depth_tune:seed={DEPTH_TUNE_SEED}"}

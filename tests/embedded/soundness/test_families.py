@@ -7,7 +7,6 @@ import random
 
 import pytest
 
-from burnqed.data.sets import soundness_sources
 from burnqed.embedded.soundness.campaign import falsified, run_campaign
 from burnqed.embedded.soundness.families import FAMILY_TEMPLATES, family_statements
 
@@ -28,7 +27,9 @@ def test_the_issue_24_statements_are_in_the_zero_divisor_family() -> None:
 
 
 def test_a_small_family_run_accepts_nothing_and_counts_per_family() -> None:
-    tally = run_campaign(soundness_sources(5, 0), seed=5, per_source=0, workers=1, per_family=4)
+    # no true sources: with per_source=0 they would only add the alpha-renaming checks, which this
+    # test does not assert on (test_soundness_campaign does); the families alone are the campaign here
+    tally = run_campaign([], seed=5, per_source=0, workers=1, per_family=4)
     for name in FAMILY_TEMPLATES:
         assert tally.attempts[f"family:{name}"] > 0
     assert tally.false_accepted == []
