@@ -20,7 +20,7 @@ demo: $(STAMP)
 	$(BIN)/burnqed demo
 
 test: $(STAMP)
-	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_HUB_DISABLE_PROGRESS_BARS=1 $(BIN)/python -m pytest -q -p no:cacheprovider -n 2 --dist loadgroup
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_HUB_DISABLE_PROGRESS_BARS=1 $(BIN)/python -m pytest -q -p no:cacheprovider
 
 clean:
 	rm -rf $(VENV) .pytest_cache
