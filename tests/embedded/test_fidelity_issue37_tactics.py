@@ -6,19 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from burnqed.embedded import Checker
-from tests.embedded.util import wire
+from tests.embedded.verdict import verdict
 
 
 def _verdict(header: str, body: str) -> str:
-    """"accepted" when the file has no error and no goal left, else the first error."""
-    text = f"import Mathlib\n\n{header} := by\n" + "".join(f"  {line}\n" for line in body.splitlines())
-    ans = wire(Checker(), {"cmd": "frontend.process", "payload": {"file": text, "readHeader": True}})
-    assert "error" not in ans, ans
-    errors = [m["data"] for u in ans["units"] for m in u["messages"] if m["severity"] == "error"]
-    if errors:
-        return errors[0]
-    return "accepted" if not any(u.get("goals") for u in ans["units"]) else "goals left"
+    return verdict(header, body, opens="")
 
 
 # (id, header, script, Lean accepts)

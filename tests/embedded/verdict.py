@@ -9,9 +9,9 @@ from tests.embedded.util import wire
 __all__ = ["verdict"]
 
 
-def verdict(header: str, body: str) -> str:
+def verdict(header: str, body: str, opens: str = "open Nat") -> str:
     """"accepted" when the file has no error and no goal left, else the first error."""
-    text = f"import Mathlib\nopen Nat\n\n{header} := by\n" + "".join(f"  {line}\n" for line in body.splitlines())
+    text = f"import Mathlib\n{opens}\n\n{header} := by\n" + "".join(f"  {line}\n" for line in body.splitlines())
     ans = wire(Checker(), {"cmd": "frontend.process", "payload": {"file": text, "readHeader": True}})
     assert "error" not in ans, ans
     errors = [m["data"] for u in ans["units"] for m in u["messages"] if m["severity"] == "error"]
