@@ -169,9 +169,11 @@ class _Competitor:
 
 
 def _chaos(
-    config: Path, run_dir: Path, log: Any, seconds: float, seed: int, limit_s: float, sessions: int
+    config: Path, run_dir: Path, log: Any, seconds: float, seed: int, limit_s: float, sessions: int,
+    max_actions: int | None,
 ) -> dict[str, Any]:
-    """Drive ``run_dir`` with the daemon while hitting it; then let it finish."""
+    """Drive ``run_dir`` with the daemon while hitting it (for ``seconds`` or ``max_actions``
+    hits, whichever ends first); then let it finish."""
     rng = random.Random(seed)
     actions: dict[str, int] = {"sigkill": 0, "sigterm": 0, "iterate": 0, "search_into_run": 0, "search_beside": 0}
     competitors: list[_Competitor] = []
@@ -180,7 +182,9 @@ def _chaos(
     proc: subprocess.Popen[bytes] | None = None
     finished = False
     started = time.monotonic()
-    while time.monotonic() - started < seconds and not finished:
+    while time.monotonic() - started < seconds and not finished and (
+        max_actions is None or sum(actions.values()) < max_actions
+    ):
         if proc is None or proc.poll() is not None:
             # a SIGTERMed daemon exits 0 too: done means the sessions are recorded
             if _sessions_done(run_dir) >= sessions:
@@ -221,8 +225,15 @@ def _chaos(
             "seconds": round(time.monotonic() - started, 1)}
 
 
-def run_chaos(work: Path, *, sessions: int, window: float, seed: int, overrides: list[str] | None = None) -> dict[str, Any]:
-    """The undisturbed run and the chaos run under ``work``; the figures and the differences."""
+def run_chaos(
+    work: Path, *, sessions: int, window: float, seed: int, overrides: list[str] | None = None,
+    max_actions: int | None = None,
+) -> dict[str, Any]:
+    """The undisturbed run and the chaos run under ``work``; the figures and the differences.
+
+    A seed fixes the sequence of hits; ``max_actions`` ends the chaos after that many of them
+    (a test draws a seed whose first hits cover every kind), ``window`` after that many seconds.
+    """
     config_file, shared = _prepare(work, sessions, overrides or [])
     calm, chaos = work / "calm", work / "chaos"
     for run_dir in (calm, chaos):
@@ -234,7 +245,7 @@ def run_chaos(work: Path, *, sessions: int, window: float, seed: int, overrides:
     if rc != 0 or _sessions_done(calm) < sessions:
         raise RuntimeError(f"the undisturbed run failed ({rc}); see {work / 'calm.log'}")
     with (work / "chaos.log").open("ab") as log:
-        report = _chaos(config_file, chaos, log, window, seed, 1800, sessions)
+        report = _chaos(config_file, chaos, log, window, seed, 1800, sessions, max_actions)
     differences = compare_runs(run_fingerprint(calm), run_fingerprint(chaos))
     audit = subprocess.run(_cli(config_file, "audit", "--run-dir", str(chaos), "--json"),
                            capture_output=True, text=True, timeout=600)

@@ -19,11 +19,12 @@ from burnqed.config import load_config
 def test_a_run_hit_by_kills_and_competitors_equals_an_undisturbed_one(tmp_path: Path, tiny_model_dir: Path) -> None:
     home = load_config(None, [f"paths.home='{tmp_path / 'home'}'"]).paths.tiny_model_dir
     shutil.copytree(tiny_model_dir, home)  # the model the runs would otherwise build
-    # seed 4: SIGKILL, a competing iterate, SIGKILL, a search into the run's trajectories, SIGKILL, …
-    result = run_chaos(tmp_path, sessions=1, window=25.0, seed=4,
+    # seed 175's first six hits: SIGKILL, a search beside the run, a search into the run's trajectories,
+    # SIGTERM, SIGKILL, a competing iterate (every kind once, in 15 s of the window)
+    result = run_chaos(tmp_path, sessions=1, window=120.0, seed=175, max_actions=6,
                        overrides=["iteration.train_size=3", "iteration.eval_size=2"])
     assert result["finished"], result
-    assert result["actions"]["sigkill"] >= 1, result["actions"]
+    assert all(result["actions"].values()), result["actions"]  # every kind of hit, at least once
     assert result["equal"], result["differences"]
     assert result["audit_ok"]
     assert result["iterations"] == ["iter_0"]
