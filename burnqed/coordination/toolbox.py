@@ -15,8 +15,8 @@ import logging
 import sys
 import time
 from collections import Counter, deque
-from collections.abc import Sequence
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any, Self
 
@@ -73,6 +73,12 @@ def server_parameters(server: str, config_path: Path | None, cwd: Path | None = 
     return StdioServerParameters(command=sys.executable, args=args, cwd=str(cwd) if cwd else None)
 
 
+@asynccontextmanager
+async def _opened(streams: Any) -> AsyncIterator[Any]:
+    """An already-open stdio transport, as the ``Transport`` a ``Client`` takes (its owner closes it)."""
+    yield streams
+
+
 def _normalise(value: Any) -> Any:
     """Arguments up to case and whitespace, so near-identical calls compare equal."""
     if isinstance(value, str):
@@ -121,12 +127,20 @@ class Toolbox:
 
     async def __aenter__(self) -> Self:
         from mcp import Client
+        from mcp.client.stdio import stdio_client
 
         try:
             if self._owned:
-                for server in self._config.servers:
-                    params = server_parameters(server, self._config_path, self._cwd)
-                    self._clients[server] = await self._stack.enter_async_context(Client(params))
+                # every server is spawned before the first handshake: their start-ups (imports,
+                # a Lean pool) overlap instead of adding up, one after another
+                transports = [
+                    await self._stack.enter_async_context(
+                        stdio_client(server_parameters(server, self._config_path, self._cwd))
+                    )
+                    for server in self._config.servers
+                ]
+                for server, streams in zip(self._config.servers, transports, strict=True):
+                    self._clients[server] = await self._stack.enter_async_context(Client(_opened(streams)))
             await self._discover()
         except BaseException:
             await self._stack.aclose()

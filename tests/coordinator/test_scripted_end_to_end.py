@@ -23,8 +23,8 @@ def _small_config(tmp_path: Path, tiny_model_dir: Path) -> BurnqedConfig:
         [
             f"paths.home='{tmp_path / 'home'}'",
             "lean.num_workers=2",
-            "iteration.train_size=6",
-            "iteration.eval_size=4",
+            "iteration.train_size=3",
+            "iteration.eval_size=2",
             "iteration.max_nodes=6",
             "iteration.first_sft_epochs=1",
             "iteration.sft_epochs=1",
