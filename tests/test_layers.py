@@ -5,6 +5,7 @@ each other in a circle."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -62,7 +63,13 @@ def _absolute(module: str, path: Path, node: ast.ImportFrom) -> str | None:
 
 def _imports(root: Path = ROOT) -> dict[str, set[str]]:
     """module → burnqed modules it imports: absolute, relative and string imports (a ``from M
-    import name`` of a submodule counts as it)."""
+    import name`` of a submodule counts as it). A fresh copy: callers may change it."""
+    return defaultdict(set, {module: set(targets) for module, targets in _read_imports(root).items()})
+
+
+@functools.cache
+def _read_imports(root: Path) -> dict[str, frozenset[str]]:
+    """The import graph read once per root (parsing the library is the costly part)."""
     modules = {_module_name(p, root): p for p in root.rglob("*.py")}
     graph: dict[str, set[str]] = defaultdict(set)
     for name, path in modules.items():
@@ -93,7 +100,7 @@ def _imports(root: Path = ROOT) -> dict[str, set[str]]:
                     target = target.rsplit(".", 1)[0]
                 if target in modules and target != name:
                     graph[name].add(target)
-    return graph
+    return {module: frozenset(targets) for module, targets in graph.items()}
 
 
 def _package(module: str) -> str:
