@@ -3,6 +3,8 @@
 PYTHON ?= python3
 VENV ?= .venv
 TORCH_SPEC ?= torch==2.13.0
+# pytest-xdist workers for `make test` (CI has 2 cores; `make test WORKERS=0` runs one process)
+WORKERS ?= 2
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.burnqed-installed
 
@@ -20,7 +22,7 @@ demo: $(STAMP)
 	$(BIN)/burnqed demo
 
 test: $(STAMP)
-	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_HUB_DISABLE_PROGRESS_BARS=1 $(BIN)/python -m pytest -q -p no:cacheprovider
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_HUB_DISABLE_PROGRESS_BARS=1 $(BIN)/python -m pytest -q -p no:cacheprovider -n $(WORKERS) --dist loadgroup
 
 clean:
 	rm -rf $(VENV) .pytest_cache
