@@ -23,7 +23,7 @@ BENCHMARK = Path(__file__).resolve().parents[2] / "burnqed" / "data" / "benchmar
 @pytest.mark.anyio
 async def test_coordinator_works_on_the_users_statements(tmp_path: Path, tiny_model_dir: Path) -> None:
     statements = tmp_path / "mine.lean"
-    theorems = load_theorems(BENCHMARK)[:10]
+    theorems = load_theorems(BENCHMARK)[:7]
     statements.write_text("\n".join(f"theorem {t.name} : {t.statement} := by\n  sorry\n" for t in theorems),
                           encoding="utf-8")
     run_dir = tmp_path / "run"
