@@ -3,6 +3,7 @@ it ships the prompts and the data, and no top-level packages but burnqed (issue 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import sysconfig
@@ -13,7 +14,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _run(*argv: str | Path, cwd: Path, timeout: float = 300) -> str:
-    done = subprocess.run([str(a) for a in argv], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    # without PYTHONPATH: a checkout on it (PYTHONPATH=$PWD pytest) would shadow the installed wheel
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([str(a) for a in argv], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
 
@@ -27,13 +30,16 @@ def test_the_wheel_installs_and_runs_outside_the_checkout(tmp_path: Path) -> Non
     assert {"burnqed/prompts/coordinator.md", "burnqed/prompts/common.md", "burnqed/data/core.jsonl"} <= set(names)
 
     venv = tmp_path / "venv"
-    _run(sys.executable, "-m", "venv", venv, cwd=tmp_path)
+    # no pip of its own (seeding one is most of this test's time): this environment's pip installs
+    # into it (`pip --python`), entry-point script included
+    _run(sys.executable, "-m", "venv", "--without-pip", venv, cwd=tmp_path)
     # dependencies come from this environment's site-packages (a plain path: its .pth
     # files, the editable install of the checkout among them, are not run)
     purelib = Path(sysconfig.get_paths()["purelib"])
     [site] = (venv / "lib").glob("python3*/site-packages")
     (site / "deps.pth").write_text(f"{purelib}\n", encoding="utf-8")
-    _run(venv / "bin" / "pip", "install", "-q", "--no-deps", "--no-index", wheel, cwd=tmp_path)
+    _run(sys.executable, "-m", "pip", "--python", venv / "bin" / "python", "install", "-q", "--no-deps", "--no-index",
+         wheel, cwd=tmp_path)  # fmt: skip
 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

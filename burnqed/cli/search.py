@@ -352,12 +352,14 @@ def _check_inputs(args: argparse.Namespace) -> None:
     PolicyLoadError / EBMCheckpointError, which the CLI prints as one line; what only a
     load can tell (weights that do not fit) is refused later, still before any output.
     """
-    from burnqed.ebm.checkpoint import check_head_dir
-    from burnqed.policy.model import check_model_dir
-
+    # imported only when named: both modules pull in torch (~2 s), which `--policy none` never needs
     if getattr(args, "model", None) is not None and getattr(args, "policy", "model") != "none":
+        from burnqed.policy.model import check_model_dir
+
         check_model_dir(Path(args.model))
     if getattr(args, "ebm", None) is not None:
+        from burnqed.ebm.checkpoint import check_head_dir
+
         check_head_dir(args.ebm)
 
 

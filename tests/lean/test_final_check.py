@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,15 @@ pytestmark = pytest.mark.anyio
 FAKE_LEAN = [sys.executable, "-S", str(Path(__file__).parents[1] / "fixtures" / "fake_lean.py")]
 STATEMENT = "∀ (n : Nat), n + 0 = n"
 GOOD = "import Mathlib\n\nopen Nat\n\ntheorem t (a : ℕ) : a + 0 = a := by\n  simp\n"
+
+
+@pytest.fixture(scope="module")
+async def embedded_pool() -> AsyncIterator[LeanPool]:
+    """One embedded worker for the module's kernel-replay tests (its start-up is most of their
+    time); every check is its own goal on it, deleted when done, so no test sees another's."""
+    config = LeanConfig(backend="embedded", num_workers=1, startup_timeout_s=60.0, memory_limit_mb=4096)
+    async with LeanPool(config) as pool:
+        yield pool
 
 
 def test_a_clean_file_is_read_back_into_header_theorem_and_tactics() -> None:
@@ -112,16 +122,15 @@ async def test_a_missing_compiler_refuses_rather_than_passes() -> None:
     assert not verdict.ok and "not found" in verdict.reason
 
 
-async def test_on_the_embedded_backend_the_kernel_replay_is_the_final_check() -> None:
-    config = LeanConfig(backend="embedded", num_workers=1, startup_timeout_s=60.0, memory_limit_mb=4096)
-    async with LeanPool(config) as pool:
-        ok = await pool.verify_proof(ProofTarget.of("theorem t (a b : ℕ) (h : a = b) : b = a := by", "open Nat"), ["omega"])
-        assert ok.ok and ok.checked_by == "kernel", ok.reason
-        assert ok.file is not None and ok.file.startswith("open Nat\n\ntheorem t (a b : ℕ) (h : a = b) : b = a := by")
-        bad = await pool.verify_proof(ProofTarget.of("theorem t (a : ℕ) : a + 1 = a := by"), ["omega"])
-        assert not bad.ok
-        outside = await pool.verify_proof(ProofTarget.of("theorem r (x : ℝ) : x ^ 2 ≥ 0 := by"), ["positivity"])
-        assert not outside.ok and outside.outside_fragment
+async def test_on_the_embedded_backend_the_kernel_replay_is_the_final_check(embedded_pool: LeanPool) -> None:
+    pool = embedded_pool
+    ok = await pool.verify_proof(ProofTarget.of("theorem t (a b : ℕ) (h : a = b) : b = a := by", "open Nat"), ["omega"])
+    assert ok.ok and ok.checked_by == "kernel", ok.reason
+    assert ok.file is not None and ok.file.startswith("open Nat\n\ntheorem t (a b : ℕ) (h : a = b) : b = a := by")
+    bad = await pool.verify_proof(ProofTarget.of("theorem t (a : ℕ) : a + 1 = a := by"), ["omega"])
+    assert not bad.ok
+    outside = await pool.verify_proof(ProofTarget.of("theorem r (x : ℝ) : x ^ 2 ≥ 0 := by"), ["positivity"])
+    assert not outside.ok and outside.outside_fragment
 
 
 @pytest.mark.parametrize(
@@ -133,37 +142,35 @@ async def test_on_the_embedded_backend_the_kernel_replay_is_the_final_check() ->
         "theorem t (a : ℕ) : a + 0 = a -- after the type\n:= by",
     ],
 )
-async def test_a_statement_with_comments_verifies(statement: str) -> None:
+async def test_a_statement_with_comments_verifies(statement: str, embedded_pool: LeanPool) -> None:
     """Issue 24: the file's statement (comments dropped) is compared with the lock without
     its comments, and a trailing line comment cannot swallow the file's ``:=``."""
-    config = LeanConfig(backend="embedded", num_workers=1, startup_timeout_s=60.0, memory_limit_mb=4096)
-    async with LeanPool(config) as pool:
-        tactic = "rfl" if statement.startswith(("1", "/-")) else "intros; simp"
-        verdict = await pool.verify_proof(ProofTarget.of(statement), [tactic])
-        assert verdict.ok and verdict.checked_by == "kernel", verdict.reason
-        wrong = await pool.verify_proof(ProofTarget.of(statement.replace("0 = ", "1 = ").replace("2", "3")), [tactic])
-        assert not wrong.ok
+    pool = embedded_pool
+    tactic = "rfl" if statement.startswith(("1", "/-")) else "intros; simp"
+    verdict = await pool.verify_proof(ProofTarget.of(statement), [tactic])
+    assert verdict.ok and verdict.checked_by == "kernel", verdict.reason
+    wrong = await pool.verify_proof(ProofTarget.of(statement.replace("0 = ", "1 = ").replace("2", "3")), [tactic])
+    assert not wrong.ok
 
 
-async def test_on_the_embedded_backend_the_file_itself_is_elaborated() -> None:
+async def test_on_the_embedded_backend_the_file_itself_is_elaborated(embedded_pool: LeanPool) -> None:
     """process_file gives the checker the file text, not the tactic list: what the file says is what counts."""
-    config = LeanConfig(backend="embedded", num_workers=1, startup_timeout_s=60.0, memory_limit_mb=4096)
-    async with LeanPool(config) as pool:
-        worker = await pool._acquire()
-        try:
-            good = await process_file(worker, "import Mathlib\n\ntheorem t (a : ℕ) : a + 0 = a := by\n  simp\n")
-            assert good.ok and good.checked_by == "kernel", good.reason
-            wrong = await process_file(worker, "theorem t (a : ℕ) : a + 1 = a := by\n  simp\n")
-            assert not wrong.ok and "error" in wrong.reason
-            # the second tactic, outdented, is no longer part of the proof: Lean sees an unfinished proof
-            split = await process_file(
-                worker, "theorem t (a b : ℕ) (h : a = b) : b = a ∧ a = b := by\n  constructor\n  omega\nomega\n"
-            )
-            assert not split.ok
-            sorry = await process_file(worker, "theorem t (a : ℕ) : a = a + 1 := by\n  sorry\n")
-            assert not sorry.ok and "sorry" in sorry.reason
-        finally:
-            pool._release(worker)
+    pool = embedded_pool
+    worker = await pool._acquire()
+    try:
+        good = await process_file(worker, "import Mathlib\n\ntheorem t (a : ℕ) : a + 0 = a := by\n  simp\n")
+        assert good.ok and good.checked_by == "kernel", good.reason
+        wrong = await process_file(worker, "theorem t (a : ℕ) : a + 1 = a := by\n  simp\n")
+        assert not wrong.ok and "error" in wrong.reason
+        # the second tactic, outdented, is no longer part of the proof: Lean sees an unfinished proof
+        split = await process_file(
+            worker, "theorem t (a b : ℕ) (h : a = b) : b = a ∧ a = b := by\n  constructor\n  omega\nomega\n"
+        )
+        assert not split.ok
+        sorry = await process_file(worker, "theorem t (a : ℕ) : a = a + 1 := by\n  sorry\n")
+        assert not sorry.ok and "sorry" in sorry.reason
+    finally:
+        pool._release(worker)
 
 
 @pytest.mark.lean

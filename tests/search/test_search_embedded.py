@@ -67,11 +67,13 @@ async def test_same_checkpoint_and_seed_give_the_same_search_at_any_concurrency(
     # different states together, and every search must still go exactly the same way
     from burnqed.policy.service import GenerationService
 
+    # one pool (a worker per concurrent search) serves both runs: the searches' records come from
+    # the policy's samples and the checker's answers, neither of which depends on the pool's past
     runs = []
-    for concurrency in (1, 3):
-        cfg = SearchConfig(max_nodes=4, num_candidates=3, concurrency=concurrency, automation_tactics=["intro x", "rfl"])
-        with anyio.fail_after(240):
-            async with LeanPool(_lean().model_copy(update={"num_workers": 4})) as pool:
+    with anyio.fail_after(240):
+        async with LeanPool(_lean().model_copy(update={"num_workers": 3})) as pool:
+            for concurrency in (1, 3):
+                cfg = SearchConfig(max_nodes=4, num_candidates=3, concurrency=concurrency, automation_tactics=["intro x", "rfl"])
                 async with GenerationService(tiny_policy, max_wait_s=0.02) as service:
                     runs.append(await search_theorems(pool, service, None, REPRO_THEOREMS, cfg))
     one, three = runs

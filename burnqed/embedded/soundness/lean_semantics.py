@@ -78,14 +78,22 @@ def value(t: k.Term, env: dict[int, int]) -> Any:
     raise TypeError(f"unknown head {h!r}")
 
 
-def _poly_value(p: Poly, env: dict[int, int]) -> Fraction:
-    total = Fraction(0)
+def _poly_value(p: Poly, env: dict[int, int]) -> Fraction | int:
+    # exact either way; the atoms' product and integral coefficients stay Python ints because
+    # Fraction arithmetic made this oracle the hot spot of the encoding tests and campaigns
+    whole, part = 0, Fraction(0)
     for m, c in p.items():
-        term = Fraction(c)
+        prod: Fraction | int = 1
         for x, e in m:
-            term *= value(x, env) ** e
-        total += term
-    return total
+            v = value(x, env)
+            prod *= v**e if e >= 0 else Fraction(v) ** e
+        if isinstance(c, int):
+            whole += c * prod
+        elif c.denominator == 1:
+            whole += c.numerator * prod
+        else:
+            part += c * prod
+    return whole + part if part else whole
 
 
 def fact_holds(f: Any, env: dict[int, int]) -> bool:

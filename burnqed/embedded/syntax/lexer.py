@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from burnqed.lean.lexical import LexError, blank_comments
 
@@ -30,6 +31,9 @@ class Limits:
     max_input_chars: int = 20_000
     max_depth: int = 200
     max_numeral_digits: int = 200
+
+
+TOKEN_CACHE_SIZE = 2048  # distinct texts whose tokens are kept (most are one line)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +172,14 @@ def tokenize(text: str, keep_newlines: bool = False) -> list[Token]:
     literals; where that reading refuses (an unterminated comment, text whose reading
     depends on the token table) the text does not parse.
     """
+    return list(_tokens(text, keep_newlines))
+
+
+# A search or a campaign reads the same statement and tactic texts many times over (a statement
+# per tactic tried on it, the same generic scripts on every statement); tokens are frozen, each
+# caller gets its own list, and a refusal (ParseError) is not cached but raised anew
+@lru_cache(maxsize=TOKEN_CACHE_SIZE)
+def _tokens(text: str, keep_newlines: bool) -> tuple[Token, ...]:
     try:
         text = blank_comments(text)
     except LexError as exc:
@@ -226,4 +238,4 @@ def tokenize(text: str, keep_newlines: bool = False) -> list[Token]:
         else:
             raise ParseError(f"unexpected character {ch!r}", i)
     toks.append(Token("eof", "", n))
-    return toks
+    return tuple(toks)

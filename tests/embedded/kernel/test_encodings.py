@@ -64,13 +64,14 @@ def envs(*terms: Any) -> list[dict[int, int]]:
 
 
 def poly_value(p: Poly, env: dict[int, int], override: dict[k.Term, int] | None = None) -> Fraction:
+    # exact; one Fraction per monomial (Fraction arithmetic per atom made these tests slow)
     total = Fraction(0)
     for m, c in p.items():
-        term = Fraction(c)
+        prod = 1
         for x, e in m:
             v = override[x] if override and x in override else value(x, env)
-            term *= Fraction(v) ** e
-        total += term
+            prod *= Fraction(v) ** e if e < 0 else v**e
+        total += c * prod
     return total
 
 

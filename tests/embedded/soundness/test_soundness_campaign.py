@@ -52,7 +52,9 @@ def test_alpha_renaming_keeps_structure() -> None:
 
 
 def test_a_small_campaign_accepts_no_false_statement() -> None:
-    tally = run_campaign(soundness_sources(7, 10), seed=7, per_source=2, workers=1)
+    # every third source (114 of 342, spread over core, benchmark-test and the drawn families):
+    # 594 mutation attempts on 22 false mutants; `bench soundness` runs the whole campaign
+    tally = run_campaign(soundness_sources(7, 10)[::3], seed=7, per_source=2, workers=1)
     assert tally.attempts["mutation"] > 200 and tally.false_mutants > 10
     assert tally.false_accepted == []
     assert tally.alpha_verdict_changes == []

@@ -13,6 +13,7 @@ quantifier-free core (encoded here, independently, with the same semantics).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from itertools import product
 from typing import Any
 
@@ -208,6 +209,9 @@ def z3_counterexample(f: T, names: list[str], is_int: bool) -> bool | None:
 NAMES = ("x", "y", "z")
 
 
+# built once per argument tuple: the composite strategies below call these on every draw, and a
+# fresh strategy tree is validated anew each time (most of these tests' time); the draws are the same
+@cache
 def terms(names: tuple[str, ...], is_int: bool, depth: int = 2) -> st.SearchStrategy[T]:
     """Terms up to ``depth`` operators deep (explicit depth, no st.recursive)."""
     numerals = st.integers(0, 7).map(num)
@@ -220,6 +224,7 @@ def terms(names: tuple[str, ...], is_int: bool, depth: int = 2) -> st.SearchStra
     return st.one_of(leaves, binary, binary, power)
 
 
+@cache
 def formulas(names: tuple[str, ...], is_int: bool, depth: int = 2) -> st.SearchStrategy[T]:
     """Formulas up to ``depth`` connectives deep over atoms of terms."""
     term = terms(names, is_int)
