@@ -9,8 +9,9 @@ A statement is held out when it *is* a held-out statement, not when its text mat
 spacing, outer parentheses and binder names, and by the elaborated form — the goal Lean
 prints after ``intros`` (``19*12+3 = 231`` and ``(19 * 12 + 3 = 231)`` elaborate alike),
 with every hypothesis and bound variable renamed canonically (``∃ k, k + 5 = 13`` is
-``∃ m, m + 5 = 13``). The elaborated forms of the held-out set are computed once per index,
-on first use, on the pool the index is given.
+``∃ m, m + 5 = 13``). The elaborated forms of the held-out set are computed on first use, on
+the pool the index is given, as many at once as the pool has workers, and kept for the process
+per Lean configuration and statement list (every server of one process fences the same set).
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ from burnqed.lean.target import ProofTarget
 __all__ = ["HeldOutIndex", "canonical_goals", "canonical_text", "held_out_set_names", "load_held_out"]
 
 log = logging.getLogger(__name__)
+
+# (the pool's Lean configuration, the held-out statements and headers) -> their elaborated forms
+_FORMS: dict[tuple[str, tuple[tuple[str, str | None], ...]], frozenset[str]] = {}
 
 # identifiers (with Lean's subscripts, primes, dots and the inaccessible mark ✝), numbers, symbols
 _TOKEN = re.compile(r"[^\W\d][\w'!?✝.]*|\d+(?:\.\d+)?|:=|=>|->|↦|\S")
@@ -176,12 +180,7 @@ class HeldOutIndex:
         """The held-out statements' elaborated forms (computed once, on ``pool``)."""
         async with self._lock:
             if self._elaborated is None:
-                forms: set[str] = set()
-                for theorem in self.theorems:
-                    form = await elaborated_form(pool, theorem.statement, theorem.header)
-                    if form is not None:
-                        forms.add(form)
-                self._elaborated = frozenset(forms)
+                self._elaborated = await _elaborate_all(pool, self.theorems)
             return self._elaborated
 
     async def contains(self, pool: Any, statement: str) -> bool:
@@ -193,6 +192,31 @@ class HeldOutIndex:
             return False
         form = await elaborated_form(pool, statement, None)
         return form is not None and form in await self.elaborated(pool)
+
+
+async def _elaborate_all(pool: Any, theorems: Sequence[Theorem]) -> frozenset[str]:
+    """The elaborated forms of ``theorems`` on ``pool``, one per worker at a time; kept for the
+    process when the pool names its Lean configuration (the forms depend on nothing else)."""
+    config = getattr(pool, "config", None)
+    key = None
+    if config is not None and hasattr(config, "model_dump_json"):
+        key = (config.model_dump_json(), tuple((t.statement, t.header) for t in theorems))
+        if key in _FORMS:
+            return _FORMS[key]
+    forms: list[str | None] = [None] * len(theorems)
+    limiter = anyio.CapacityLimiter(max(1, int(getattr(config, "num_workers", 1) or 1)))
+
+    async def one(index: int, theorem: Theorem) -> None:
+        async with limiter:
+            forms[index] = await elaborated_form(pool, theorem.statement, theorem.header)
+
+    async with anyio.create_task_group() as group:
+        for index, theorem in enumerate(theorems):
+            group.start_soon(one, index, theorem)
+    found = frozenset(form for form in forms if form is not None)
+    if key is not None:
+        _FORMS[key] = found
+    return found
 
 
 async def elaborated_form(pool: Any, statement: str, header: str | None) -> str | None:
