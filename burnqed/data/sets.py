@@ -4,8 +4,11 @@
 same bytes on every machine; ``benchmark-train`` is generated from its seed on first use
 and cached under ``<paths.home>/data/`` (a file name that records the generator version,
 seed and size, so a change of any of them builds a new file). ``depth-test`` is the held-out set
-of the depth world (burnqed.data.depth), generated from its fixed seed (cached the same way);
-``depth-tune`` its tuning split, from another seed and disjoint from it (``TUNE_SETS``, ``split_of``).
+of the depth world (burnqed.data.depth), drawn from its fixed seed; ``depth-tune`` its tuning
+split, from another seed and disjoint from it (``TUNE_SETS``, ``split_of``). Both ship as files
+of the current DEPTH_VERSION (``depth_split_path``; ``write_depth_splits`` draws them again, and
+tests/data/test_depth.py checks the files equal a fresh draw); a version without its files is
+drawn on first use and cached under ``<paths.home>/data/``.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from burnqed.embedded.repl.verify import new_checker
 __all__ = [
     "BUILTIN_SETS",
     "DATA_DIR",
+    "depth_split_path",
+    "write_depth_splits",
     "builtin_sets",
     "HELD_OUT_SPLITS",
     "TUNE_SETS",
@@ -104,9 +109,32 @@ def load_builtin(name: str, *, home: Path | None = None, config: DataConfig | No
     return theorems
 
 
+def depth_split_path(name: str) -> Path:
+    """The package file of a depth split at this DEPTH_VERSION (written by ``write_depth_splits``)."""
+    from burnqed.data.depth import DEPTH_VERSION
+
+    return DATA_DIR / f"{name}-v{DEPTH_VERSION}.jsonl"
+
+
+def write_depth_splits() -> list[Path]:
+    """Draw the depth splits again and write them as the package's files (after a DEPTH_VERSION change)."""
+    from burnqed.data.depth import depth_test, depth_tune
+
+    test = depth_test()
+    paths = [depth_split_path("depth-test"), depth_split_path("depth-tune")]
+    save_theorems(paths[0], test)
+    save_theorems(paths[1], depth_tune(test=test))
+    return paths
+
+
 def _depth_split(name: str, home: Path | None) -> list[Theorem]:
     from burnqed.data.depth import DEPTH_VERSION, depth_test, depth_tune
 
+    # shipped: every statement of a split is checked when it is drawn (seconds), and a search
+    # server reads the held-out split at every start; tests/data/test_depth.py draws them again
+    shipped = depth_split_path(name)
+    if shipped.is_file():
+        return load_theorems(shipped)
     cached = Path(home) / "data" / f"{name}-v{DEPTH_VERSION}.jsonl" if home is not None else None
     if cached is not None and cached.is_file():
         return load_theorems(cached)

@@ -11,7 +11,7 @@ from burnqed.data.benchmark import BenchmarkError
 from burnqed.data.depth import (
     DEPTH_TEST_LEVELS, DEPTH_TEST_SEED, DEPTH_TEST_SIZE, DEPTH_TUNE_SEED, depth_pool, depth_statement, depth_test, depth_tune,
 )  # fmt: skip
-from burnqed.data.sets import load_builtin
+from burnqed.data.sets import depth_split_path, load_builtin
 from burnqed.embedded.repl.verify import check_proof, closes_in_one, new_checker
 
 
@@ -39,7 +39,9 @@ def test_the_held_out_set_is_fixed_and_deeper_than_any_labelled_pool_statement(d
     held = depth_test()
     assert held == depth_test()  # the same statements on every call
     assert len(held) == DEPTH_TEST_SIZE and {_depth(t) for t in held} == set(DEPTH_TEST_LEVELS)
-    # the built-in set is the same, and its cached copy reads back equal
+    # the built-in set is the same: the shipped file is a fresh draw (after a DEPTH_VERSION change,
+    # burnqed.data.sets.write_depth_splits() writes the new files)
+    assert depth_split_path("depth-test").is_file() and depth_split_path("depth-tune").is_file()
     assert load_builtin("depth-test", home=depth_home) == held == load_builtin("depth-test", home=depth_home)
     shas = {t.sha for t in held}
     pool = depth_pool(60, 1, labelled_depth=2, exclude=shas)

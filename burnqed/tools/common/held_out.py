@@ -170,7 +170,8 @@ class HeldOutIndex:
         self.shas = frozenset(t.sha for t in self.theorems) | frozenset(statement_sha(t.statement) for t in self.theorems)
         self.texts = frozenset(canonical_text(t.statement) for t in self.theorems)
         self._elaborated: frozenset[str] | None = None
-        self._lock = anyio.Lock()
+        # made on first use, in the event loop: an index may be built in a worker thread
+        self._lock: anyio.Lock | None = None
 
     def by_text(self, statement: str) -> bool:
         """Held out by its hash or its text up to spacing, outer parentheses and binder names."""
@@ -178,6 +179,8 @@ class HeldOutIndex:
 
     async def elaborated(self, pool: Any) -> frozenset[str]:
         """The held-out statements' elaborated forms (computed once, on ``pool``)."""
+        if self._lock is None:
+            self._lock = anyio.Lock()
         async with self._lock:
             if self._elaborated is None:
                 self._elaborated = await _elaborate_all(pool, self.theorems)

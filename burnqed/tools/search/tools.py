@@ -104,10 +104,11 @@ class SearchTools:
     # ------------------------------------------------------------------ the held-out fence
 
     async def held_out_index(self) -> HeldOutIndex:
-        """The held-out statements (loaded once, in a thread: a set may have to be read or generated)."""
+        """The held-out statements (loaded and indexed once, in a thread: a set may have to be read or generated)."""
         async with self._held_out_lock:
             if self._held_out is None:
-                self._held_out = HeldOutIndex(await anyio.to_thread.run_sync(load_held_out, self.config))
+                # hashing and normalising hundreds of statements would hold up the event loop too
+                self._held_out = await anyio.to_thread.run_sync(lambda: HeldOutIndex(load_held_out(self.config)))
             return self._held_out
 
     async def warm_held_out(self) -> None:
