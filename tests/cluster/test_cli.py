@@ -19,7 +19,7 @@ from burnqed.cli import main
 from burnqed.search.store import MANIFEST_NAME, store_dir as shards_dir
 
 # statements searched; the driver is killed once this many are committed
-STATEMENTS, KILL_AFTER = 40, 4
+STATEMENTS, KILL_AFTER = 20, 4
 WAIT_S = 120.0  # bound on waiting for the first commits
 
 
