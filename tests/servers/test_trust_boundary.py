@@ -190,18 +190,16 @@ async def test_a_held_out_job_is_not_readable_by_a_default_server(tools_override
     assert (await refusals(default)).get("held_out") == 4
 
 
-@pytest.mark.parametrize(
-    "statement",
-    ["19*12+3 = 231", "(19 * 12 + 3 = 231)", "∃ (k : ℕ), k + 5 = 13", "∃ k : ℕ, k + 5 = 13", "19 * 12 + 3\t=\r\n231"],
-)
-async def test_held_out_statements_are_recognised_by_their_elaborated_form(
-    tools_overrides: dict[str, Any], statement: str
-) -> None:
+async def test_held_out_statements_are_recognised_by_their_elaborated_form(tools_overrides: dict[str, Any]) -> None:
+    # one server for every spelling (each refusal is judged alone: nothing is remembered between calls)
+    spellings = ["19*12+3 = 231", "(19 * 12 + 3 = 231)", "∃ (k : ℕ), k + 5 = 13", "∃ k : ℕ, k + 5 = 13",
+                 "19 * 12 + 3\t=\r\n231"]  # fmt: skip
     async with Client(build_named_server("search", embedded(tools_overrides))) as client:
-        refused = await call(client, "launch_search", statements=[statement], policy="none")
-        assert refused.is_error and "refused [held_out]" in text(refused), text(refused)
-        fresh = await call(client, "launch_search", statements=["∃ (k : ℕ), k + 5 = 14"], policy="none")
-        assert not fresh.is_error, text(fresh)
+        for statement in spellings:
+            refused = await call(client, "launch_search", statements=[statement], policy="none")
+            assert refused.is_error and "refused [held_out]" in text(refused), (statement, text(refused))
+            fresh = await call(client, "launch_search", statements=["∃ (k : ℕ), k + 5 = 14"], policy="none")
+            assert not fresh.is_error, (statement, text(fresh))
 
 
 async def test_the_held_out_sets_follow_the_configured_evaluation_set(tools_overrides: dict[str, Any]) -> None:
