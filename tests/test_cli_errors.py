@@ -26,6 +26,19 @@ def test_missing_compare_file(capsys: pytest.CaptureFixture[str], tmp_path: Path
     assert rc == 2 and "a.json" in err and "Traceback" not in err
 
 
+def test_verify_file_with_a_name_takes_one_file_and_each_file_gets_its_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    good, bad = tmp_path / "good.lean", tmp_path / "bad.lean"
+    good.write_text("theorem t : 1 + 1 = 2 := by\n  norm_num\n", encoding="utf-8")
+    bad.write_text("theorem u : 1 + 1 = 2 := by\n  sorry\n", encoding="utf-8")
+    rc, err = _run(capsys, "verify-file", str(good), str(bad), "--name", "t")
+    assert rc == 2 and err.count("\n") == 1 and "--name" in err
+    assert main(["verify-file", str(good), str(bad), "--backend", "embedded"]) == 1  # the worst verdict
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"{good}: ok (checked by kernel)" and out[1].startswith(f"{bad}: refused")
+
+
 def test_blueprint_validate_on_a_missing_path(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     rc, err = _run(capsys, "blueprint", "validate", str(tmp_path / "nope" / "BLUEPRINT.md"))
     assert rc == 2 and "no blueprint" in err

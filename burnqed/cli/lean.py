@@ -9,6 +9,8 @@ check (sorry, extra declarations and a changed statement refused on sight; then 
 compile and axiom audit, or the embedded kernel's replay); exit status 1 when refused. A
 file of several proved theorems under one header (``burnqed iterate --write-proofs``) is
 checked theorem by theorem, each as its own file under that header; one refusal refuses it.
+Several files (``burnqed verify-file proofs/*.lean``) are checked one after another on one Lean
+worker, one verdict line each; the exit status is the worst of them.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import argparse
 import json
 import sys
 import time
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
@@ -123,9 +126,49 @@ async def _check(args: argparse.Namespace, config: BurnqedConfig) -> int:
     return 0 if passed == len(checked) else 1
 
 
-async def _verify_file(args: argparse.Namespace, config: BurnqedConfig) -> int:
+class _SharedPool:
+    """One Lean worker for every file of a ``verify-file`` call, started on the first file that
+    reaches Lean (a file refused by its text never starts one)."""
+
+    def __init__(self, config: BurnqedConfig, stack: AsyncExitStack) -> None:
+        self._config = config
+        self._stack = stack
+        self._pool: Any = None
+
+    async def get(self) -> Any:
+        """The started pool."""
+        from burnqed.lean import LeanPool
+
+        if self._pool is None:
+            self._pool = await self._stack.enter_async_context(
+                LeanPool(self._config.lean.model_copy(update={"num_workers": 1}))
+            )
+        return self._pool
+
+
+async def _verify_files(args: argparse.Namespace, config: BurnqedConfig) -> int:
+    """``verify-file FILE...``: each file's verdict, one line (or JSON object) each; the worst exit code."""
+    from burnqed.lean import LeanError
+
+    files: list[Path] = list(args.file)
+    if args.name is not None and len(files) > 1:
+        print("burnqed verify-file: --name names the theorem of one file; give one FILE with it", file=sys.stderr)
+        return 2
+    codes = []
+    try:
+        async with AsyncExitStack() as stack:
+            pool = _SharedPool(config, stack)
+            for file in files:
+                codes.append(await _verify_file(argparse.Namespace(**{**vars(args), "file": file}), config, pool))
+    except LeanError as exc:  # the worker failed to stop cleanly after the verdicts were given
+        print(f"burnqed verify-file: Lean failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
+    return max(codes)
+
+
+async def _verify_file(args: argparse.Namespace, config: BurnqedConfig, pool_of: _SharedPool) -> int:
     from burnqed.data.theorems import TheoremSetError
-    from burnqed.lean import LeanError, LeanPool, ProofTarget
+    from burnqed.lean import LeanError, ProofTarget
     from burnqed.lean.final_check import FileRefused, refuse_file
     from burnqed.lean.statement import StatementError, parse_header, statement_decl
 
@@ -152,7 +195,7 @@ async def _verify_file(args: argparse.Namespace, config: BurnqedConfig) -> int:
             codes = []
             for name, part in parts:
                 one = argparse.Namespace(**{**vars(args), "file": f"{args.file}:{name}", "theorem_text": part})
-                codes.append(await _verify_file(one, config))
+                codes.append(await _verify_file(one, config, pool_of))
             return max(codes)
     lock_decl, lock_header = None, None
     if args.theorems is not None:
@@ -180,9 +223,9 @@ async def _verify_file(args: argparse.Namespace, config: BurnqedConfig) -> int:
     except FileRefused as exc:
         return report(False, str(exc), checked_by="text")
     try:
-        async with LeanPool(config.lean.model_copy(update={"num_workers": 1})) as pool:
-            target = ProofTarget.of(parsed.decl.render(), parsed.header.render() or None)
-            verdict = await pool.verify_proof(target, list(parsed.tactics), file_text=text)
+        pool = await pool_of.get()
+        target = ProofTarget.of(parsed.decl.render(), parsed.header.render() or None)
+        verdict = await pool.verify_proof(target, list(parsed.tactics), file_text=text)
     except LeanError as exc:
         print(f"burnqed verify-file: Lean failed: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
@@ -257,11 +300,11 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     lean.set_defaults(handler=_help)
 
     vf = sub.add_parser(
-        "verify-file", parents=[parent], help="the whole-file final check of one proof file (FILE.lean)"
+        "verify-file", parents=[parent], help="the whole-file final check of proof files (FILE.lean ...), one worker for all"
     )
-    vf.add_argument("file", type=Path, metavar="FILE.lean")
+    vf.add_argument("file", type=Path, nargs="+", metavar="FILE.lean", help="one or more proof files")
     vf.add_argument("--theorems", metavar="SET", help="theorem set holding the locked statement (JSONL or built-in)")
     vf.add_argument("--name", help="the theorem's name in --theorems (default: the file's theorem name)")
     vf.add_argument("--backend", choices=["embedded", "pantograph", "command"], help="sets lean.backend")
     vf.add_argument("--json", action="store_true", help="print one JSON object")
-    vf.set_defaults(handler=_verify_file, config_overrides=lambda a: {"lean.backend": a.backend})
+    vf.set_defaults(handler=_verify_files, config_overrides=lambda a: {"lean.backend": a.backend})
