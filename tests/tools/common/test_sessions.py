@@ -27,18 +27,23 @@ ALICE, BOB = "tok-alice-0123456789", "tok-bob-0123456789"
 
 # the handshake era's sessions (mode="legacy"), as Claude Code 2.1 speaks; the session-less
 # protocol (2026-07-28, the SDK client's default) holds no session to abandon
-# a client that opens a session (with its GET stream), uses it, says so and waits to be killed
+# clients (argv[3] of them, one process) that each open a session (with its GET stream), use it,
+# say so and wait to be killed
 _HOLDER = """
 import sys, anyio
+from contextlib import AsyncExitStack
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 async def main():
-    async with create_mcp_http_client(headers={"Authorization": "Bearer " + sys.argv[2]}) as http, Client(
-        streamable_http_client(sys.argv[1], http_client=http), mode="legacy"
-    ) as c:
-        await c.list_tools()
+    async with AsyncExitStack() as stack:
+        for _ in range(int(sys.argv[3])):
+            http = await stack.enter_async_context(
+                create_mcp_http_client(headers={"Authorization": "Bearer " + sys.argv[2]}))
+            c = await stack.enter_async_context(
+                Client(streamable_http_client(sys.argv[1], http_client=http), mode="legacy"))
+            await c.list_tools()
         print("ready", flush=True)
         await anyio.sleep_forever()
 
@@ -63,11 +68,9 @@ async def test_clients_killed_mid_session_then_fifty_health_checks_all_connect(
     tokens = tmp_path / "tokens"
     tokens.write_text(TOKENS, encoding="utf-8")
     with http_server("stats", overrides, "--token-file", str(tokens), token=None) as url:
-        holders = [
-            subprocess.Popen([sys.executable, "-c", _HOLDER, url, ALICE], stdout=subprocess.PIPE, text=True,
-                             env={**os.environ})
-            for _ in range(4)
-        ]
+        # four clients in one process: the token's whole share, killed together
+        holders = [subprocess.Popen([sys.executable, "-c", _HOLDER, url, ALICE, "4"], stdout=subprocess.PIPE,
+                                    text=True, env={**os.environ})]
         try:
             for holder in holders:  # the token's whole share is held by live clients
                 assert holder.stdout is not None
