@@ -50,9 +50,12 @@ def local_ray() -> Iterator[Any]:
         ray.shutdown()
 
 
-@pytest.fixture
-def ray_cluster() -> Iterator[Any]:
-    """A head (no Lean resources) and three raylets that each hold one Lean actor, on this machine."""
+LEAN_NODES = 3
+
+
+@pytest.fixture(scope="module")
+def _module_cluster() -> Iterator[Any]:
+    """A head (no Lean resources) and raylets that each hold one Lean actor, on this machine, for a module."""
     ray = _ray()
     from ray.cluster_utils import Cluster
 
@@ -60,10 +63,22 @@ def ray_cluster() -> Iterator[Any]:
         initialize_head=True,
         head_node_args={"num_cpus": 2, "include_dashboard": False, "_system_config": FAST_HEALTH_CHECKS},
     )
-    cluster.lean_nodes = [cluster.add_node(num_cpus=1, resources={"lean": 1}) for _ in range(3)]
+    cluster.lean_nodes = []
     ray.init(address=cluster.address, log_to_driver=False, namespace="burnqed-tests")
     try:
         yield cluster
     finally:
         ray.shutdown()
         cluster.shutdown()
+
+
+@pytest.fixture
+def ray_cluster(_module_cluster: Any) -> Any:
+    """The module's cluster with LEAN_NODES live Lean raylets: a node an earlier test removed is
+    replaced (starting a cluster is most of a fault test's time; its state is the raylets)."""
+    cluster = _module_cluster
+    cluster.lean_nodes = [n for n in cluster.lean_nodes if n in cluster.worker_nodes]
+    while len(cluster.lean_nodes) < LEAN_NODES:
+        cluster.lean_nodes.append(cluster.add_node(num_cpus=1, resources={"lean": 1}))
+    cluster.wait_for_nodes()
+    return cluster
