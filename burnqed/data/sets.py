@@ -26,9 +26,8 @@ from burnqed.embedded.repl.verify import new_checker
 __all__ = [
     "BUILTIN_SETS",
     "DATA_DIR",
-    "depth_split_path",
-    "write_depth_splits",
     "builtin_sets",
+    "depth_split_path",
     "HELD_OUT_SPLITS",
     "TUNE_SETS",
     "held_out_hashes",
@@ -37,6 +36,7 @@ __all__ = [
     "soundness_sources",
     "split_of",
     "train_cache_path",
+    "write_depth_splits",
 ]
 
 DATA_DIR = Path(__file__).resolve().parent
@@ -128,14 +128,14 @@ def write_depth_splits() -> list[Path]:
 
 
 def _depth_split(name: str, home: Path | None) -> list[Theorem]:
-    from burnqed.data.depth import DEPTH_VERSION, depth_test, depth_tune
+    from burnqed.data.depth import depth_test, depth_tune
 
     # shipped: every statement of a split is checked when it is drawn (seconds), and a search
     # server reads the held-out split at every start; tests/data/test_depth.py draws them again
     shipped = depth_split_path(name)
     if shipped.is_file():
         return load_theorems(shipped)
-    cached = Path(home) / "data" / f"{name}-v{DEPTH_VERSION}.jsonl" if home is not None else None
+    cached = Path(home) / "data" / shipped.name if home is not None else None
     if cached is not None and cached.is_file():
         return load_theorems(cached)
     # the tuning split excludes the test split: read it from the cache rather than draw it again
