@@ -1,9 +1,11 @@
-"""The request deadline's SIGALRM is never lost inside a destructor (z3's AstRef.__del__)."""
+"""The request deadline's SIGALRM is never lost where Python swallows exceptions (destructors, gc callbacks, finalizers)."""
 
 from __future__ import annotations
 
+import gc
 import itertools
 import time
+import weakref
 
 import pytest
 
@@ -34,3 +36,34 @@ def test_an_alarm_that_lands_in_a_destructor_still_interrupts_the_request() -> N
             obj = _SlowToDie()
             del obj
             _spin(0.002)
+
+
+def test_an_alarm_that_lands_in_a_gc_callback_still_interrupts_the_request() -> None:
+    # hypothesis times the collector with a gc callback; an exception raised in one is
+    # swallowed like a destructor's (CI once lost a deadline there and failed a test)
+    def slow_callback(phase: str, info: dict[str, int]) -> None:
+        _spin(0.01)
+
+    ctx = TacticContext(fresh=itertools.count().__next__, config=EmbeddedConfig())
+    gc.callbacks.append(slow_callback)
+    try:
+        with pytest.raises(Interrupted), Deadline(ctx, 20):
+            for _ in range(300):  # about 3 s without an interrupt
+                gc.collect(0)
+                _spin(0.0005)
+    finally:
+        gc.callbacks.remove(slow_callback)
+
+
+def test_an_alarm_that_lands_in_a_weakref_finalizer_still_interrupts_the_request() -> None:
+    ctx = TacticContext(fresh=itertools.count().__next__, config=EmbeddedConfig())
+    with pytest.raises(Interrupted), Deadline(ctx, 20):
+        for _ in range(300):
+            obj = _Target()
+            weakref.finalize(obj, _spin, 0.01)
+            del obj
+            _spin(0.0005)
+
+
+class _Target:
+    """A plain object a finalizer can watch."""

@@ -5,9 +5,11 @@ inside a half-done import)."""
 from __future__ import annotations
 
 import ctypes
+import gc
 import signal
 import threading
 import time
+import weakref
 from types import FrameType
 from typing import Any, Self
 
@@ -56,14 +58,26 @@ def preload() -> None:
     poly._lib()
 
 
-# An exception raised inside a destructor is swallowed (Python reports it as unraisable and
-# the deadline would be lost): an alarm that lands in one fires again this soon after.
+# An exception raised inside a destructor, a garbage-collector callback (hypothesis installs
+# one) or a weakref finalizer is swallowed: Python reports it as unraisable and the deadline
+# would be lost. An alarm that lands in one fires again this soon after.
 _DESTRUCTOR_RETRY_S = 0.001
 
 
+def _swallowing_codes() -> set[Any]:
+    codes: set[Any] = {weakref.finalize.__call__.__code__}
+    for callback in gc.callbacks:
+        code = getattr(callback, "__code__", None)
+        if code is not None:
+            codes.add(code)
+    return codes
+
+
 def _in_destructor(frame: FrameType | None) -> bool:
+    """Whether ``frame`` runs where a raised exception would be swallowed, not propagated."""
+    codes = _swallowing_codes()
     while frame is not None:
-        if frame.f_code.co_name == "__del__":
+        if frame.f_code.co_name == "__del__" or frame.f_code in codes:
             return True
         frame = frame.f_back
     return False
