@@ -73,3 +73,19 @@ def test_relative_paths_in_a_file_are_relative_to_the_file(tmp_path: Path, monke
     assert config.policy.model_dir == Path("~/models/m").expanduser()
     assert config.paths.home == Path("cache")  # a --set path stays relative to where the command runs
     assert load_config(None, ["paths.run_dir=runs/x"]).paths.run_dir == Path("runs/x")
+
+
+def test_loading_the_config_imports_configs_only() -> None:
+    # every burnqed process reads its config first: the package facades are lazy, so reading it
+    # runs no Lean, search or trajectory module and no heavy library (each server starts sooner)
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, burnqed.config\n"
+        "print(sorted(m for m in sys.modules if m.startswith('burnqed.') and m.rsplit('.', 1)[-1]"
+        " not in {'config', 'errors', 'common'} and m.count('.') > 1))\n"
+        "print(sorted(m for m in ('pyarrow', 'numpy', 'torch', 'mcp', 'sympy', 'z3', 'transformers') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.splitlines() == ["[]", "[]"]

@@ -1,11 +1,15 @@
 """burnqed.audit: statement locks, the proof replay gate over results, tool-call statistics."""
 
-from burnqed.audit.audit import (
-    AuditReport,
-    LockedStatement,
-    Violation,
-    locked_statements,
-    run_audit,
-)
+from __future__ import annotations
 
-__all__ = ["AuditReport", "LockedStatement", "Violation", "locked_statements", "run_audit"]
+from burnqed.lazy import lazy_exports
+
+# each public name once, under the module that defines it: it loads on first use (importing
+# one submodule, a config, must not import the package's heavy modules)
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "burnqed.audit.audit": ("AuditReport", "LockedStatement", "Violation", "locked_statements", "run_audit"),
+}
+
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
+
+__getattr__, __dir__ = lazy_exports(__name__, {name: module for module, names in _EXPORTS.items() for name in names})

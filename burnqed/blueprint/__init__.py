@@ -1,74 +1,23 @@
 """BLUEPRINT.md status files: entries, parser/writer, rules, statement locks, a locked store."""
 
-from burnqed.blueprint.config import BlueprintConfig
-from burnqed.blueprint.errors import (
-    BlueprintError,
-    BlueprintLockTimeout,
-    BlueprintParseError,
-    BlueprintValidationError,
-    DuplicateLabel,
-    InvalidTransition,
-    ProofRequired,
-    StatementLocked,
-    UnknownLabel,
-)
-from burnqed.blueprint.format import parse_blueprint, render_blueprint, render_entry
-from burnqed.blueprint.locks import LockLedger, LockViolation, check_locks, ledger_path
-from burnqed.blueprint.model import (
-    ENTRY_KINDS,
-    MAX_ITERATION_INDEX,
-    STATUSES,
-    TARGET_KINDS,
-    Blueprint,
-    Entry,
-    EntryKind,
-    IterationSpec,
-    Section,
-    Status,
-    iteration_index,
-    parse_attempts,
-)
-from burnqed.blueprint.proofs import ProofLedger, ProofRecord, proof_ledger_path, proof_sha
-from burnqed.blueprint.issue import Issue
-from burnqed.blueprint.rules import transition, validate
-from burnqed.blueprint.store import BlueprintStore
+from __future__ import annotations
 
-__all__ = [
-    "ENTRY_KINDS",
-    "STATUSES",
-    "TARGET_KINDS",
-    "Blueprint",
-    "BlueprintConfig",
-    "BlueprintError",
-    "BlueprintLockTimeout",
-    "BlueprintParseError",
-    "BlueprintStore",
-    "BlueprintValidationError",
-    "DuplicateLabel",
-    "Entry",
-    "EntryKind",
-    "InvalidTransition",
-    "MAX_ITERATION_INDEX",
-    "Issue",
-    "IterationSpec",
-    "LockLedger",
-    "LockViolation",
-    "ProofLedger",
-    "ProofRecord",
-    "ProofRequired",
-    "Section",
-    "StatementLocked",
-    "Status",
-    "UnknownLabel",
-    "check_locks",
-    "iteration_index",
-    "ledger_path",
-    "parse_attempts",
-    "parse_blueprint",
-    "proof_ledger_path",
-    "proof_sha",
-    "render_blueprint",
-    "render_entry",
-    "transition",
-    "validate",
-]
+from burnqed.lazy import lazy_exports
+
+# each public name once, under the module that defines it: it loads on first use (importing
+# one submodule, a config, must not import the package's heavy modules)
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "burnqed.blueprint.config": ("BlueprintConfig",),
+    "burnqed.blueprint.errors": ("BlueprintError", "BlueprintLockTimeout", "BlueprintParseError", "BlueprintValidationError", "DuplicateLabel", "InvalidTransition", "ProofRequired", "StatementLocked", "UnknownLabel"),
+    "burnqed.blueprint.format": ("parse_blueprint", "render_blueprint", "render_entry"),
+    "burnqed.blueprint.issue": ("Issue",),
+    "burnqed.blueprint.locks": ("LockLedger", "LockViolation", "check_locks", "ledger_path"),
+    "burnqed.blueprint.model": ("ENTRY_KINDS", "MAX_ITERATION_INDEX", "STATUSES", "TARGET_KINDS", "Blueprint", "Entry", "EntryKind", "IterationSpec", "Section", "Status", "iteration_index", "parse_attempts"),
+    "burnqed.blueprint.proofs": ("ProofLedger", "ProofRecord", "proof_ledger_path", "proof_sha"),
+    "burnqed.blueprint.rules": ("transition", "validate"),
+    "burnqed.blueprint.store": ("BlueprintStore",),
+}
+
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
+
+__getattr__, __dir__ = lazy_exports(__name__, {name: module for module, names in _EXPORTS.items() for name in names})

@@ -8,23 +8,17 @@ behind the one Lean interface; each statement's result is committed to the run's
 that runs a set of statements here or locally. See docs/cluster.md.
 """
 
-from burnqed.cluster.config import ClusterConfig, PolicyPlacement
-from burnqed.cluster.errors import (
-    ClusterError,
-    ClusterStartError,
-    HostStopped,
-    NoLiveActors,
-    PolicyUnavailable,
-    RayMissing,
-)
+from __future__ import annotations
 
-__all__ = [
-    "ClusterConfig",
-    "ClusterError",
-    "ClusterStartError",
-    "HostStopped",
-    "NoLiveActors",
-    "PolicyPlacement",
-    "PolicyUnavailable",
-    "RayMissing",
-]
+from burnqed.lazy import lazy_exports
+
+# each public name once, under the module that defines it: it loads on first use (importing
+# one submodule, a config, must not import the package's heavy modules)
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "burnqed.cluster.config": ("ClusterConfig", "PolicyPlacement"),
+    "burnqed.cluster.errors": ("ClusterError", "ClusterStartError", "HostStopped", "NoLiveActors", "PolicyUnavailable", "RayMissing"),
+}
+
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
+
+__getattr__, __dir__ = lazy_exports(__name__, {name: module for module, names in _EXPORTS.items() for name in names})

@@ -1,27 +1,17 @@
 """burnqed.coordination: the coordinator daemon, its sessions, brains and allow-listed toolbox."""
 
-from burnqed.coordination.brain import (
-    Brain,
-    BrainError,
-    BrainFatalError,
-    BrainOutcome,
-    BrainTransientError,
-    SessionContext,
-)
-from burnqed.coordination.config import DEFAULT_ALLOWED_TOOLS, CoordinatorConfig
-from burnqed.coordination.toolbox import Toolbox, ToolboxError, ToolResult, ToolSpec
+from __future__ import annotations
 
-__all__ = [
-    "DEFAULT_ALLOWED_TOOLS",
-    "Brain",
-    "BrainError",
-    "BrainFatalError",
-    "BrainOutcome",
-    "BrainTransientError",
-    "CoordinatorConfig",
-    "SessionContext",
-    "ToolResult",
-    "ToolSpec",
-    "Toolbox",
-    "ToolboxError",
-]
+from burnqed.lazy import lazy_exports
+
+# each public name once, under the module that defines it: it loads on first use (importing
+# one submodule, a config, must not import the package's heavy modules)
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "burnqed.coordination.brain": ("Brain", "BrainError", "BrainFatalError", "BrainOutcome", "BrainTransientError", "SessionContext"),
+    "burnqed.coordination.config": ("DEFAULT_ALLOWED_TOOLS", "CoordinatorConfig"),
+    "burnqed.coordination.toolbox": ("Toolbox", "ToolboxError", "ToolResult", "ToolSpec"),
+}
+
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
+
+__getattr__, __dir__ = lazy_exports(__name__, {name: module for module, names in _EXPORTS.items() for name in names})

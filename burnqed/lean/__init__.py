@@ -10,67 +10,23 @@ async with LeanPool(LeanConfig(backend="embedded")) as pool:
 ```
 """
 
-from burnqed.lean.config import LeanConfig
-from burnqed.lean.errors import (
-    ForeignState,
-    HandleError,
-    HandleLost,
-    InvalidInput,
-    InvalidStatement,
-    LeanConfigError,
-    LeanError,
-    LeanProcessDied,
-    LeanProtocolError,
-    LeanReplError,
-    LeanStartupError,
-    LeanTimeout,
-    OutsideFragment,
-    PoolClosed,
-    PoolExhausted,
-    UnknownHandle,
-)
-from burnqed.lean.handle import ProofHandle
-from burnqed.lean.pool import LeanPool
-from burnqed.lean.protocol import (
-    Goal,
-    GoalPrintResult,
-    Message,
-    render_goal,
-    render_goals,
-)
-from burnqed.lean.results import PoolStatus, ProofVerdict, TacticOutcome, TacticStatus
-from burnqed.lean.target import ProofTarget
-from burnqed.lean.worker import LeanWorker
+from __future__ import annotations
 
-__all__ = [
-    "ForeignState",
-    "Goal",
-    "GoalPrintResult",
-    "HandleError",
-    "HandleLost",
-    "InvalidInput",
-    "InvalidStatement",
-    "LeanConfig",
-    "LeanConfigError",
-    "LeanError",
-    "LeanPool",
-    "LeanProcessDied",
-    "LeanProtocolError",
-    "LeanReplError",
-    "LeanStartupError",
-    "LeanTimeout",
-    "LeanWorker",
-    "Message",
-    "OutsideFragment",
-    "PoolClosed",
-    "PoolExhausted",
-    "PoolStatus",
-    "ProofHandle",
-    "ProofTarget",
-    "ProofVerdict",
-    "TacticOutcome",
-    "TacticStatus",
-    "UnknownHandle",
-    "render_goal",
-    "render_goals",
-]
+from burnqed.lazy import lazy_exports
+
+# each public name once, under the module that defines it: it loads on first use (importing
+# one submodule, a config, must not import the package's heavy modules)
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "burnqed.lean.config": ("LeanConfig",),
+    "burnqed.lean.errors": ("ForeignState", "HandleError", "HandleLost", "InvalidInput", "InvalidStatement", "LeanConfigError", "LeanError", "LeanProcessDied", "LeanProtocolError", "LeanReplError", "LeanStartupError", "LeanTimeout", "OutsideFragment", "PoolClosed", "PoolExhausted", "UnknownHandle"),
+    "burnqed.lean.handle": ("ProofHandle",),
+    "burnqed.lean.pool": ("LeanPool",),
+    "burnqed.lean.protocol": ("Goal", "GoalPrintResult", "Message", "render_goal", "render_goals"),
+    "burnqed.lean.results": ("PoolStatus", "ProofVerdict", "TacticOutcome", "TacticStatus"),
+    "burnqed.lean.target": ("ProofTarget",),
+    "burnqed.lean.worker": ("LeanWorker",),
+}
+
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
+
+__getattr__, __dir__ = lazy_exports(__name__, {name: module for module, names in _EXPORTS.items() for name in names})

@@ -5,93 +5,25 @@ loaded or fine-tuned, and the HTTP client when ``OpenAIPolicy`` (a vLLM / SGLang
 is first used.
 """
 
-from typing import TYPE_CHECKING
+from __future__ import annotations
 
 from burnqed.lazy import lazy_exports
-from burnqed.policy.config import (
-    PolicyConfig,
-    ServiceConfig,
-    SFTConfig,
-    TinyModelConfig,
-)
-from burnqed.policy.errors import (
-    PolicyEmbeddingsUnavailable,
-    PolicyError,
-    PolicyGenerationError,
-    PolicyLoadError,
-    PolicyModelNotServed,
-    PolicyRemoteCodeRefused,
-    PolicyServerError,
-    PolicyServerUnavailable,
-    ServiceClosed,
-    ServiceError,
-    ServiceNotRunning,
-    SFTError,
-)
-from burnqed.policy.model import PolicyModel, checkpoint_fingerprint
-from burnqed.policy.presets import PRESETS, ModelPreset, PresetError, get_preset, render_prompt
-from burnqed.policy.prompts import (
-    PromptFormat,
-    completion_text,
-    extract_first_tactic,
-    fit_state,
-    format_prompt,
-)
-from burnqed.policy.service import GenerationService, ServiceStats
-from burnqed.policy.sft import SFTReport, load_pairs, sft_policy
-from burnqed.policy.tiny import (
-    build_tiny_model,
-    ensure_tiny_model,
-    template_corpus,
-    tiny_corpus,
-)
-from burnqed.policy.types import PromptContext, TacticCandidate
 
-if TYPE_CHECKING:
-    from burnqed.policy.openai_api import OpenAIPolicy
+# each public name once, under the module that defines it: it loads on first use (importing
+# one submodule, a config, must not import the package's heavy modules)
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "burnqed.policy.config": ("PolicyConfig", "ServiceConfig", "SFTConfig", "TinyModelConfig"),
+    "burnqed.policy.errors": ("PolicyEmbeddingsUnavailable", "PolicyError", "PolicyGenerationError", "PolicyLoadError", "PolicyModelNotServed", "PolicyRemoteCodeRefused", "PolicyServerError", "PolicyServerUnavailable", "ServiceClosed", "ServiceError", "ServiceNotRunning", "SFTError"),
+    "burnqed.policy.model": ("PolicyModel", "checkpoint_fingerprint"),
+    "burnqed.policy.openai_api": ("OpenAIPolicy",),
+    "burnqed.policy.presets": ("PRESETS", "ModelPreset", "PresetError", "get_preset", "render_prompt"),
+    "burnqed.policy.prompts": ("PromptFormat", "completion_text", "extract_first_tactic", "fit_state", "format_prompt"),
+    "burnqed.policy.service": ("GenerationService", "ServiceStats"),
+    "burnqed.policy.sft": ("SFTReport", "load_pairs", "sft_policy"),
+    "burnqed.policy.tiny": ("build_tiny_model", "ensure_tiny_model", "template_corpus", "tiny_corpus"),
+    "burnqed.policy.types": ("PromptContext", "TacticCandidate"),
+}
 
-# httpx2 loads on first use of the served backend (dir() stays the module's own)
-__getattr__ = lazy_exports(__name__, {"OpenAIPolicy": "burnqed.policy.openai_api"})[0]
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
 
-__all__ = [
-    "PRESETS",
-    "GenerationService",
-    "ModelPreset",
-    "PresetError",
-    "PromptContext",
-    "PolicyRemoteCodeRefused",
-    "get_preset",
-    "render_prompt",
-    "OpenAIPolicy",
-    "PolicyConfig",
-    "PolicyEmbeddingsUnavailable",
-    "PolicyError",
-    "PolicyGenerationError",
-    "PolicyLoadError",
-    "PolicyModel",
-    "PolicyModelNotServed",
-    "PolicyServerError",
-    "PolicyServerUnavailable",
-    "PromptFormat",
-    "SFTConfig",
-    "SFTError",
-    "SFTReport",
-    "ServiceClosed",
-    "ServiceConfig",
-    "ServiceError",
-    "ServiceNotRunning",
-    "ServiceStats",
-    "TacticCandidate",
-    "TinyModelConfig",
-    "build_tiny_model",
-    "checkpoint_fingerprint",
-    "completion_text",
-    "ensure_tiny_model",
-    "extract_first_tactic",
-    "fit_state",
-    "format_prompt",
-    "load_pairs",
-    "sft_policy",
-    "template_corpus",
-    "tiny_corpus",
-]
+__getattr__, __dir__ = lazy_exports(__name__, {name: module for module, names in _EXPORTS.items() for name in names})

@@ -1,28 +1,22 @@
 """burnqed.search: best-first proof search, the rule-based policy, and evaluation."""
 
-from burnqed.search.comparison import PairedComparison, compare_reports
-from burnqed.search.config import SearchConfig
-from burnqed.search.engine import BY_NAME_TAG, BestFirstSearch
-from burnqed.search.evaluation import EvalReport, TheoremOutcome
-from burnqed.search.protocols import ProofPool, StateScorer, TacticGenerator
-from burnqed.search.results import SearchReason, SearchResult, SearchStats
-from burnqed.search.rules import RuleGenerator
-from burnqed.search.runner import search_theorems
+from __future__ import annotations
 
-__all__ = [
-    "BY_NAME_TAG",
-    "BestFirstSearch",
-    "EvalReport",
-    "ProofPool",
-    "PairedComparison",
-    "RuleGenerator",
-    "SearchConfig",
-    "SearchReason",
-    "SearchResult",
-    "SearchStats",
-    "StateScorer",
-    "TacticGenerator",
-    "TheoremOutcome",
-    "compare_reports",
-    "search_theorems",
-]
+from burnqed.lazy import lazy_exports
+
+# each public name once, under the module that defines it: it loads on first use (importing
+# one submodule, a config, must not import the package's heavy modules)
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "burnqed.search.comparison": ("PairedComparison", "compare_reports"),
+    "burnqed.search.config": ("SearchConfig",),
+    "burnqed.search.engine": ("BY_NAME_TAG", "BestFirstSearch"),
+    "burnqed.search.evaluation": ("EvalReport", "TheoremOutcome"),
+    "burnqed.search.protocols": ("ProofPool", "StateScorer", "TacticGenerator"),
+    "burnqed.search.results": ("SearchReason", "SearchResult", "SearchStats"),
+    "burnqed.search.rules": ("RuleGenerator",),
+    "burnqed.search.runner": ("search_theorems",),
+}
+
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
+
+__getattr__, __dir__ = lazy_exports(__name__, {name: module for module, names in _EXPORTS.items() for name in names})

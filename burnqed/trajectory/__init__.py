@@ -1,20 +1,18 @@
 """burnqed.trajectory: the Parquet schema of explored proof states, its writer, reader and summary."""
 
-from burnqed.trajectory.reader import iter_records, read_trajectories, theorems_in
-from burnqed.trajectory.schema import NEGATIVE, POSITIVE, SCHEMA, TrajectoryRecord
-from burnqed.trajectory.summary import TrajectorySummary, summarize
-from burnqed.trajectory.writer import TrajectoryWriter, records_to_table
+from __future__ import annotations
 
-__all__ = [
-    "NEGATIVE",
-    "POSITIVE",
-    "SCHEMA",
-    "TrajectoryRecord",
-    "TrajectorySummary",
-    "TrajectoryWriter",
-    "iter_records",
-    "read_trajectories",
-    "records_to_table",
-    "summarize",
-    "theorems_in",
-]
+from burnqed.lazy import lazy_exports
+
+# each public name once, under the module that defines it: it loads on first use (importing
+# one submodule, a config, must not import the package's heavy modules)
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "burnqed.trajectory.reader": ("iter_records", "read_trajectories", "theorems_in"),
+    "burnqed.trajectory.schema": ("NEGATIVE", "POSITIVE", "SCHEMA", "TrajectoryRecord"),
+    "burnqed.trajectory.summary": ("TrajectorySummary", "summarize"),
+    "burnqed.trajectory.writer": ("TrajectoryWriter", "records_to_table"),
+}
+
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
+
+__getattr__, __dir__ = lazy_exports(__name__, {name: module for module, names in _EXPORTS.items() for name in names})
