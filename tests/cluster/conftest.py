@@ -39,15 +39,26 @@ def local_ray_absent() -> Iterator[Any]:
         ray.shutdown()
 
 
-@pytest.fixture(scope="module")
-def local_ray() -> Iterator[Any]:
-    """A local Ray instance for one test module."""
+@pytest.fixture
+def local_ray() -> Any:
+    """The local Ray of this directory's tests: started by the first test that asks for it and
+    kept for the next one that does (a start is seconds of the lane and a set of worker
+    processes); ``pytest_runtest_teardown`` shuts it down before any other test."""
     ray = _ray()
-    ray.init(num_cpus=LOCAL_CPUS, include_dashboard=False, log_to_driver=False, namespace="burnqed-tests")
-    try:
-        yield ray
-    finally:
-        ray.shutdown()
+    if not ray.is_initialized():
+        ray.init(num_cpus=LOCAL_CPUS, include_dashboard=False, log_to_driver=False, namespace="burnqed-tests")
+    return ray
+
+
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """Shut the shared local Ray down unless the next test asks for it as well."""
+    if nextitem is not None and "local_ray" in getattr(nextitem, "fixturenames", ()):
+        return
+    if "local_ray" in getattr(item, "fixturenames", ()):
+        import ray
+
+        if ray.is_initialized():
+            ray.shutdown()
 
 
 LEAN_NODES = 3
@@ -57,6 +68,8 @@ LEAN_NODES = 3
 def _module_cluster() -> Iterator[Any]:
     """A head (no Lean resources) and raylets that each hold one Lean actor, on this machine, for a module."""
     ray = _ray()
+    if ray.is_initialized():
+        ray.shutdown()
     from ray.cluster_utils import Cluster
 
     cluster = Cluster(

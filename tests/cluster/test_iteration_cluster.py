@@ -2,7 +2,8 @@
 
 One iteration runs locally (fine-tune, search, evaluate); a second run directory gets the
 same fine-tuned checkpoint and step markers and runs the search and evaluate steps on a
-local Ray (2 Lean actors, the embedded backend, the tiny model in the policy actor). The
+local Ray (2 Lean actors, the embedded backend, the tiny model in the policy actor; the Ray
+is the directory's shared one, which the steps join and leave running). The
 first cluster attempt dies after two committed statements; the rerun resumes without
 searching them again or writing any row twice, and the trajectories and held-out report
 match the local run's.
@@ -84,7 +85,7 @@ def _outcomes(path: Path) -> dict[str, tuple[bool, list[str] | None]]:
 
 
 async def test_search_and_evaluate_on_ray_match_the_local_steps_and_resume(
-    tmp_path: Path, tiny_model_dir: Path, local_ray_absent: Any, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, tiny_model_dir: Path, local_ray: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     local = _config(tmp_path, tiny_model_dir, "local", cluster=False)
     with anyio.fail_after(240):
@@ -141,6 +142,7 @@ async def test_search_and_evaluate_on_ray_match_the_local_steps_and_resume(
         mine, local_report = (json.loads(p.read_text(encoding="utf-8")) for p in (ours, theirs))
         for key in ("label", "backend", "total", "solved", "theorem_set", "ebm", "search"):
             assert mine[key] == local_report[key], key
+    assert local_ray.is_initialized()  # the steps joined the running Ray and left it to its owner
 
 
 def test_iterate_cluster_without_ray_fails_in_one_line_before_any_iteration(

@@ -19,9 +19,10 @@ from burnqed.config import load_config
 def test_a_run_hit_by_kills_and_competitors_equals_an_undisturbed_one(tmp_path: Path, tiny_model_dir: Path) -> None:
     home = load_config(None, [f"paths.home='{tmp_path / 'home'}'"]).paths.tiny_model_dir
     shutil.copytree(tiny_model_dir, home)  # the model the runs would otherwise build
-    # seed 175's first six hits: SIGKILL, a search beside the run, a search into the run's trajectories,
-    # SIGTERM, SIGKILL, a competing iterate (every kind once, in 15 s of the window)
-    result = run_chaos(tmp_path, sessions=1, window=120.0, seed=175, max_actions=6,
+    # seed 1560's first five hits are every kind once, each kill at least 6 s after the daemon
+    # (re)started, so it lands in the session's work: a competing iterate, SIGKILL, a search beside
+    # the run, a search into the run's trajectories, SIGTERM (three daemon starts in all)
+    result = run_chaos(tmp_path, sessions=1, window=120.0, seed=1560, max_actions=5,
                        overrides=["iteration.train_size=3", "iteration.eval_size=2"])
     assert result["finished"], result
     assert all(result["actions"].values()), result["actions"]  # every kind of hit, at least once
