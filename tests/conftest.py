@@ -70,12 +70,28 @@ SERIAL_LANE = (
     "tests/iteration/test_iterate_signals.py",
 )
 
+# Modules of tens of seconds each (a daemon's session, servers over HTTP, a policy child): handed
+# out right after the lane, so that the last units the two workers take are short ones and they
+# finish together (ordered by test count, one of these came last and left a worker idle ~30 s).
+HEAVY_FIRST = (
+    "tests/coordinator/test_own_targets.py",
+    "tests/coordinator/test_scripted_end_to_end.py",
+    "tests/policy/test_process_runner.py",
+    "tests/servers/test_http_trust.py",
+    "tests/servers/test_trust_boundary.py",
+    "tests/tools/test_soak.py",
+    "tests/servers/test_http.py",
+    "tests/embedded/kernel/test_encodings.py",
+    "tests/search/test_whole_model.py",
+    "tests/servers/test_description_examples.py",
+)
+
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """Under ``--dist loadgroup`` (``make test``): a test module is one work unit (its module
     fixtures, a trained model or a started pool, are built once), ``SERIAL_LANE`` is one unit,
-    handed out first (it is the longest), then modules by size.
+    handed out first (it is the longest), then ``HEAVY_FIRST``, then modules by size.
 
     xdist's own ``xdist_group`` marks rename node ids, which pytest 9 no longer allows (the
     marks are silently ignored), so the lane is drawn here, through xdist's scheduler hook.
@@ -91,8 +107,9 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
             return lane if nodeid.startswith(SERIAL_LANE) else nodeid.split("::", 1)[0]
 
         def _assign_work_unit(self, node: Any) -> None:
-            if lane in self.workqueue:
-                self.workqueue.move_to_end(lane, last=False)
+            for scope in reversed((lane, *HEAVY_FIRST)):
+                if scope in self.workqueue:
+                    self.workqueue.move_to_end(scope, last=False)
             super()._assign_work_unit(node)
 
     return ModulesAndSerialLane(config, log)
