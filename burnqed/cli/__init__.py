@@ -26,7 +26,7 @@ from pydantic import ValidationError
 
 from burnqed.config import BurnqedConfig, ConfigError, load_config, toml_literal
 
-__all__ = ["BENCHES", "COMMAND_MODULES", "build_parser", "main"]
+__all__ = ["BENCHES", "COMMAND_MODULES", "build_parser", "main", "run"]
 
 log = logging.getLogger("burnqed")
 
@@ -149,8 +149,16 @@ def _setup_logging(verbosity: int) -> None:
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
 
 
+def run() -> int:
+    """Entry point of the ``burnqed`` console script and ``python -m burnqed.cli``: ``main``,
+    then a quick exit (``burnqed.quick_exit.process_exit``); tests call ``main`` in-process."""
+    from burnqed.quick_exit import process_exit
+
+    return process_exit(main())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``burnqed`` console script."""
+    """The burnqed command on ``argv`` (the process's arguments when None); its exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
     _setup_logging(getattr(args, "verbose", 0))

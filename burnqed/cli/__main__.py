@@ -1,5 +1,5 @@
 """``python -m burnqed.cli``: the burnqed command."""
 
-from burnqed.cli import main
+from burnqed.cli import run
 
-raise SystemExit(main())
+raise SystemExit(run())

@@ -7,4 +7,6 @@ from burnqed.embedded.repl.server import main
 __all__: list[str] = []
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from burnqed.quick_exit import process_exit
+
+    raise SystemExit(process_exit(main()))

@@ -245,4 +245,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from burnqed.quick_exit import process_exit
+
+    raise SystemExit(process_exit(main()))
