@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 
 from burnqed.cli import main
-from burnqed.quick_exit import process_exit
+from burnqed.collector import process_exit
 
 if __name__ == "__main__":
     raise SystemExit(process_exit(main(["coordinator", "run", *sys.argv[1:]])))

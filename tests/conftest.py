@@ -138,6 +138,6 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     """The session is over: this process's exit skips the collector's last walk of its heap
     (seconds with torch and Ray loaded; burnqed's own entry points do the same)."""
-    from burnqed.quick_exit import process_exit
+    from burnqed.collector import process_exit
 
     process_exit(0)

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1] / "burnqed"
 # lowest first; packages on one line share a floor and do not import each other
 FLOORS: list[set[str]] = [
     # utilities and PathsConfig: import nothing of ours
-    {"child", "env", "files", "lazy", "interrupt", "paths", "quick_exit", "writelock"},
+    {"child", "env", "files", "lazy", "interrupt", "paths", "collector", "writelock"},
     {"rundir"},  # a run directory: root, writer lock, logs/; each layer above names its own files in it
     {"lean"},  # the Lean client: protocol, worker, pool, handles, final check
     {"embedded"},  # the embedded checker, its kernel and soundness campaign: speaks lean's protocol

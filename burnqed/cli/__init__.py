@@ -151,8 +151,8 @@ def _setup_logging(verbosity: int) -> None:
 
 def run() -> int:
     """Entry point of the ``burnqed`` console script and ``python -m burnqed.cli``: ``main``,
-    then a quick exit (``burnqed.quick_exit.process_exit``); tests call ``main`` in-process."""
-    from burnqed.quick_exit import process_exit
+    then a quick exit (``burnqed.collector.process_exit``); tests call ``main`` in-process."""
+    from burnqed.collector import process_exit
 
     return process_exit(main())
 

@@ -7,6 +7,6 @@ from burnqed.embedded.repl.server import main
 __all__: list[str] = []
 
 if __name__ == "__main__":
-    from burnqed.quick_exit import process_exit
+    from burnqed.collector import process_exit
 
     raise SystemExit(process_exit(main()))

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from burnqed.collector import paused
 from burnqed.files import CHECKSUMS_FILE, checksum_mismatches, json_object_problem
 from burnqed.policy.config import PolicyConfig
 from burnqed.policy.decode import StaticDecoder, cache_kwargs, cache_of
@@ -180,6 +181,12 @@ class PolicyModel:
     @classmethod
     def load(cls, path: str | Path, config: PolicyConfig | None = None) -> PolicyModel:
         """Load a local Hugging Face causal-LM directory (never the hub)."""
+        # the first load imports torch and transformers: a large heap at once
+        with paused():
+            return cls._load(path, config)
+
+    @classmethod
+    def _load(cls, path: str | Path, config: PolicyConfig | None) -> PolicyModel:
         import torch
         from safetensors import SafetensorError
         from transformers import AutoModelForCausalLM, AutoTokenizer

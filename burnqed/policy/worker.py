@@ -245,6 +245,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    from burnqed.quick_exit import process_exit
+    from burnqed.collector import process_exit
 
     raise SystemExit(process_exit(main()))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from burnqed.collector import paused
 from burnqed.tools.common.config import ToolsRunConfig
 
 __all__ = ["SERVERS", "build_named_server"]
@@ -21,4 +22,5 @@ SERVERS: dict[str, str] = {
 def build_named_server(name: str, config: ToolsRunConfig) -> Any:
     """Build the MCP server called ``name`` (one of SERVERS)."""
     module_name, _, attr = SERVERS[name].partition(":")
-    return getattr(importlib.import_module(module_name), attr)(config)
+    with paused():  # the MCP SDK's models and the tools' schemas: a large heap at once
+        return getattr(importlib.import_module(module_name), attr)(config)

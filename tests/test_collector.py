@@ -1,4 +1,5 @@
-"""process_exit: the entry points freeze the heap on the way out; library calls never do."""
+"""burnqed.collector: the entry points freeze the heap on the way out (library calls never do); a
+model load and a server build run with the collector paused."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -41,3 +45,51 @@ def test_the_embedded_checker_and_the_policy_worker_exit_through_it() -> None:
     assert _freeze_count_after(run_as_main.format(module="burnqed.embedded"))[-2:] == ["0", "True"]
     worker = _freeze_count_after(run_as_main.format(module="burnqed.policy.worker"), stdin="not a start line\n")
     assert worker[-1] == "True" and worker[-2] != "0"
+
+
+def test_paused_turns_the_collector_off_for_the_block_and_back_as_it_was() -> None:
+    import gc
+
+    from burnqed.collector import paused
+
+    assert gc.isenabled()
+    with paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with paused():
+            pass
+        assert not gc.isenabled()  # a caller that had it off keeps it off
+    finally:
+        gc.enable()
+
+
+def test_a_model_load_and_a_server_build_run_with_the_collector_paused(
+    tiny_model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gc
+
+    from burnqed.config import load_config
+    from burnqed.policy.config import PolicyConfig
+    from burnqed.policy.model import PolicyModel
+    from burnqed.tools import servers
+
+    seen: list[bool] = []
+    real = PolicyModel._load.__func__  # type: ignore[attr-defined]
+
+    def spy(cls: type[PolicyModel], path: Any, config: Any) -> PolicyModel:
+        seen.append(gc.isenabled())
+        return real(cls, path, config)
+
+    monkeypatch.setattr(PolicyModel, "_load", classmethod(spy))
+    PolicyModel.load(tiny_model_dir, PolicyConfig(device="cpu", dtype="float32"))
+    real_import = servers.importlib.import_module
+
+    def import_spy(name: str) -> Any:
+        seen.append(gc.isenabled())
+        return real_import(name)
+
+    monkeypatch.setattr(servers.importlib, "import_module", import_spy)
+    servers.build_named_server("stats", load_config(None, []))
+    assert seen == [False, False] and gc.isenabled()
