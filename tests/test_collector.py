@@ -75,21 +75,22 @@ def test_a_model_load_and_a_server_build_run_with_the_collector_paused(
     from burnqed.policy.model import PolicyModel
     from burnqed.tools import servers
 
-    seen: list[bool] = []
+    loads: list[bool] = []
+    imports: list[bool] = []
     real = PolicyModel._load.__func__  # type: ignore[attr-defined]
 
     def spy(cls: type[PolicyModel], path: Any, config: Any) -> PolicyModel:
-        seen.append(gc.isenabled())
+        loads.append(gc.isenabled())
         return real(cls, path, config)
 
     monkeypatch.setattr(PolicyModel, "_load", classmethod(spy))
     PolicyModel.load(tiny_model_dir, PolicyConfig(device="cpu", dtype="float32"))
     real_import = servers.importlib.import_module
 
-    def import_spy(name: str) -> Any:
-        seen.append(gc.isenabled())
-        return real_import(name)
+    def import_spy(name: str, package: str | None = None) -> Any:
+        imports.append(gc.isenabled())  # the server module and what it imports in turn
+        return real_import(name, package)
 
     monkeypatch.setattr(servers.importlib, "import_module", import_spy)
     servers.build_named_server("stats", load_config(None, []))
-    assert seen == [False, False] and gc.isenabled()
+    assert loads == [False] and imports and not any(imports) and gc.isenabled()
