@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 __all__ = ["lazy_exports"]
 
 
-def lazy_exports(package: str, where: Mapping[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """``(__getattr__, __dir__)`` for ``package``: each name in ``where`` is imported from its module on first use."""
+def lazy_exports(
+    package: str, exports: Mapping[str, Sequence[str]]
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """``(__getattr__, __dir__)`` for ``package``: ``exports`` maps each module to the public
+    names it defines (a facade's ``_EXPORTS``); a name is imported from its module on first use."""
+    where = {name: module for module, names in exports.items() for name in names}
     namespace = importlib.import_module(package).__dict__
 
     def __getattr__(name: str) -> Any:

@@ -16,9 +16,12 @@ from burnqed.lazy import lazy_exports
 # one submodule, a config, must not import the package's heavy modules)
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "burnqed.cluster.config": ("ClusterConfig", "PolicyPlacement"),
-    "burnqed.cluster.errors": ("ClusterError", "ClusterStartError", "HostStopped", "NoLiveActors", "PolicyUnavailable", "RayMissing"),
+    "burnqed.cluster.errors": (
+        "ClusterError", "ClusterStartError", "HostStopped", "NoLiveActors", "PolicyUnavailable",
+        "RayMissing",
+    ),
 }
 
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)
 
-__getattr__, __dir__ = lazy_exports(__name__, {name: module for module, names in _EXPORTS.items() for name in names})
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

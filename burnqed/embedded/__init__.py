@@ -35,4 +35,4 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
 
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)
 
-__getattr__, __dir__ = lazy_exports(__name__, {name: module for module, names in _EXPORTS.items() for name in names})
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

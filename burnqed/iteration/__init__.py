@@ -11,7 +11,10 @@ from burnqed.lazy import lazy_exports
 # each public name once, under the module that defines it: it loads on first use
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "burnqed.iteration.config": ("IterationConfig", "IterationRunConfig"),
-    "burnqed.iteration.errors": ("EvalReportMissing", "IterationDataError", "IterationError", "ReportError", "StepInterrupted"),
+    "burnqed.iteration.errors": (
+        "EvalReportMissing", "IterationDataError", "IterationError", "ReportError",
+        "StepInterrupted",
+    ),
     "burnqed.iteration.layout": ("RunLayout", "STEPS"),
     "burnqed.iteration.report": ("RunReport", "run_report"),
     "burnqed.iteration.report_view": ("write_chart",),
@@ -20,4 +23,4 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
 
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)
 
-__getattr__, __dir__ = lazy_exports(__name__, {name: module for module, names in _EXPORTS.items() for name in names})
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

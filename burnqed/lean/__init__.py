@@ -18,7 +18,12 @@ from burnqed.lazy import lazy_exports
 # one submodule, a config, must not import the package's heavy modules)
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "burnqed.lean.config": ("LeanConfig",),
-    "burnqed.lean.errors": ("ForeignState", "HandleError", "HandleLost", "InvalidInput", "InvalidStatement", "LeanConfigError", "LeanError", "LeanProcessDied", "LeanProtocolError", "LeanReplError", "LeanStartupError", "LeanTimeout", "OutsideFragment", "PoolClosed", "PoolExhausted", "UnknownHandle"),
+    "burnqed.lean.errors": (
+        "ForeignState", "HandleError", "HandleLost", "InvalidInput", "InvalidStatement",
+        "LeanConfigError", "LeanError", "LeanProcessDied", "LeanProtocolError", "LeanReplError",
+        "LeanStartupError", "LeanTimeout", "OutsideFragment", "PoolClosed", "PoolExhausted",
+        "UnknownHandle",
+    ),
     "burnqed.lean.handle": ("ProofHandle",),
     "burnqed.lean.pool": ("LeanPool",),
     "burnqed.lean.protocol": ("Goal", "GoalPrintResult", "Message", "render_goal", "render_goals"),
@@ -29,4 +34,4 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
 
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)
 
-__getattr__, __dir__ = lazy_exports(__name__, {name: module for module, names in _EXPORTS.items() for name in names})
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -13,11 +13,17 @@ from burnqed.lazy import lazy_exports
 # one submodule, a config, must not import the package's heavy modules)
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "burnqed.policy.config": ("PolicyConfig", "ServiceConfig", "SFTConfig", "TinyModelConfig"),
-    "burnqed.policy.errors": ("PolicyEmbeddingsUnavailable", "PolicyError", "PolicyGenerationError", "PolicyLoadError", "PolicyModelNotServed", "PolicyRemoteCodeRefused", "PolicyServerError", "PolicyServerUnavailable", "ServiceClosed", "ServiceError", "ServiceNotRunning", "SFTError"),
+    "burnqed.policy.errors": (
+        "PolicyEmbeddingsUnavailable", "PolicyError", "PolicyGenerationError", "PolicyLoadError",
+        "PolicyModelNotServed", "PolicyRemoteCodeRefused", "PolicyServerError",
+        "PolicyServerUnavailable", "ServiceClosed", "ServiceError", "ServiceNotRunning", "SFTError",
+    ),
     "burnqed.policy.model": ("PolicyModel", "checkpoint_fingerprint"),
     "burnqed.policy.openai_api": ("OpenAIPolicy",),
     "burnqed.policy.presets": ("PRESETS", "ModelPreset", "PresetError", "get_preset", "render_prompt"),
-    "burnqed.policy.prompts": ("PromptFormat", "completion_text", "extract_first_tactic", "fit_state", "format_prompt"),
+    "burnqed.policy.prompts": (
+        "PromptFormat", "completion_text", "extract_first_tactic", "fit_state", "format_prompt",
+    ),
     "burnqed.policy.service": ("GenerationService", "ServiceStats"),
     "burnqed.policy.sft": ("SFTReport", "load_pairs", "sft_policy"),
     "burnqed.policy.tiny": ("build_tiny_model", "ensure_tiny_model", "template_corpus", "tiny_corpus"),
@@ -26,4 +32,4 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
 
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)
 
-__getattr__, __dir__ = lazy_exports(__name__, {name: module for module, names in _EXPORTS.items() for name in names})
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -54,11 +54,13 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "UnknownJob",
         "UnknownLease",
     ),
-    "burnqed.tools.common.jobs": ("JobContext", "JobManager", "JobOutcome", "JobProgress", "JobRecord", "JobStatus"),
+    "burnqed.tools.common.jobs": (
+        "JobContext", "JobManager", "JobOutcome", "JobProgress", "JobRecord", "JobStatus",
+    ),
     "burnqed.tools.lean.leases": ("HandleRegistry", "Lease"),
     "burnqed.tools.common.policy": ("PolicyVerdict", "TacticPolicy"),
 }
 
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)
 
-__getattr__, __dir__ = lazy_exports(__name__, {name: module for module, names in _EXPORTS.items() for name in names})
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
