@@ -1,15 +1,20 @@
-"""The request deadline's SIGALRM is never lost where Python swallows exceptions (destructors, gc callbacks, finalizers)."""
+"""The request deadline's SIGALRM is never lost where Python swallows exceptions (destructors, gc
+callbacks, finalizers) and never lands inside a library's first import."""
 
 from __future__ import annotations
 
 import gc
 import itertools
+import subprocess
+import sys
 import time
 import weakref
+from pathlib import Path
 
 import pytest
 
 from burnqed.embedded.config import EmbeddedConfig
+from burnqed.embedded.decide import libraries
 from burnqed.embedded.repl.deadline import Deadline
 from burnqed.embedded.tactics.interpreter import Interrupted, TacticContext
 
@@ -67,3 +72,42 @@ def test_an_alarm_that_lands_in_a_weakref_finalizer_still_interrupts_the_request
 
 class _Target:
     """A plain object a finalizer can watch."""
+
+
+def test_an_alarm_that_lands_in_a_librarys_first_import_waits_for_the_import_to_finish(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # sympy and z3 load on first use, inside a request's deadline; an Interrupted raised
+    # half-way through the import would leave the library half initialised for good
+    (tmp_path / "slow_library_for_deadline.py").write_text(
+        "import time\n_end = time.perf_counter() + 0.3\n"
+        "while time.perf_counter() < _end:\n    pass\nWHOLE = True\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    ctx = TacticContext(fresh=itertools.count().__next__, config=EmbeddedConfig())
+    with pytest.raises(Interrupted), Deadline(ctx, 20):
+        libraries.load("slow_library_for_deadline")
+        _spin(3.0)  # the request goes on after the import; the alarm still ends it
+    assert sys.modules["slow_library_for_deadline"].WHOLE
+    del sys.modules["slow_library_for_deadline"]
+
+
+def test_a_checker_that_never_runs_ring_never_imports_sympy() -> None:
+    # sympy costs about a second of import; most of a search's workers never need it
+    script = (
+        "import sys\n"
+        "from burnqed.embedded import Checker\n"
+        "from burnqed.lean.protocol import GoalStart, GoalTactic, OptionsSet\n"
+        "c = Checker()\n"
+        "c.run(OptionsSet(timeout=20000))\n"
+        "s = c.run(GoalStart(expr='∀ (n : Nat), n + 1 > n'))\n"
+        "a = c.run(GoalTactic(state_id=s.state_id, tactic='intro n'))\n"
+        "b = c.run(GoalTactic(state_id=a.next_state_id, tactic='omega'))\n"
+        "assert b.goals == [], b\n"
+        "print('sympy' in sys.modules)\n"
+        "s = c.run(GoalStart(expr='∀ (a b : Nat), (a + b) ^ 2 = a ^ 2 + 2 * a * b + b ^ 2'))\n"
+        "a = c.run(GoalTactic(state_id=s.state_id, tactic='intro a b'))\n"
+        "b = c.run(GoalTactic(state_id=a.next_state_id, tactic='ring'))\n"
+        "assert b.goals == [], b\n"
+        "print('sympy' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.split() == ["False", "True"], out.stderr

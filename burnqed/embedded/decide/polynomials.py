@@ -12,22 +12,17 @@ from __future__ import annotations
 from math import comb
 from typing import Any
 
+from burnqed.embedded.decide.libraries import load
 from burnqed.embedded.elab.evaluate import TooLarge, try_eval
 from burnqed.embedded.elab.expr import Op, Term, alpha_key
 
 __all__ = ["MAX_TERMS", "difference", "estimate_terms", "to_sympy"]
 
 MAX_TERMS = 2_500
-_sympy: Any = None
 
 
 def _lib() -> Any:
-    global _sympy
-    if _sympy is None:
-        import sympy
-
-        _sympy = sympy
-    return _sympy
+    return load("sympy")
 
 
 def estimate_terms(t: Term, max_expand: int = 32) -> int:

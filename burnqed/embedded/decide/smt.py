@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from burnqed.embedded.decide.libraries import load
 from burnqed.embedded.elab.evaluate import try_eval
 from burnqed.embedded.decide.linarith_pre import linear_form
 from burnqed.embedded.elab.expr import (
@@ -35,16 +36,9 @@ from burnqed.embedded.elab.expr import (
 
 __all__ = ["Encoder", "bounded_check", "prove", "rlimit_count"]
 
-_z3: Any = None
-
 
 def _lib() -> Any:
-    global _z3
-    if _z3 is None:
-        import z3
-
-        _z3 = z3
-    return _z3
+    return load("z3")
 
 
 class Encoder:

@@ -33,7 +33,7 @@ from burnqed.embedded.bridge.translate import (
     sequent,
 )
 from burnqed.embedded.config import EmbeddedConfig
-from burnqed.embedded.repl.deadline import Deadline, preload
+from burnqed.embedded.repl.deadline import Deadline
 from burnqed.embedded.elab.elaborate import ElabError, elab_prop, position
 from burnqed.embedded.tactics.table import TABLE
 from burnqed.embedded.tactics.interpreter import Engine, Exhausted, Interrupted, TacticContext
@@ -235,8 +235,6 @@ class Checker:
                 has_unsafe=False,
             )
         ctx = TacticContext(self.fresh, self.config)
-        if self.timeout_ms > 0:
-            preload()  # never let the alarm land inside a half-done import of z3 or sympy
         try:
             with Deadline(ctx, self.timeout_ms):
                 new_goals = Engine(ctx, TABLE).run(tac, acting)

@@ -1,6 +1,6 @@
 """A request's deadline: the tactic context's clock, and in the main thread a SIGALRM that
-interrupts pure-Python work (z3 and sympy are imported first, so the alarm never lands
-inside a half-done import)."""
+interrupts pure-Python work (never a half-done import of z3 or sympy, nor a destructor: there
+it fires again a moment later)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ import weakref
 from types import FrameType
 from typing import Any, Self
 
+from burnqed.embedded.decide.libraries import importing
 from burnqed.embedded.tactics.interpreter import Interrupted, TacticContext
 
-__all__ = ["Deadline", "preload"]
+__all__ = ["Deadline"]
 
 
 class Deadline:
@@ -50,18 +51,11 @@ class Deadline:
             raise Interrupted() from exc
 
 
-def preload() -> None:
-    from burnqed.embedded.decide import polynomials as poly
-    from burnqed.embedded.decide import smt
-
-    smt._lib()
-    poly._lib()
-
-
 # An exception raised inside a destructor, a garbage-collector callback (hypothesis installs
 # one) or a weakref finalizer is swallowed: Python reports it as unraisable and the deadline
-# would be lost. An alarm that lands in one fires again this soon after.
-_DESTRUCTOR_RETRY_S = 0.001
+# would be lost; one raised inside a library's first import leaves the library half
+# initialised. An alarm that lands in either fires again this soon after.
+_RETRY_S = 0.001
 
 
 def _swallowing_codes() -> set[Any]:
@@ -84,7 +78,7 @@ def _in_destructor(frame: FrameType | None) -> bool:
 
 
 def _on_alarm(signum: int, frame: FrameType | None) -> None:
-    if _in_destructor(frame):
-        signal.setitimer(signal.ITIMER_REAL, _DESTRUCTOR_RETRY_S)
+    if importing() or _in_destructor(frame):
+        signal.setitimer(signal.ITIMER_REAL, _RETRY_S)
         return
     raise Interrupted()
