@@ -154,7 +154,7 @@ class Message(_Wire):
     """A Lean message as ``Lean.SerialMessage`` serialises it (fileName, pos, endPos?,
     keepFullRange, severity, caption, data); severity is error, warning or information."""
 
-    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="allow", defer_build=True)
+    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="allow")
 
     severity: Literal["error", "warning", "information"] = "error"
     data: str = ""
@@ -172,7 +172,7 @@ class Request(_Wire):
     """Base of every request; ``cmd`` names the REPL command. Decoding is strict, as
     Lean's ``FromJson``: ``"1"``, ``1.0`` or ``true`` where a Nat is expected are refused."""
 
-    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="ignore", strict=True, defer_build=True)
+    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="ignore", strict=True)
 
     cmd: ClassVar[str]
 
